@@ -1,0 +1,128 @@
+-- schema.sql: the one tunekit database schema (version in PRAGMA user_version).
+-- Embedded in the tuner binary; applied to a new database, or reached by the forward migrations
+-- in tuner/db.c. Natural keys (device uuid, problem op/dtype/shape, config text, kernel hash) are
+-- UNIQUE so that dumps import idempotently and resume can skip what is already measured.
+-- Times are microseconds; bandwidths GB/s (1e9 bytes/s), counting bytes read plus written.
+
+CREATE TABLE IF NOT EXISTS devices (
+  id                    INTEGER PRIMARY KEY,
+  uuid                  TEXT NOT NULL UNIQUE,
+  name                  TEXT NOT NULL,
+  cc_major              INTEGER NOT NULL,
+  cc_minor              INTEGER NOT NULL,
+  sm_count              INTEGER NOT NULL,
+  max_threads_per_sm    INTEGER NOT NULL,
+  max_threads_per_block INTEGER NOT NULL,
+  regs_per_sm           INTEGER NOT NULL,
+  smem_per_sm           INTEGER NOT NULL,
+  l2_bytes              INTEGER NOT NULL,
+  mem_bytes             INTEGER NOT NULL,
+  sm_clock_khz          INTEGER NOT NULL,
+  mem_clock_khz         INTEGER NOT NULL,
+  mem_bus_bits          INTEGER NOT NULL,
+  driver_version        INTEGER NOT NULL,
+  runtime_version       INTEGER NOT NULL
+);
+
+-- One tuner invocation on one device. copy_gbps: device-to-device copy bandwidth measured in
+-- this run (bytes read + written), the ceiling every evaluation of the run is compared with.
+CREATE TABLE IF NOT EXISTS runs (
+  id           INTEGER PRIMARY KEY,
+  device_id    INTEGER NOT NULL REFERENCES devices(id),
+  started_at   TEXT NOT NULL,                -- ISO 8601 UTC; part of the run's natural key
+  finished_at  TEXT,
+  space        TEXT NOT NULL,                -- space file path as given
+  space_hash   TEXT NOT NULL,                -- sha256 of the space file's bytes
+  strategy     TEXT NOT NULL,
+  seed         INTEGER NOT NULL,
+  backend      TEXT NOT NULL,                -- "cuda", "replay:PATH"
+  copy_gbps    REAL,
+  tuner_version TEXT NOT NULL,
+  UNIQUE (device_id, started_at)
+);
+
+-- op is "family.op" (elementwise.mul); shape is the canonical problem text (sorted keys,
+-- "n=33554432,offset=0"); size_key is the problem size the header dispatches on, NULL for
+-- problems that are not header entries (e.g. a deliberately misaligned pointer).
+CREATE TABLE IF NOT EXISTS problems (
+  id        INTEGER PRIMARY KEY,
+  op        TEXT NOT NULL,
+  dtype     TEXT NOT NULL,
+  shape     TEXT NOT NULL,
+  elements  INTEGER NOT NULL,
+  bytes     INTEGER NOT NULL,                -- fewest bytes the op must move (read + written)
+  size_key  INTEGER,
+  UNIQUE (op, dtype, shape)
+);
+
+-- Canonical config text, sorted keys: "block_size=256,loop=grid_stride,pack_size=4,waves=32".
+CREATE TABLE IF NOT EXISTS configs (
+  id    INTEGER PRIMARY KEY,
+  text  TEXT NOT NULL UNIQUE
+);
+
+-- One (device, problem, config, kernel source) measured. status is one of ok, invalid,
+-- launch_error, fault, timeout, unsupported, skipped; only ok rows carry times and can win.
+CREATE TABLE IF NOT EXISTS evaluations (
+  id           INTEGER PRIMARY KEY,
+  run_id       INTEGER NOT NULL REFERENCES runs(id),
+  device_id    INTEGER NOT NULL REFERENCES devices(id),
+  problem_id   INTEGER NOT NULL REFERENCES problems(id),
+  config_id    INTEGER NOT NULL REFERENCES configs(id),
+  kernel_hash  TEXT NOT NULL,
+  status       TEXT NOT NULL CHECK (status IN
+                 ('ok','invalid','launch_error','fault','timeout','unsupported','skipped')),
+  error        TEXT,
+  median_us    REAL, min_us REAL, max_us REAL, mean_us REAL, stddev_us REAL,
+  ci_lo_us     REAL, ci_hi_us REAL,
+  n_runs       INTEGER NOT NULL DEFAULT 0,
+  gbps         REAL,
+  frac_copy    REAL,
+  seq          INTEGER NOT NULL DEFAULT 0,   -- order of evaluation within its run (convergence plots)
+  created_at   TEXT NOT NULL,
+  UNIQUE (device_id, problem_id, config_id, kernel_hash),
+  CHECK (status <> 'ok' OR (median_us > 0 AND n_runs > 0))
+);
+
+-- Every timed run of every ok evaluation, in the order it was taken.
+CREATE TABLE IF NOT EXISTS samples (
+  evaluation_id INTEGER NOT NULL REFERENCES evaluations(id) ON DELETE CASCADE,
+  idx           INTEGER NOT NULL,
+  us            REAL NOT NULL,
+  PRIMARY KEY (evaluation_id, idx)
+) WITHOUT ROWID;
+
+-- Reference libraries (PyTorch, CuPy) timed on the same problems, the same way, by
+-- reports/peers.py. copy_gbps is the ceiling measured in the same call.
+CREATE TABLE IF NOT EXISTS peers (
+  id            INTEGER PRIMARY KEY,
+  device_id     INTEGER NOT NULL REFERENCES devices(id),
+  problem_id    INTEGER NOT NULL REFERENCES problems(id),
+  library       TEXT NOT NULL,               -- "torch 2.11.0+cu130: torch.mul"
+  median_us     REAL NOT NULL, min_us REAL, mean_us REAL, stddev_us REAL,
+  ci_lo_us      REAL, ci_hi_us REAL,
+  n_runs        INTEGER NOT NULL,
+  gbps          REAL,
+  frac_copy     REAL,
+  copy_gbps     REAL,
+  created_at    TEXT NOT NULL,
+  UNIQUE (device_id, problem_id, library)
+);
+
+CREATE INDEX IF NOT EXISTS evaluations_by_problem ON evaluations(device_id, problem_id, status);
+
+-- The winner per device and problem: the ok evaluation with the smallest median (ties broken by
+-- config text, so the answer is deterministic).
+CREATE VIEW IF NOT EXISTS best AS
+SELECT d.name AS device, d.uuid AS device_uuid, p.op, p.dtype, p.shape, p.size_key,
+       c.text AS config, e.median_us, e.gbps, e.frac_copy, e.kernel_hash, e.id AS evaluation_id,
+       e.device_id, e.problem_id
+FROM evaluations e
+JOIN devices d ON d.id = e.device_id
+JOIN problems p ON p.id = e.problem_id
+JOIN configs c ON c.id = e.config_id
+WHERE e.status = 'ok'
+  AND NOT EXISTS (
+    SELECT 1 FROM evaluations e2 JOIN configs c2 ON c2.id = e2.config_id
+    WHERE e2.device_id = e.device_id AND e2.problem_id = e.problem_id AND e2.status = 'ok'
+      AND (e2.median_us < e.median_us OR (e2.median_us = e.median_us AND c2.text < c.text)));

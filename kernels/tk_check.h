@@ -1,0 +1,39 @@
+/* tk_check.h: GPU-side validation helpers the tuner's harnesses use (part of libtunekit so
+ * every family shares them): poison an output with a NaN pattern, and compare an output with a
+ * double-precision reference kept on the GPU. Not part of the public kernel API (tunekit.h). */
+#ifndef TUNEKIT_CHECK_H
+#define TUNEKIT_CHECK_H
+
+#include <stdint.h>
+#include "tunekit.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Fills out[0..n) with a NaN bit pattern of dtype (f32 0x7fc0dead-style quiet NaN; f16 0x7e5a;
+ * bf16 0x7fda), so that an element a variant never writes fails validation. */
+tk_status tk_check_poison(tk_dtype dtype, int64_t n, void *out, cudaStream_t stream);
+
+/* Same for a float output (f32 storage) regardless of the op's input dtype. */
+
+/* Compares out[i] (dtype) with ref[i] (double) for i in [0, n):
+ *   ok  <=>  |out - ref| <= atol + rtol * |ref|, where NaN in out fails unless ref is NaN too,
+ *            and +-Inf must match exactly.
+ * Sets *n_bad to the number of failing elements and writes the lowest min(*n_bad, max_report)
+ * failing indices, ascending, to first_bad (host memory, max_report entries), with the values
+ * got[k] (converted to double) and expected[k]. Synchronises the stream. A 256 Mi element
+ * comparison costs milliseconds. */
+tk_status tk_check_close(tk_dtype dtype, int64_t n, const void *out, const double *ref,
+                         double rtol, double atol, int64_t *n_bad, int64_t *first_bad,
+                         double *got, double *expected, int max_report, cudaStream_t stream);
+
+/* Converts n host doubles to dtype host storage (round to nearest even), for building inputs. */
+void tk_host_from_double(tk_dtype dtype, const double *src, void *dst, int64_t n);
+/* Converts dtype host storage to doubles (exact). */
+void tk_host_to_double(tk_dtype dtype, const void *src, double *dst, int64_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

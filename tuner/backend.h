@@ -1,0 +1,75 @@
+/* backend.h: what evaluates one config on one problem. Two backends implement it: "cuda" (worker
+ * processes that own the GPU, tuner/backend_cuda.c) and "replay:PATH" (answers from a recorded
+ * dump or database, tuner/backend_replay.c). The run loop (tuner/run.c) sees only this. */
+#pragma once
+#include <stdint.h>
+#include "device.h"
+#include "problem.h"
+#include "stats.h"
+
+typedef enum eval_status {
+    EVAL_OK = 0,
+    EVAL_INVALID,       /* ran, computed wrong results */
+    EVAL_LAUNCH_ERROR,  /* the launch was refused (bad configuration for this device) */
+    EVAL_FAULT,         /* the context was lost or the worker died */
+    EVAL_TIMEOUT,       /* the watchdog killed the worker */
+    EVAL_UNSUPPORTED,   /* the op or the device cannot run this config */
+    EVAL_SKIPPED,       /* rejected by a constraint */
+    EVAL_UNRECORDED,    /* replay only: the source has no measurement; never stored */
+    EVAL_STATUS_COUNT
+} eval_status;
+
+const char *eval_status_name(eval_status s);
+/* Returns the status for a name, or -1. */
+int eval_status_parse(const char *name);
+
+typedef struct measure_settings {
+    int warmup;              /* untimed runs first */
+    int min_runs, max_runs;  /* timed runs: at least, at most */
+    double rel_ci;           /* stop when the median's 95% CI half-width <= rel_ci * median */
+    int cold;                /* 1: overwrite 2x L2 before every timed run */
+    double timeout_s;        /* watchdog per evaluation */
+    double max_seconds;      /* stop timing an evaluation after this much GPU time (>= min_runs) */
+} measure_settings;
+
+typedef struct eval_request {
+    const char *kernel;      /* family, "elementwise" */
+    const char *op;          /* op within the family, "mul" */
+    const char *dtype;       /* "f32" */
+    const problem *problem;
+    const char *config;      /* canonical config text */
+    measure_settings measure;
+    uint64_t seed;           /* input generation seed (the run's) */
+} eval_request;
+
+typedef struct eval_result {
+    eval_status status;
+    char error[1024];
+    sample_stats stats;      /* valid when status == EVAL_OK */
+    int n_samples;
+    double *samples;         /* n_samples timings in µs, owned; eval_result_clear frees */
+} eval_result;
+
+void eval_result_clear(eval_result *r);
+
+typedef struct backend backend;
+typedef struct backend_vtable {
+    /* The device this backend evaluates on. */
+    int (*device)(backend *b, device_info *out, char *err, size_t len);
+    /* Copy bandwidth (GB/s, read + written) measured for this run; <= 0 if unknown. */
+    double (*copy_gbps)(backend *b);
+    /* Evaluates; returns 0 when *out holds a result (of any status), -1 when the backend itself
+     * failed (err says why) and the run must stop. */
+    int (*evaluate)(backend *b, const eval_request *req, eval_result *out, char *err, size_t len);
+    void (*close)(backend *b);
+} backend_vtable;
+
+struct backend {
+    const backend_vtable *vt;
+    char spec[512];          /* as given: "cuda", "cuda:1", "replay:db/results/x.sql" */
+};
+
+/* Opens the backend named by spec. Returns NULL with err filled. The caller closes it. */
+backend *backend_open(const char *spec, char *err, size_t len);
+backend *backend_cuda_open(int device_ordinal, const char *self_exe, char *err, size_t len);
+backend *backend_replay_open(const char *path, char *err, size_t len);

@@ -1,0 +1,31 @@
+/* device.h: what the tuner knows about one GPU. The worker fills it from the CUDA runtime; the
+ * replay backend reads it from a recorded database; the parent process never touches CUDA.
+ * Constraint expressions see some of these fields as identifiers (device_attr_lookup). */
+#pragma once
+#include <stdint.h>
+#include "value.h"
+
+typedef struct device_info {
+    char name[256];          /* cudaDeviceProp.name, e.g. "NVIDIA H100 80GB HBM3" */
+    char uuid[64];           /* "GPU-xxxxxxxx-...", the device's identity in the database */
+    int cc_major, cc_minor;
+    int sm_count;
+    int max_threads_per_sm;
+    int max_threads_per_block;
+    int regs_per_sm;
+    int64_t smem_per_sm;
+    int64_t l2_bytes;
+    int64_t mem_bytes;
+    int sm_clock_khz;
+    int mem_clock_khz;
+    int mem_bus_bits;
+    int driver_version;      /* cudaDriverGetVersion, e.g. 13000 */
+    int runtime_version;     /* cudaRuntimeGetVersion */
+} device_info;
+
+/* The device attributes a constraint may name: sm_count, max_threads_per_sm,
+ * max_threads_per_block, l2_bytes, mem_bytes, cc (major*10+minor), regs_per_sm, smem_per_sm.
+ * Returns 1 and sets *out when name is one of them, 0 otherwise. dev may be NULL only for
+ * device_attr_is_name-style checks: then the function returns 1 for known names and sets *out
+ * to 0. */
+int device_attr_lookup(const device_info *dev, const char *name, value *out);

@@ -1,0 +1,72 @@
+/* ops.h: the op registry, the one seam between the C driver and the CUDA kernel library.
+ *
+ * A family's harness (tuner/ops/<family>.c) says which ops, dtypes and problem fields it has and
+ * which parameter values the library supports (its tk_*_config_space), computes the fewest bytes
+ * a problem must move, and, on the worker side only, builds inputs on the GPU, computes the
+ * double-precision CPU reference once per problem and keeps it on the GPU, launches one variant
+ * through the library's public entry point with an explicit config, and validates the output on
+ * the GPU. The parent process only calls the parent-side members (they never touch CUDA). */
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+#include "../problem.h"
+#include "../../kernels/tunekit.h"
+
+typedef struct problem_field {
+    const char *name;
+    int required;            /* 0: optional, default def */
+    int64_t min, max;        /* inclusive range of the integer value */
+    int64_t def;
+} problem_field;
+
+typedef struct op_instance op_instance;   /* worker-side state of one prepared problem */
+
+typedef struct op_family {
+    const char *kernel;                   /* the space file's `kernel:` */
+    int n_ops;
+    const char *const *ops;               /* op names within the family: "mul" */
+    int n_dtypes;
+    const char *const *dtypes;            /* "f32", "f16", "bf16" */
+    int n_fields;
+    const problem_field *fields;          /* the problem fields a space may give */
+    const tk_config_space *(*config_space)(void);
+
+    /* ---- parent side: no CUDA ---- */
+    /* Checks a problem beyond the field ranges (e.g. shapes that must agree). 0 or -1 + err. */
+    int (*check_problem)(const char *op, const char *dtype, const problem *p, char *err,
+                         size_t len);
+    /* Fewest bytes the op must move (each input read once, each output written once). */
+    int64_t (*bytes_moved)(const char *op, const char *dtype, const problem *p);
+    /* Elements of the problem (what GB/s and the report's x axis use). */
+    int64_t (*elements)(const problem *p);
+    /* The size the generated header dispatches on, or -1 when this problem is not a header
+     * entry (e.g. a deliberately misaligned pointer). */
+    int64_t (*size_key)(const problem *p);
+
+    /* ---- worker side: CUDA ---- */
+    /* Allocates inputs and output on the current device, fills inputs with random values from a
+     * GSL generator seeded with seed, computes the reference in double precision on the CPU and
+     * uploads it. Returns 0, or -1 with err (e.g. out of memory). */
+    int (*prepare)(const char *op, const char *dtype, const problem *p, uint64_t seed,
+                   op_instance **out, char *err, size_t len);
+    /* Poisons the output (NaN pattern) so unwritten elements fail validation. 0 or -1 + err. */
+    int (*poison)(op_instance *inst, char *err, size_t len);
+    /* Launches the variant through the library's public entry point with the explicit config
+     * (canonical text) on stream. Returns a tk_status; err says why when not TK_OK. */
+    tk_status (*launch)(op_instance *inst, const char *config, cudaStream_t stream, char *err,
+                        size_t len);
+    /* Compares the output with the reference on the GPU. Returns 0 when every element is within
+     * tolerance, 1 when some are not (err lists the count and the first mismatches: index, got,
+     * expected), -1 on a CUDA error (err). */
+    int (*validate)(op_instance *inst, char *err, size_t len);
+    void (*release)(op_instance *inst);
+} op_family;
+
+/* The family for a space file's kernel name, or NULL. */
+const op_family *op_family_find(const char *kernel);
+/* All registered families, NULL-terminated. */
+const op_family *const *op_families(void);
+
+/* Index of name in the family's ops / dtypes, or -1. */
+int op_family_op_index(const op_family *f, const char *op);
+int op_family_dtype_index(const op_family *f, const char *dtype);
