@@ -40,6 +40,8 @@ typedef struct eval_request {
     const char *config;      /* canonical config text */
     measure_settings measure;
     uint64_t seed;           /* input generation seed (the run's) */
+    int validate;            /* 1: validate before timing (space validate.enabled) */
+    double tolerance_scale;  /* multiplies the family's tolerances (space validate) */
 } eval_request;
 
 typedef struct eval_result {

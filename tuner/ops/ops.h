@@ -49,6 +49,8 @@ typedef struct op_family {
      * uploads it. Returns 0, or -1 with err (e.g. out of memory). */
     int (*prepare)(const char *op, const char *dtype, const problem *p, uint64_t seed,
                    op_instance **out, char *err, size_t len);
+    /* Sets the factor the family's per-dtype tolerances are multiplied by (default 1). */
+    void (*set_tolerance_scale)(op_instance *inst, double scale);
     /* Poisons the output (NaN pattern) so unwritten elements fail validation. 0 or -1 + err. */
     int (*poison)(op_instance *inst, char *err, size_t len);
     /* Launches the variant through the library's public entry point with the explicit config
