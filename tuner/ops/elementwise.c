@@ -1,0 +1,208 @@
+/* elementwise.c: the elementwise family's harness: ops relu, gelu (exact erf form), mul, add,
+ * fma (x*y+z) over f32/f16/bf16; problems { n, offset } where offset shifts every pointer by that
+ * many elements (offset 1 makes 16-byte packs impossible and exercises the scalar fallback).
+ * Inputs are uniform in [-4, 4), the reference is computed in double from the inputs as rounded
+ * to the dtype, and variants run through the library's public tk_elementwise_* entry points. */
+#include "ops.h"
+#include "harness.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+
+enum ew_op { EW_RELU, EW_GELU, EW_MUL, EW_ADD, EW_FMA };
+static const char *const ew_ops[] = { "relu", "gelu", "mul", "add", "fma" };
+static const int ew_inputs[] = { 1, 1, 2, 2, 3 };
+static const char *const ew_dtypes[] = { "f32", "f16", "bf16" };
+static const problem_field ew_fields[] = {
+    { "n", 1, 1, (int64_t)1 << 40, 0 },
+    { "offset", 0, 0, 15, 0 },
+};
+
+struct op_instance {
+    enum ew_op op;
+    tk_dtype dtype;
+    int64_t n, offset;
+    int n_inputs;
+    void *in[3];             /* device, n + offset + 16 elements each */
+    void *out;
+    double *ref;             /* device, n doubles */
+    double tolerance_scale;
+};
+
+static int ew_op_index(const char *op)
+{
+    for (int i = 0; i < 5; i++)
+        if (strcmp(op, ew_ops[i]) == 0) return i;
+    return -1;
+}
+
+static int ew_check_problem(const char *op, const char *dtype, const problem *p, char *err,
+                            size_t len)
+{
+    (void)op; (void)dtype; (void)p; (void)err; (void)len;
+    return 0;   /* the field ranges say everything */
+}
+
+static int64_t ew_elements(const problem *p) { return problem_int(p, "n", 0); }
+
+static int64_t ew_bytes_moved(const char *op, const char *dtype, const problem *p)
+{
+    int k = ew_op_index(op);
+    int d = tk_dtype_parse(dtype);
+    if (k < 0 || d < 0) return 0;
+    return (int64_t)(ew_inputs[k] + 1) * ew_elements(p) * (int64_t)tk_dtype_size((tk_dtype)d);
+}
+
+static int64_t ew_size_key(const problem *p)
+{
+    return problem_int(p, "offset", 0) == 0 ? ew_elements(p) : -1;
+}
+
+static double ew_reference(enum ew_op op, double x, double y, double z)
+{
+    switch (op) {
+    case EW_RELU: return x > 0 ? x : 0.0;
+    case EW_GELU: return 0.5 * x * (1.0 + erf(x * M_SQRT1_2));
+    case EW_MUL: return x * y;
+    case EW_ADD: return x + y;
+    case EW_FMA: return x * y + z;
+    }
+    return NAN;
+}
+
+static void ew_release(op_instance *inst)
+{
+    if (!inst) return;
+    for (int i = 0; i < 3; i++) cudaFree(inst->in[i]);
+    cudaFree(inst->out);
+    cudaFree(inst->ref);
+    free(inst);
+}
+
+/* Allocates the instance; the worker releases it with ew_release. */
+static int ew_prepare(const char *op, const char *dtype, const problem *p, uint64_t seed,
+                      op_instance **out, char *err, size_t len)
+{
+    *out = NULL;
+    int k = ew_op_index(op), d = tk_dtype_parse(dtype);
+    if (k < 0 || d < 0) {
+        snprintf(err, len, "elementwise: unknown op or dtype %s/%s", op, dtype);
+        return -1;
+    }
+    int rc = -1;
+    gsl_rng *rng = NULL;
+    void *host_in = NULL;
+    double *exact[3] = { NULL, NULL, NULL }, *ref = NULL;
+    op_instance *inst = calloc(1, sizeof *inst);
+    if (!inst) { snprintf(err, len, "out of host memory"); goto done; }
+    inst->op = (enum ew_op)k;
+    inst->dtype = (tk_dtype)d;
+    inst->n = problem_int(p, "n", 0);
+    inst->offset = problem_int(p, "offset", 0);
+    inst->n_inputs = ew_inputs[k];
+    inst->tolerance_scale = 1.0;
+    size_t es = tk_dtype_size(inst->dtype);
+    int64_t n = inst->n, alloc_elems = n + inst->offset + 16;
+    size_t alloc_bytes = (size_t)alloc_elems * es;
+
+    rng = harness_rng(seed, op, dtype, p);
+    host_in = calloc((size_t)alloc_elems, es);
+    ref = malloc((size_t)n * sizeof *ref);
+    if (!rng || !host_in || !ref) { snprintf(err, len, "out of host memory (n = %lld)", (long long)n); goto done; }
+    for (int i = 0; i < inst->n_inputs; i++) {
+        exact[i] = malloc((size_t)n * sizeof(double));
+        if (!exact[i]) { snprintf(err, len, "out of host memory (n = %lld)", (long long)n); goto done; }
+        harness_fill_uniform(rng, inst->dtype, n, -4.0, 4.0, (char *)host_in + (size_t)inst->offset * es,
+                             exact[i]);
+        if (harness_upload(&inst->in[i], host_in, alloc_bytes, err, len)) goto done;
+    }
+    for (int64_t j = 0; j < n; j++)
+        ref[j] = ew_reference(inst->op, exact[0][j], exact[1] ? exact[1][j] : 0.0,
+                              exact[2] ? exact[2][j] : 0.0);
+    if (harness_upload((void **)&inst->ref, ref, (size_t)n * sizeof *ref, err, len)) goto done;
+    if (harness_upload(&inst->out, NULL, alloc_bytes, err, len)) goto done;
+    *out = inst;
+    inst = NULL;
+    rc = 0;
+done:
+    ew_release(inst);
+    for (int i = 0; i < 3; i++) free(exact[i]);
+    free(ref);
+    free(host_in);
+    if (rng) gsl_rng_free(rng);
+    return rc;
+}
+
+static void ew_set_tolerance_scale(op_instance *inst, double scale) { inst->tolerance_scale = scale; }
+
+static char *shifted(void *base, const op_instance *inst)
+{
+    return (char *)base + (size_t)inst->offset * tk_dtype_size(inst->dtype);
+}
+
+static int ew_poison(op_instance *inst, char *err, size_t len)
+{
+    tk_status st = tk_check_poison(inst->dtype, inst->n + inst->offset + 16, inst->out, 0);
+    if (st != TK_OK) { snprintf(err, len, "poison: %s", tk_status_string(st)); return -1; }
+    return 0;
+}
+
+static tk_status ew_launch(op_instance *inst, const char *config, cudaStream_t stream, char *err,
+                           size_t len)
+{
+    tk_elementwise_config cfg;
+    tk_status st = tk_elementwise_config_from_text(config, &cfg);
+    if (st != TK_OK) {
+        snprintf(err, len, "config '%s': %s", config, tk_status_string(st));
+        return st;
+    }
+    const void *x = shifted(inst->in[0], inst);
+    void *y = shifted(inst->out, inst);
+    switch (inst->op) {
+    case EW_RELU: st = tk_elementwise_unary(TK_RELU, inst->dtype, inst->n, x, y, &cfg, stream); break;
+    case EW_GELU: st = tk_elementwise_unary(TK_GELU, inst->dtype, inst->n, x, y, &cfg, stream); break;
+    case EW_MUL: st = tk_elementwise_binary(TK_MUL, inst->dtype, inst->n, x, shifted(inst->in[1], inst), y, &cfg, stream); break;
+    case EW_ADD: st = tk_elementwise_binary(TK_ADD, inst->dtype, inst->n, x, shifted(inst->in[1], inst), y, &cfg, stream); break;
+    case EW_FMA: st = tk_elementwise_fma(inst->dtype, inst->n, x, shifted(inst->in[1], inst),
+                                         shifted(inst->in[2], inst), y, &cfg, stream); break;
+    }
+    if (st != TK_OK) snprintf(err, len, "%s", tk_status_string(st));
+    return st;
+}
+
+/* Per-dtype tolerances: one rounding of the result (f32 rounds at 2^-24, f16 at 2^-11, bf16 at
+ * 2^-8), with headroom for gelu's float erf; atol covers f16 results near its subnormal range. */
+static int ew_validate(op_instance *inst, char *err, size_t len)
+{
+    double rtol, atol;
+    switch (inst->dtype) {
+    case TK_F32: rtol = inst->op == EW_GELU ? 4e-6 : 1e-6; atol = 1e-6; break;
+    case TK_F16: rtol = 1.0 / 1024; atol = 1e-4; break;
+    default:     rtol = 1.0 / 128; atol = 1e-6; break;
+    }
+    rtol *= inst->tolerance_scale;
+    atol *= inst->tolerance_scale;
+    return harness_compare(inst->dtype, inst->n, shifted(inst->out, inst), inst->ref, rtol, atol,
+                           err, len);
+}
+
+const op_family op_family_elementwise = {
+    .kernel = "elementwise",
+    .n_ops = 5, .ops = ew_ops,
+    .n_dtypes = 3, .dtypes = ew_dtypes,
+    .n_fields = 2, .fields = ew_fields,
+    .config_space = tk_elementwise_config_space,
+    .check_problem = ew_check_problem,
+    .bytes_moved = ew_bytes_moved,
+    .elements = ew_elements,
+    .size_key = ew_size_key,
+    .prepare = ew_prepare,
+    .set_tolerance_scale = ew_set_tolerance_scale,
+    .poison = ew_poison,
+    .launch = ew_launch,
+    .validate = ew_validate,
+    .release = ew_release,
+};

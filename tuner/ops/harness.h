@@ -1,0 +1,30 @@
+/* harness.h: what every family's worker-side harness shares: a per-problem random stream
+ * derived from the run's seed, random inputs drawn in double and rounded to the dtype (keeping
+ * the exact rounded values for the reference), device allocation and upload, and the GPU-side
+ * comparison with the double reference that formats the first mismatches. One copy of these
+ * mechanics; families only say what their op computes. */
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+#include <gsl/gsl_rng.h>
+#include "../problem.h"
+#include "../../kernels/tunekit.h"
+
+/* A generator for (seed, op, dtype, problem): the same inputs every time for the same run seed,
+ * different inputs for different problems. Caller frees with gsl_rng_free. NULL on ENOMEM. */
+gsl_rng *harness_rng(uint64_t seed, const char *op, const char *dtype, const problem *p);
+
+/* Draws n values uniformly from [lo, hi) (never exactly zero), stores them in dtype storage in
+ * host_out (n * tk_dtype_size bytes) and, when exact != NULL, the rounded values as doubles. */
+void harness_fill_uniform(gsl_rng *r, tk_dtype dtype, int64_t n, double lo, double hi,
+                          void *host_out, double *exact);
+
+/* cudaMalloc + cudaMemcpy of bytes from host (host may be NULL: allocation only). On failure
+ * err says what and *dev is NULL. The caller frees *dev with cudaFree. */
+int harness_upload(void **dev, const void *host, size_t bytes, char *err, size_t len);
+
+/* Compares out (dtype) with ref (double, on the GPU) over n elements. 0 when all are within
+ * atol + rtol*|ref|; 1 with err = "N of M elements differ; first: [i] got g expected e, ..."; -1
+ * on a CUDA error. */
+int harness_compare(tk_dtype dtype, int64_t n, const void *out, const double *ref, double rtol,
+                    double atol, char *err, size_t len);
