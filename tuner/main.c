@@ -273,7 +273,7 @@ static int write_file_atomic(const char *path, const char *text, char *err, size
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
     FILE *f = fopen(tmp, "w");
-    if (!f) { snprintf(err, len, "cannot write %s", tmp); return -1; }
+    if (!f) { snprintf(err, len, "cannot write %s (as %s.tmp)", path, path); return -1; }
     size_t n = strlen(text);
     int ok = fwrite(text, 1, n, f) == n;
     ok = (fclose(f) == 0) && ok;
