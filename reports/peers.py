@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""peers.py: times PyTorch on the problems a tuner run stored, the way the tuner times its own
+variants (CUDA events around the call only, warm-up, L2 overwritten before every timed run,
+repeat until the median's 95% confidence interval is within rel_ci, median reported), and stores
+the figures in the same database's `peers` table, with the device-to-device copy ceiling measured
+in the same process. Run it on the GPU machine right after `tuner run`, in the same job:
+
+    build/tuner run spaces/elementwise.yaml --db tunekit.db
+    python3 reports/peers.py --db tunekit.db [--op elementwise.mul] [--dtype f32]
+
+Then `tuner best`, `tuner report` and the dump carry PyTorch's times beside tunekit's.
+Inputs are random (never zeros), drawn per problem; offsets shift the views like the tuner's.
+"""
+import argparse
+import datetime
+import math
+import sqlite3
+import sys
+
+import torch
+
+DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
+
+
+def parse_shape(text):
+    out = {}
+    for kv in text.split(","):
+        k, v = kv.split("=", 1)
+        out[k] = int(v) if v.lstrip("-").isdigit() else v
+    return out
+
+
+def rand(n, dtype, offset=0):
+    base = torch.empty(n + offset + 16, dtype=dtype, device="cuda").uniform_(-4, 4)
+    return base[offset:offset + n]
+
+
+# op -> (library label, builder(shape, dtype) returning a zero-argument callable)
+def ew_unary(fn):
+    def build(s, dt):
+        x = rand(s["n"], dt, s.get("offset", 0))
+        return lambda: fn(x)
+    return build
+
+
+def ew_binary(fn):
+    def build(s, dt):
+        a, b = rand(s["n"], dt, s.get("offset", 0)), rand(s["n"], dt, s.get("offset", 0))
+        y = rand(s["n"], dt, s.get("offset", 0))
+        return lambda: fn(a, b, out=y)
+    return build
+
+
+def ew_fma(s, dt):
+    x, y, z = (rand(s["n"], dt, s.get("offset", 0)) for _ in range(3))
+    out = rand(s["n"], dt, s.get("offset", 0))
+    return lambda: torch.addcmul(z, x, y, out=out)
+
+
+PEERS = {
+    "elementwise.mul": ("torch.mul", ew_binary(torch.mul)),
+    "elementwise.add": ("torch.add", ew_binary(torch.add)),
+    "elementwise.fma": ("torch.addcmul", ew_fma),
+    "elementwise.relu": ("torch.relu", ew_unary(torch.relu)),
+    "elementwise.gelu": ("torch.nn.functional.gelu", ew_unary(torch.nn.functional.gelu)),
+}
+
+
+def median_ci(samples):
+    """The distribution-free 95% CI of the median (tuner/stats.c computes the same)."""
+    s = sorted(samples)
+    n = len(s)
+    def cdf(k):
+        return sum(math.comb(n, i) for i in range(k + 1)) / 2.0 ** n
+    lo = 1
+    while lo + 1 <= n and cdf(lo) <= 0.025:
+        lo += 1
+    med = (s[(n - 1) // 2] + s[n // 2]) / 2
+    return med, s[lo - 1], s[n - lo]
+
+
+class Timer:
+    def __init__(self, warmup=3, min_runs=10, max_runs=100, rel_ci=0.01, cold=True):
+        props = torch.cuda.get_device_properties(0)
+        l2 = getattr(props, "L2_cache_size", 50 << 20) or (50 << 20)
+        self.flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+        self.warmup, self.min_runs, self.max_runs, self.rel_ci, self.cold = warmup, min_runs, max_runs, rel_ci, cold
+        self.start = torch.cuda.Event(enable_timing=True)
+        self.stop = torch.cuda.Event(enable_timing=True)
+
+    def time(self, fn):
+        for _ in range(self.warmup):
+            fn()
+        torch.cuda.synchronize()
+        samples = []
+        fill = 0
+        while len(samples) < self.max_runs:
+            if self.cold:
+                fill = (fill + 1) & 0xFF
+                self.flush.fill_(fill)
+            self.start.record()
+            fn()
+            self.stop.record()
+            self.stop.synchronize()
+            samples.append(self.start.elapsed_time(self.stop) * 1000.0)
+            if len(samples) >= max(self.min_runs, 6):
+                med, lo, hi = median_ci(samples)
+                if (hi - lo) / 2 <= self.rel_ci * med:
+                    break
+        return samples
+
+
+def copy_gbps(timer):
+    nbytes = min(1 << 30, torch.cuda.get_device_properties(0).total_memory // 8)
+    a = torch.empty(nbytes, dtype=torch.uint8, device="cuda").random_(0, 255)
+    b = torch.empty_like(a)
+    t = Timer(warmup=3, min_runs=20, max_runs=50, rel_ci=0.005, cold=False)
+    s = t.time(lambda: b.copy_(a))
+    med = median_ci(s)[0]
+    return 2 * nbytes / (med * 1e3)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--db", default="tunekit.db")
+    ap.add_argument("--op", help="only this op (family.op)")
+    ap.add_argument("--dtype", help="only this dtype")
+    ap.add_argument("--hot", action="store_true", help="do not flush L2 between runs")
+    args = ap.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("peers.py: error: no CUDA device visible to PyTorch")
+    con = sqlite3.connect(args.db)
+    con.execute("PRAGMA foreign_keys=ON")
+    props = torch.cuda.get_device_properties(0)
+    uuid = "GPU-" + str(props.uuid)
+    row = con.execute("SELECT id FROM devices WHERE uuid=?", (uuid,)).fetchone()
+    if row is None:
+        sys.exit(f"peers.py: error: {args.db} has no device {uuid} ({props.name}); run the tuner on this GPU first")
+    device_id = row[0]
+    timer = Timer(cold=not args.hot)
+    ceiling = copy_gbps(timer)
+    print(f"peers.py: {props.name}, copy ceiling {ceiling:.1f} GB/s, torch {torch.__version__}")
+    problems = con.execute("SELECT id, op, dtype, shape, bytes FROM problems ORDER BY op, dtype, elements, shape").fetchall()
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    for pid, op, dt, shape, nbytes in problems:
+        if op not in PEERS or (args.op and op != args.op) or (args.dtype and dt != args.dtype):
+            continue
+        label, build = PEERS[op]
+        fn = build(parse_shape(shape), DTYPES[dt])
+        samples = timer.time(fn)
+        med, lo, hi = median_ci(samples)
+        mean = sum(samples) / len(samples)
+        sd = math.sqrt(sum((x - mean) ** 2 for x in samples) / max(1, len(samples) - 1))
+        gbps = nbytes / (med * 1e3)
+        lib = f"torch {torch.__version__}: {label}"
+        con.execute("DELETE FROM peers WHERE device_id=? AND problem_id=? AND library=?", (device_id, pid, lib))
+        con.execute("INSERT INTO peers(device_id, problem_id, library, median_us, min_us, mean_us, stddev_us,"
+                    " ci_lo_us, ci_hi_us, n_runs, gbps, frac_copy, copy_gbps, created_at)"
+                    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (device_id, pid, lib, med, min(samples), mean, sd, lo, hi, len(samples), gbps,
+                     gbps / ceiling, ceiling, now))
+        con.commit()
+        print(f"  {op:20s} {dt:5s} {shape:26s} {med:10.2f} us {gbps:8.1f} GB/s {100 * gbps / ceiling:5.1f}%  {label}")
+        del fn
+        torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
