@@ -62,6 +62,16 @@ static int64_t ew_size_key(const problem *p)
     return problem_int(p, "offset", 0) == 0 ? ew_elements(p) : -1;
 }
 
+static int ew_default_config(const char *dtype, char *buf, size_t len)
+{
+    int d = tk_dtype_parse(dtype);
+    if (d < 0) return -1;
+    tk_elementwise_config c = tk_elementwise_default_config((tk_dtype)d);
+    snprintf(buf, len, "block_size=%d,loop=%s,pack_size=%d,waves=%d", c.block_size,
+             c.loop == TK_LOOP_ONE_SHOT ? "one_shot" : "grid_stride", c.pack_size, c.waves);
+    return 0;
+}
+
 static double ew_reference(enum ew_op op, double x, double y, double z)
 {
     switch (op) {
@@ -200,6 +210,7 @@ const op_family op_family_elementwise = {
     .bytes_moved = ew_bytes_moved,
     .elements = ew_elements,
     .size_key = ew_size_key,
+    .default_config = ew_default_config,
     .prepare = ew_prepare,
     .set_tolerance_scale = ew_set_tolerance_scale,
     .poison = ew_poison,

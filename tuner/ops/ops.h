@@ -42,6 +42,9 @@ typedef struct op_family {
     /* The size the generated header dispatches on, or -1 when this problem is not a header
      * entry (e.g. a deliberately misaligned pointer). */
     int64_t (*size_key)(const problem *p);
+    /* The classic default config for a dtype as canonical text (what a NULL config gets on a
+     * device the header does not know), so reports can show each winner's gain over it. */
+    int (*default_config)(const char *dtype, char *buf, size_t len);
 
     /* ---- worker side: CUDA ---- */
     /* Allocates inputs and output on the current device, fills inputs with random values from a
