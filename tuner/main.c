@@ -10,6 +10,8 @@
 
 #include "backend.h"
 #include "db.h"
+#include "db_peers.h"
+#include "ops/ops.h"
 #include "header.h"
 #include "run.h"
 #include "space.h"
@@ -29,6 +31,7 @@ static struct options {
     const char *op, *dtype, *device;
     const char *format;          /* table | csv | json */
     int check;                   /* --check */
+    int compare;                 /* --compare */
     int quiet;                   /* -q */
     int n_args;
     const char *args[64];        /* positional arguments after the command */
@@ -78,6 +81,7 @@ static int parse_args(const char *cmd, int argc, char **argv, const char *allowe
         }
         /* every option takes a value except these flags */
         if (strcmp(a, "--check") == 0 && strstr(allowed, " check ")) { opt.check = 1; continue; }
+        if (strcmp(a, "--compare") == 0 && strstr(allowed, " compare ")) { opt.compare = 1; continue; }
         if (strcmp(a, "-q") == 0 && strstr(allowed, " q ")) { opt.quiet = 1; continue; }
         char key[64];
         snprintf(key, sizeof key, " %s ", a[1] == '-' ? a + 2 : a + 1);
@@ -214,7 +218,11 @@ static int cmd_space(void)
 }
 
 /* ---- best ---- */
-typedef struct best_ctx { const char *format; int n; } best_ctx;
+typedef struct best_ctx {
+    const char *format;
+    int n;
+    db *d;
+} best_ctx;
 
 static void json_string(const char *s)
 {
@@ -227,13 +235,46 @@ static void json_string(const char *s)
     putchar('"');
 }
 
+/* The winner's comparisons for --compare: the family's classic default config measured in the
+ * same run (0 when it was not), and the fastest reference library recorded by peers.py. */
+typedef struct comparison { double default_us, peer_us; char peer[256]; } comparison;
+
+static void compare_row(db *d, const best_row *r, comparison *c)
+{
+    memset(c, 0, sizeof *c);
+    char kernel[128], def[1024];
+    const char *dot = strchr(r->op, '.');
+    snprintf(kernel, sizeof kernel, "%.*s", dot ? (int)(dot - r->op) : 0, r->op);
+    const op_family *fam = op_family_find(kernel);
+    if (fam && fam->default_config && fam->default_config(r->dtype, def, sizeof def) == 0) {
+        eval_result res;
+        memset(&res, 0, sizeof res);
+        if (db_find_evaluation(d, r->device_uuid, r->op, r->dtype, r->shape, def, &res) == 1 &&
+            res.status == EVAL_OK)
+            c->default_us = res.stats.median;
+        eval_result_clear(&res);
+    }
+    if (db_find_peer(d, r->device_uuid, r->op, r->dtype, r->shape, &c->peer_us, c->peer,
+                     sizeof c->peer) != 1)
+        c->peer_us = 0;
+}
+
 static int best_print(void *ctx, const best_row *r)
 {
     best_ctx *b = ctx;
+    comparison c;
+    if (opt.compare) compare_row(b->d, r, &c);
+    double gain = opt.compare && c.default_us > 0 ? c.default_us / r->median_us : 0;
+    double vs_peer = opt.compare && c.peer_us > 0 ? c.peer_us / r->median_us : 0;
     if (strcmp(b->format, "csv") == 0) {
-        if (b->n == 0) printf("device,op,dtype,shape,config,median_us,gbps,frac_copy\n");
-        printf("\"%s\",%s,%s,\"%s\",\"%s\",%.4f,%.2f,%.4f\n", r->device, r->op, r->dtype, r->shape,
+        if (b->n == 0)
+            printf("device,op,dtype,shape,config,median_us,gbps,frac_copy%s\n",
+                   opt.compare ? ",default_us,gain_over_default,peer,peer_us,speedup_over_peer" : "");
+        printf("\"%s\",%s,%s,\"%s\",\"%s\",%.4f,%.2f,%.4f", r->device, r->op, r->dtype, r->shape,
                r->config, r->median_us, r->gbps, r->frac_copy);
+        if (opt.compare)
+            printf(",%.4f,%.4f,\"%s\",%.4f,%.4f", c.default_us, gain, c.peer, c.peer_us, vs_peer);
+        printf("\n");
     } else if (strcmp(b->format, "json") == 0) {
         printf("%s\n  {\"device\": ", b->n ? "," : "[");
         json_string(r->device);
@@ -241,11 +282,26 @@ static int best_print(void *ctx, const best_row *r)
         printf(", \"dtype\": "); json_string(r->dtype);
         printf(", \"shape\": "); json_string(r->shape);
         printf(", \"config\": "); json_string(r->config);
-        printf(", \"median_us\": %.4f, \"gbps\": %.2f, \"frac_copy\": %.4f}", r->median_us, r->gbps, r->frac_copy);
+        printf(", \"median_us\": %.4f, \"gbps\": %.2f, \"frac_copy\": %.4f", r->median_us, r->gbps, r->frac_copy);
+        if (opt.compare) {
+            printf(", \"default_us\": %.4f, \"gain_over_default\": %.4f, \"peer\": ", c.default_us, gain);
+            json_string(c.peer);
+            printf(", \"peer_us\": %.4f, \"speedup_over_peer\": %.4f", c.peer_us, vs_peer);
+        }
+        printf("}");
     } else {
-        if (b->n == 0) printf("%-24s %-18s %-5s %-22s %10s %9s %6s  %s\n", "device", "op", "dtype", "shape", "median_us", "GB/s", "%copy", "config");
-        printf("%-24.24s %-18s %-5s %-22s %10.2f %9.1f %6.1f  %s\n", r->device, r->op, r->dtype, r->shape,
-               r->median_us, r->gbps, 100.0 * r->frac_copy, r->config);
+        if (b->n == 0) {
+            printf("%-24s %-18s %-5s %-22s %10s %8s %6s", "device", "op", "dtype", "shape", "median_us", "GB/s", "%copy");
+            if (opt.compare) printf(" %10s %6s %10s %6s", "default_us", "gain", "peer_us", "vs_peer");
+            printf("  config\n");
+        }
+        printf("%-24.24s %-18s %-5s %-22s %10.2f %8.1f %6.1f", r->device, r->op, r->dtype, r->shape,
+               r->median_us, r->gbps, 100.0 * r->frac_copy);
+        if (opt.compare) {
+            if (c.default_us > 0) printf(" %10.2f %5.2fx", c.default_us, gain); else printf(" %10s %6s", "-", "-");
+            if (c.peer_us > 0) printf(" %10.2f %5.2fx", c.peer_us, vs_peer); else printf(" %10s %6s", "-", "-");
+        }
+        printf("  %s\n", r->config);
     }
     b->n++;
     return 0;
@@ -258,7 +314,7 @@ static int cmd_best(void)
     char err[1024];
     db *d;
     if (db_open_readonly(path, &d, err, sizeof err) != 0) return fail(err);
-    best_ctx b = { opt.format ? opt.format : "table", 0 };
+    best_ctx b = { opt.format ? opt.format : "table", 0, d };
     int rc = db_each_best(d, opt.device, opt.op, opt.dtype, best_print, &b);
     if (strcmp(b.format, "json") == 0) printf(b.n ? "\n]\n" : "[]\n");
     db_close(d);
@@ -479,7 +535,10 @@ static const command commands[] = {
       "  With --backend, constraints that read device attributes are applied for its device." },
     { "best", cmd_best,
       "tuner best [--db PATH|DUMP.sql] [--op OP] [--dtype DT] [--device NAME] [--format table|csv|json]\n"
-      "  The winning config per device, op, dtype and problem (the database's `best` view)." },
+      "           [--compare]\n"
+      "  The winning config per device, op, dtype and problem (the database's `best` view).\n"
+      "  --compare adds the classic default config's time measured in the same run and its gain,\n"
+      "  and the fastest reference library recorded by reports/peers.py and the speedup over it." },
     { "header", cmd_header,
       "tuner header [-o FILE] [--check] [--db PATH] [DUMP...]\n"
       "  Writes the tuned-config header (default kernels/tuned_configs.h) from the dumps\n"
@@ -500,7 +559,7 @@ static const command commands[] = {
 static const char *const allowed_options[] = {
     /* run */     " db backend strategy budget-evals budget-seconds seed q ",
     /* space */   " backend ",
-    /* best */    " db op dtype device format ",
+    /* best */    " db op dtype device format compare ",
     /* header */  " o output check db q ",
     /* db */      " db o output q ",
     /* devices */ " db ",
