@@ -1,0 +1,351 @@
+/* test_worker_protocol.c: the worker protocol's parser and formatter (tuner/worker.h), on the CPU:
+ * escaping round trips, malformed lines, and every message (device, eval, result) both ways. */
+#include "check.h"
+#include "../../tuner/worker.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static int parse_line(const wp_buf *b, wp_msg *m)
+{
+    char err[256];
+    return wp_parse(b->s, b->len, m, err, sizeof err);
+}
+
+static int parse_text(const char *line, wp_msg *m, char *err, size_t len)
+{
+    return wp_parse(line, strlen(line), m, err, len);
+}
+
+static void test_escaping(void)
+{
+    wp_buf b = { 0 };
+    const char *nasty = "a\tb\nc%d\re%25 %09 end";
+    wp_begin(&b, "error");
+    wp_add(&b, "message", nasty);
+    wp_add(&b, "empty", "");
+    CHECK(wp_end(&b) == 0);
+    /* One line: a single LF at its end, and only the two field separators as tabs. */
+    CHECK(b.len > 0 && b.s[b.len - 1] == '\n');
+    CHECK(memchr(b.s, '\n', b.len - 1) == NULL);
+    int tabs = 0;
+    for (size_t i = 0; i < b.len; i++) tabs += b.s[i] == '\t';
+    CHECK(tabs == 2);
+    CHECK(memchr(b.s, '\r', b.len) == NULL);
+
+    wp_msg m;
+    CHECK(parse_line(&b, &m) == 0);
+    CHECK_STR(m.type, "error");
+    CHECK(m.n == 2);
+    CHECK_STR(wp_get(&m, "message"), nasty);
+    CHECK_STR(wp_get(&m, "empty"), "");
+    CHECK(wp_get(&m, "missing") == NULL);
+    wp_msg_clear(&m);
+
+    /* A message with no fields, and the first of a repeated key. */
+    char err[256];
+    CHECK(parse_text("prepared\n", &m, err, sizeof err) == 0);
+    CHECK_STR(m.type, "prepared");
+    CHECK(m.n == 0);
+    wp_msg_clear(&m);
+    CHECK(parse_text("x\tk=1\tk=2\tv=a=b", &m, err, sizeof err) == 0);
+    CHECK_STR(wp_get(&m, "k"), "1");
+    CHECK_STR(wp_get(&m, "v"), "a=b");
+    wp_msg_clear(&m);
+    /* Escapes decode in either case of hex digit. */
+    CHECK(parse_text("x\tk=%0a%0D%2541", &m, err, sizeof err) == 0);
+    CHECK_STR(wp_get(&m, "k"), "\n\r%41");
+    wp_msg_clear(&m);
+    wp_buf_free(&b);
+}
+
+static void test_malformed(void)
+{
+    static const char *const bad[] = {
+        "",                      /* no type */
+        "\tk=v",                 /* empty type */
+        "Device\tk=v",           /* type not [a-z0-9_] */
+        "averyveryverylongtype", /* type too long */
+        "x\tnoequals",           /* field without '=' */
+        "x\tBad=1",              /* key not [a-z0-9_] */
+        "x\t=1",                 /* empty key */
+        "x\tk=%zz",              /* bad escape */
+        "x\tk=%4",               /* truncated escape */
+        "x\tk=%",                /* truncated escape */
+        "x\tk=a\nb",             /* embedded newline */
+        "x\tk=1\t",              /* trailing empty field */
+    };
+    char err[256];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        wp_msg m;
+        err[0] = 0;
+        int rc = parse_text(bad[i], &m, err, sizeof err);
+        if (rc != -1) fprintf(stderr, "accepted malformed line %zu\n", i);
+        CHECK(rc == -1);
+        CHECK(strncmp(err, "protocol: ", 10) == 0);
+        wp_msg_clear(&m);
+    }
+    /* Too many fields. */
+    wp_buf b = { 0 };
+    wp_begin(&b, "x");
+    for (int i = 0; i <= WP_MAX_FIELDS; i++) wp_add_int(&b, "k", i);
+    CHECK(wp_end(&b) == 0);
+    wp_msg m;
+    CHECK(wp_parse(b.s, b.len, &m, err, sizeof err) == -1);
+    CHECK(strstr(err, "more than") != NULL);
+    wp_msg_clear(&m);
+    wp_buf_free(&b);
+}
+
+static void test_numbers(void)
+{
+    int64_t i;
+    double d;
+    CHECK(wp_parse_i64("-42", &i) == 0 && i == -42);
+    CHECK(wp_parse_i64("9223372036854775807", &i) == 0 && i == INT64_MAX);
+    CHECK(wp_parse_i64("9223372036854775808", &i) == -1);
+    CHECK(wp_parse_i64("12x", &i) == -1);
+    CHECK(wp_parse_i64("", &i) == -1);
+    CHECK(wp_parse_i64(NULL, &i) == -1);
+    CHECK(wp_parse_f64("0.1", &d) == 0 && d == 0.1);
+    CHECK(wp_parse_f64("1e400", &d) == -1);
+    CHECK(wp_parse_f64("nan", &d) == -1);
+    CHECK(wp_parse_f64("inf", &d) == -1);
+    CHECK(wp_parse_f64("1.5 ", &d) == -1);
+}
+
+static device_info sample_device(void)
+{
+    device_info d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.name, sizeof d.name, "NVIDIA H100 80GB HBM3");
+    snprintf(d.uuid, sizeof d.uuid, "GPU-0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9");
+    d.cc_major = 9; d.cc_minor = 0;
+    d.sm_count = 132;
+    d.max_threads_per_sm = 2048;
+    d.max_threads_per_block = 1024;
+    d.regs_per_sm = 65536;
+    d.smem_per_sm = 233472;
+    d.l2_bytes = 52428800;
+    d.mem_bytes = 85520809984LL;
+    d.sm_clock_khz = 1980000;
+    d.mem_clock_khz = 2619000;
+    d.mem_bus_bits = 5120;
+    d.driver_version = 13000;
+    d.runtime_version = 13000;
+    return d;
+}
+
+static void test_device(void)
+{
+    device_info d = sample_device(), back;
+    wp_buf b = { 0 };
+    CHECK(wp_format_device(&b, &d) == 0);
+    wp_msg m;
+    char err[256];
+    CHECK(parse_line(&b, &m) == 0);
+    CHECK(wp_parse_device(&m, &back, err, sizeof err) == 0);
+    CHECK(memcmp(&d, &back, sizeof d) == 0);
+    wp_msg_clear(&m);
+
+    /* A missing field is named; a malformed number is shown. */
+    CHECK(parse_text("device\tname=x\tuuid=GPU-1\tcc_major=9", &m, err, sizeof err) == 0);
+    CHECK(wp_parse_device(&m, &back, err, sizeof err) == -1);
+    CHECK(strstr(err, "cc_minor missing") != NULL);
+    wp_msg_clear(&m);
+    CHECK(wp_format_device(&b, &d) == 0);
+    char *line = strdup(b.s);
+    char *sm = strstr(line, "sm_count=132");
+    CHECK(sm != NULL);
+    if (sm) sm[9] = 'x';   /* sm_count=x32 */
+    CHECK(parse_text(line, &m, err, sizeof err) == 0);
+    CHECK(wp_parse_device(&m, &back, err, sizeof err) == -1);
+    CHECK(strstr(err, "sm_count malformed") != NULL);
+    wp_msg_clear(&m);
+    free(line);
+    /* Not a device message at all. */
+    CHECK(parse_text("error\tmessage=no CUDA device found", &m, err, sizeof err) == 0);
+    CHECK(wp_parse_device(&m, &back, err, sizeof err) == -1);
+    wp_msg_clear(&m);
+    wp_buf_free(&b);
+}
+
+static void test_eval(void)
+{
+    char text[] = "n=1024,offset=1";
+    problem p;
+    memset(&p, 0, sizeof p);
+    p.text = text;
+    eval_request r;
+    memset(&r, 0, sizeof r);
+    r.kernel = "elementwise";
+    r.op = "mul";
+    r.dtype = "bf16";
+    r.problem = &p;
+    r.config = "block_size=256,loop=grid_stride,pack_size=8,waves=32";
+    r.seed = 18446744073709551615ull;
+    r.validate = 1;
+    r.tolerance_scale = 2.5;
+    r.measure = (measure_settings){ .warmup = 3, .min_runs = 10, .max_runs = 200, .rel_ci = 0.01,
+                                    .cold = 1, .timeout_s = 10, .max_seconds = 2 };
+    wp_buf b = { 0 };
+    CHECK(wp_format_eval(&b, &r) == 0);
+    wp_msg m;
+    char err[256];
+    CHECK(parse_line(&b, &m) == 0);
+    wp_eval e;
+    CHECK(wp_parse_eval(&m, &e, err, sizeof err) == 0);
+    CHECK_STR(e.kernel, "elementwise");
+    CHECK_STR(e.op, "mul");
+    CHECK_STR(e.dtype, "bf16");
+    CHECK_STR(e.problem, "n=1024,offset=1");
+    CHECK_STR(e.config, r.config);
+    CHECK(e.seed == r.seed);
+    CHECK(e.validate == 1);
+    CHECK(e.tolerance_scale == 2.5);
+    CHECK(e.measure.warmup == 3 && e.measure.min_runs == 10 && e.measure.max_runs == 200);
+    CHECK(e.measure.rel_ci == 0.01 && e.measure.cold == 1 && e.measure.max_seconds == 2);
+    CHECK(e.measure.timeout_s == 0);
+    wp_msg_clear(&m);
+
+    /* validate = 0 travels; an unset tolerance scale becomes 1. */
+    r.validate = 0;
+    r.tolerance_scale = 0;
+    r.measure.cold = 0;
+    CHECK(wp_format_eval(&b, &r) == 0);
+    CHECK(parse_line(&b, &m) == 0);
+    CHECK(wp_parse_eval(&m, &e, err, sizeof err) == 0);
+    CHECK(e.validate == 0 && e.tolerance_scale == 1.0 && e.measure.cold == 0);
+    wp_msg_clear(&m);
+
+    /* Impossible run counts and missing fields are refused. */
+    r.measure.min_runs = 20;
+    r.measure.max_runs = 5;
+    CHECK(wp_format_eval(&b, &r) == 0);
+    CHECK(parse_line(&b, &m) == 0);
+    CHECK(wp_parse_eval(&m, &e, err, sizeof err) == -1);
+    CHECK(strstr(err, "run counts") != NULL);
+    wp_msg_clear(&m);
+    CHECK(parse_text("eval\tkernel=x\top=y\tdtype=f32\tproblem=n=1", &m, err, sizeof err) == 0);
+    CHECK(wp_parse_eval(&m, &e, err, sizeof err) == -1);
+    CHECK(strstr(err, "config missing") != NULL);
+    wp_msg_clear(&m);
+    CHECK(parse_text("eval\tkernel=x\top=y\tdtype=f32\tproblem=n=1\tconfig=a=1\tseed=-1",
+                     &m, err, sizeof err) == 0);
+    CHECK(wp_parse_eval(&m, &e, err, sizeof err) == -1);
+    CHECK(strstr(err, "seed") != NULL);
+    wp_msg_clear(&m);
+    wp_buf_free(&b);
+}
+
+static void test_result(void)
+{
+    double samples[] = { 12.5, 13.25, 0.001, 123456.789, 11.0 };
+    eval_result r;
+    memset(&r, 0, sizeof r);
+    r.status = EVAL_OK;
+    r.samples = samples;
+    r.n_samples = 5;
+    wp_buf b = { 0 };
+    CHECK(wp_format_result(&b, &r) == 0);
+    wp_msg m;
+    char err[256];
+    CHECK(parse_line(&b, &m) == 0);
+    eval_result back;
+    CHECK(wp_parse_result(&m, &back, err, sizeof err) == 0);
+    CHECK(back.status == EVAL_OK);
+    CHECK(back.n_samples == 5);
+    for (int i = 0; i < 5 && back.samples; i++)
+        CHECK(fabs(back.samples[i] - samples[i]) <= 1e-8 * samples[i]);
+    CHECK(back.stats.n == 5);
+    CHECK(back.stats.median == 12.5);
+    CHECK(back.stats.min == 0.001);
+    CHECK_STR(back.error, "");
+    eval_result_clear(&back);
+    wp_msg_clear(&m);
+
+    /* A failure with a multi-line error and no samples. */
+    memset(&r, 0, sizeof r);
+    r.status = EVAL_INVALID;
+    snprintf(r.error, sizeof r.error, "2 of 8 elements differ;\tfirst: [3] got 1 expected 0\n100%%");
+    CHECK(wp_format_result(&b, &r) == 0);
+    CHECK(parse_line(&b, &m) == 0);
+    CHECK(wp_parse_result(&m, &back, err, sizeof err) == 0);
+    CHECK(back.status == EVAL_INVALID);
+    CHECK_STR(back.error, r.error);
+    CHECK(back.n_samples == 0 && back.samples == NULL);
+    eval_result_clear(&back);
+    wp_msg_clear(&m);
+
+    /* Every worker status travels. */
+    eval_status sts[] = { EVAL_OK, EVAL_INVALID, EVAL_LAUNCH_ERROR, EVAL_FAULT, EVAL_TIMEOUT,
+                          EVAL_UNSUPPORTED };
+    double one = 7.0;
+    for (size_t i = 0; i < sizeof sts / sizeof *sts; i++) {
+        memset(&r, 0, sizeof r);
+        r.status = sts[i];
+        if (sts[i] == EVAL_OK) { r.samples = &one; r.n_samples = 1; }
+        CHECK(wp_format_result(&b, &r) == 0);
+        CHECK(parse_line(&b, &m) == 0);
+        CHECK(wp_parse_result(&m, &back, err, sizeof err) == 0);
+        CHECK(back.status == sts[i]);
+        eval_result_clear(&back);
+        wp_msg_clear(&m);
+    }
+
+    /* Malformed results. */
+    static const char *const bad[] = {
+        "result\tstatus=ok\terror=\tsamples=",         /* ok without samples */
+        "result\tstatus=skipped\terror=\tsamples=",    /* not a worker status */
+        "result\tstatus=unrecorded\terror=\tsamples=",
+        "result\tstatus=bogus",
+        "result\terror=x",                             /* no status */
+        "result\tstatus=ok\tsamples=1,x",
+        "result\tstatus=ok\tsamples=1,,2",
+        "result\tstatus=ok\tsamples=1,-2",
+        "result\tstatus=ok\tsamples=1,inf",
+        "result\tstatus=ok\tsamples=1,",
+        "prepared",                                     /* not a result */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        CHECK(parse_text(bad[i], &m, err, sizeof err) == 0);
+        back.samples = (double *)&one;   /* must be reset, never freed */
+        int rc = wp_parse_result(&m, &back, err, sizeof err);
+        if (rc != -1) fprintf(stderr, "accepted malformed result %zu\n", i);
+        CHECK(rc == -1);
+        CHECK(back.samples == NULL && back.n_samples == 0);
+        wp_msg_clear(&m);
+    }
+
+    /* A long run: 20000 samples in one line. */
+    int n = 20000;
+    double *many = malloc((size_t)n * sizeof *many);
+    for (int i = 0; i < n; i++) many[i] = 100.0 + i * 0.001;
+    memset(&r, 0, sizeof r);
+    r.status = EVAL_OK;
+    r.samples = many;
+    r.n_samples = n;
+    CHECK(wp_format_result(&b, &r) == 0);
+    CHECK(parse_line(&b, &m) == 0);
+    CHECK(wp_parse_result(&m, &back, err, sizeof err) == 0);
+    CHECK(back.n_samples == n);
+    int same = 1;
+    for (int i = 0; i < n && back.samples; i++)
+        if (fabs(back.samples[i] - many[i]) > 1e-9 * many[i]) same = 0;
+    CHECK(same);
+    eval_result_clear(&back);
+    wp_msg_clear(&m);
+    free(many);
+    wp_buf_free(&b);
+}
+
+int main(void)
+{
+    test_escaping();
+    test_malformed();
+    test_numbers();
+    test_device();
+    test_eval();
+    test_result();
+    return CHECK_DONE();
+}
