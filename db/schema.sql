@@ -112,7 +112,7 @@ CREATE TABLE IF NOT EXISTS peers (
 CREATE INDEX IF NOT EXISTS evaluations_by_problem ON evaluations(device_id, problem_id, status);
 
 -- The winner per device and problem: the ok evaluation with the smallest median (ties broken by
--- config text, so the answer is deterministic).
+-- config text, then kernel hash, so the answer is deterministic).
 CREATE VIEW IF NOT EXISTS best AS
 SELECT d.name AS device, d.uuid AS device_uuid, p.op, p.dtype, p.shape, p.size_key,
        c.text AS config, e.median_us, e.gbps, e.frac_copy, e.kernel_hash, e.id AS evaluation_id,
@@ -125,4 +125,6 @@ WHERE e.status = 'ok'
   AND NOT EXISTS (
     SELECT 1 FROM evaluations e2 JOIN configs c2 ON c2.id = e2.config_id
     WHERE e2.device_id = e.device_id AND e2.problem_id = e.problem_id AND e2.status = 'ok'
-      AND (e2.median_us < e.median_us OR (e2.median_us = e.median_us AND c2.text < c.text)));
+      AND (e2.median_us < e.median_us
+           OR (e2.median_us = e.median_us
+               AND (c2.text < c.text OR (c2.text = c.text AND e2.kernel_hash < e.kernel_hash)))));

@@ -1,0 +1,235 @@
+/* db_maint.c: database maintenance. db_merge copies another tunekit database (or a dump) into
+ * this one by natural keys, mapping ids, in one transaction and idempotently; db_check runs
+ * SQLite's integrity and foreign-key checks and tunekit's own invariants (schema version, ok
+ * evaluations have their samples and only they do, sample indexes are 0..n-1, natural keys are
+ * unique). */
+#include "db_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Statements copying the attached database "other" into main, parents first. Every child row
+ * finds its parents in main through the other database's natural keys. Samples go only to an
+ * evaluation that is the same measurement (same natural key and created_at) and has none yet. */
+static const char *const merge_sql[] = {
+    "INSERT OR IGNORE INTO main.devices(uuid, name, cc_major, cc_minor, sm_count,"
+    " max_threads_per_sm, max_threads_per_block, regs_per_sm, smem_per_sm, l2_bytes, mem_bytes,"
+    " sm_clock_khz, mem_clock_khz, mem_bus_bits, driver_version, runtime_version)"
+    " SELECT uuid, name, cc_major, cc_minor, sm_count, max_threads_per_sm, max_threads_per_block,"
+    " regs_per_sm, smem_per_sm, l2_bytes, mem_bytes, sm_clock_khz, mem_clock_khz, mem_bus_bits,"
+    " driver_version, runtime_version FROM other.devices ORDER BY uuid",
+
+    "INSERT OR IGNORE INTO main.runs(device_id, started_at, finished_at, space, space_hash,"
+    " strategy, seed, backend, copy_gbps, tuner_version)"
+    " SELECT md.id, r.started_at, r.finished_at, r.space, r.space_hash, r.strategy, r.seed,"
+    " r.backend, r.copy_gbps, r.tuner_version FROM other.runs r"
+    " JOIN other.devices od ON od.id = r.device_id JOIN main.devices md ON md.uuid = od.uuid"
+    " ORDER BY od.uuid, r.started_at",
+
+    "INSERT OR IGNORE INTO main.problems(op, dtype, shape, elements, bytes, size_key)"
+    " SELECT op, dtype, shape, elements, bytes, size_key FROM other.problems"
+    " ORDER BY op, dtype, shape",
+
+    "INSERT OR IGNORE INTO main.configs(text) SELECT text FROM other.configs ORDER BY text",
+
+    "INSERT OR IGNORE INTO main.evaluations(run_id, device_id, problem_id, config_id, kernel_hash,"
+    " status, error, median_us, min_us, max_us, mean_us, stddev_us, ci_lo_us, ci_hi_us, n_runs,"
+    " gbps, frac_copy, seq, created_at)"
+    " SELECT mr.id, md.id, mp.id, mc.id, e.kernel_hash, e.status, e.error, e.median_us, e.min_us,"
+    " e.max_us, e.mean_us, e.stddev_us, e.ci_lo_us, e.ci_hi_us, e.n_runs, e.gbps, e.frac_copy,"
+    " e.seq, e.created_at FROM other.evaluations e"
+    " JOIN other.runs r ON r.id = e.run_id JOIN other.devices rd ON rd.id = r.device_id"
+    " JOIN other.devices od ON od.id = e.device_id JOIN other.problems op ON op.id = e.problem_id"
+    " JOIN other.configs oc ON oc.id = e.config_id"
+    " JOIN main.devices mrd ON mrd.uuid = rd.uuid"
+    " JOIN main.runs mr ON mr.device_id = mrd.id AND mr.started_at = r.started_at"
+    " JOIN main.devices md ON md.uuid = od.uuid"
+    " JOIN main.problems mp ON mp.op = op.op AND mp.dtype = op.dtype AND mp.shape = op.shape"
+    " JOIN main.configs mc ON mc.text = oc.text"
+    " ORDER BY od.uuid, op.op, op.dtype, op.shape, oc.text, e.kernel_hash",
+
+    /* SQLite computes the whole SELECT before inserting when it reads the target table, so the
+     * NOT EXISTS sees main.samples as it was before this statement. */
+    "INSERT OR IGNORE INTO main.samples(evaluation_id, idx, us)"
+    " SELECT me.id, s.idx, s.us FROM other.samples s"
+    " JOIN other.evaluations e ON e.id = s.evaluation_id"
+    " JOIN other.devices od ON od.id = e.device_id JOIN other.problems op ON op.id = e.problem_id"
+    " JOIN other.configs oc ON oc.id = e.config_id"
+    " JOIN main.devices md ON md.uuid = od.uuid"
+    " JOIN main.problems mp ON mp.op = op.op AND mp.dtype = op.dtype AND mp.shape = op.shape"
+    " JOIN main.configs mc ON mc.text = oc.text"
+    " JOIN main.evaluations me ON me.device_id = md.id AND me.problem_id = mp.id"
+    "  AND me.config_id = mc.id AND me.kernel_hash = e.kernel_hash"
+    "  AND me.created_at = e.created_at"
+    " WHERE NOT EXISTS (SELECT 1 FROM main.samples ms WHERE ms.evaluation_id = me.id)",
+
+    "INSERT OR IGNORE INTO main.peers(device_id, problem_id, library, median_us, min_us, mean_us,"
+    " stddev_us, ci_lo_us, ci_hi_us, n_runs, gbps, frac_copy, copy_gbps, created_at)"
+    " SELECT md.id, mp.id, pe.library, pe.median_us, pe.min_us, pe.mean_us, pe.stddev_us,"
+    " pe.ci_lo_us, pe.ci_hi_us, pe.n_runs, pe.gbps, pe.frac_copy, pe.copy_gbps, pe.created_at"
+    " FROM other.peers pe JOIN other.devices od ON od.id = pe.device_id"
+    " JOIN other.problems op ON op.id = pe.problem_id JOIN main.devices md ON md.uuid = od.uuid"
+    " JOIN main.problems mp ON mp.op = op.op AND mp.dtype = op.dtype AND mp.shape = op.shape"
+    " ORDER BY od.uuid, op.op, op.dtype, op.shape, pe.library",
+};
+
+int db_merge(db *d, const char *other_path, char *err, size_t len)
+{
+    sqlite3_stmt *st = NULL;
+    db *check = NULL;
+    int attached = 0, in_tx = 0, ret = -1;
+    if (db_path_is_dump(other_path))
+        return db_import(d, other_path, err, len);
+    /* Opening it on its own first gives the clear refusals (not SQLite, not ours, newer). */
+    if (db_open_readonly(other_path, &check, err, len) < 0)
+        return -1;
+    db_close(check);
+    if (sqlite3_prepare_v2(d->h, "ATTACH DATABASE ?1 AS other", -1, &st, NULL) != SQLITE_OK) {
+        db_fail(d, err, len, "merging");
+        goto done;
+    }
+    sqlite3_bind_text(st, 1, other_path, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_DONE) {
+        db_errf(d, err, len, "merging '%s': %s", other_path, sqlite3_errmsg(d->h));
+        goto done;
+    }
+    attached = 1;
+    if (db_begin(d, err, len) < 0)
+        goto done;
+    in_tx = 1;
+    for (size_t i = 0; i < sizeof merge_sql / sizeof merge_sql[0]; i++)
+        if (db_exec(d, merge_sql[i], err, len) < 0)
+            goto done;
+    if (db_commit(d, err, len) < 0)
+        goto done;
+    ret = 0;
+done:
+    if (ret < 0 && in_tx)
+        db_rollback(d);
+    if (attached)
+        sqlite3_exec(d->h, "DETACH DATABASE other", NULL, NULL, NULL);
+    sqlite3_finalize(st);
+    return ret;
+}
+
+/* ---- check ---- */
+
+/* One invariant: a query returning the number of offending rows, and what they are. */
+typedef struct db_invariant {
+    const char *count_sql;
+    const char *what;
+} db_invariant;
+
+static const db_invariant db_invariants[] = {
+    {"SELECT count(*) FROM evaluations e WHERE status = 'ok'"
+     " AND NOT EXISTS (SELECT 1 FROM samples s WHERE s.evaluation_id = e.id)",
+     "ok evaluation(s) without samples"},
+    {"SELECT count(*) FROM evaluations e WHERE status <> 'ok'"
+     " AND EXISTS (SELECT 1 FROM samples s WHERE s.evaluation_id = e.id)",
+     "evaluation(s) not ok but with samples"},
+    {"SELECT count(*) FROM evaluations e WHERE status = 'ok'"
+     " AND n_runs <> (SELECT count(*) FROM samples s WHERE s.evaluation_id = e.id)",
+     "ok evaluation(s) whose n_runs differs from their number of samples"},
+    {"SELECT count(*) FROM (SELECT evaluation_id FROM samples GROUP BY evaluation_id"
+     " HAVING min(idx) <> 0 OR max(idx) <> count(*) - 1)",
+     "evaluation(s) whose sample indexes are not 0..n-1"},
+    {"SELECT count(*) FROM evaluations e JOIN runs r ON r.id = e.run_id"
+     " WHERE r.device_id <> e.device_id",
+     "evaluation(s) whose run is on another device"},
+    {"SELECT count(*) FROM (SELECT 1 FROM devices GROUP BY uuid HAVING count(*) > 1)",
+     "duplicate device uuid(s)"},
+    {"SELECT count(*) FROM (SELECT 1 FROM runs GROUP BY device_id, started_at"
+     " HAVING count(*) > 1)",
+     "duplicate run(s)"},
+    {"SELECT count(*) FROM (SELECT 1 FROM problems GROUP BY op, dtype, shape"
+     " HAVING count(*) > 1)",
+     "duplicate problem(s)"},
+    {"SELECT count(*) FROM (SELECT 1 FROM configs GROUP BY text HAVING count(*) > 1)",
+     "duplicate config(s)"},
+    {"SELECT count(*) FROM (SELECT 1 FROM evaluations"
+     " GROUP BY device_id, problem_id, config_id, kernel_hash HAVING count(*) > 1)",
+     "duplicate evaluation(s)"},
+    {"SELECT count(*) FROM (SELECT 1 FROM peers GROUP BY device_id, problem_id, library"
+     " HAVING count(*) > 1)",
+     "duplicate peer row(s)"},
+};
+
+/* Appends "; " and text to the report in err. */
+static void report_add(char *err, size_t len, int *n_problems, const char *text)
+{
+    size_t used = strlen(err);
+    if (used + 1 < len)
+        snprintf(err + used, len - used, "%s%s", *n_problems ? "; " : "", text);
+    (*n_problems)++;
+}
+
+/* Runs a query whose first column of each row names a problem; "ok" rows are fine. Returns the
+ * number of problem rows, or -1. */
+static int check_pragma(db *d, const char *sql, const char *label, char *err, size_t len,
+                        int *n_problems)
+{
+    sqlite3_stmt *st = NULL;
+    int rc, found = 0;
+    char line[512];
+    if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *s = (const char *)sqlite3_column_text(st, 0);
+        if (s && strcmp(s, "ok") == 0)
+            continue;
+        if (found++ < 3) {
+            snprintf(line, sizeof line, "%s: %s", label, s ? s : "(null)");
+            report_add(err, len, n_problems, line);
+        }
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? found : -1;
+}
+
+int db_check(db *d, char *err, size_t len)
+{
+    sqlite3_stmt *st = NULL;
+    char report[4096] = "", line[512];
+    int n_problems = 0, ret = -1;
+    if (sqlite3_prepare_v2(d->h, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW) {
+        db_fail(d, err, len, "checking");
+        goto done;
+    }
+    if (sqlite3_column_int(st, 0) != DB_SCHEMA_VERSION) {
+        snprintf(line, sizeof line, "schema version %d, expected %d", sqlite3_column_int(st, 0),
+                 DB_SCHEMA_VERSION);
+        report_add(report, sizeof report, &n_problems, line);
+    }
+    if (check_pragma(d, "PRAGMA integrity_check", "integrity", report, sizeof report,
+                     &n_problems) < 0 ||
+        check_pragma(d, "SELECT printf('%s row %d has no %s row', \"table\", rowid, parent)"
+                        " FROM pragma_foreign_key_check",
+                     "foreign key", report, sizeof report, &n_problems) < 0) {
+        db_fail(d, err, len, "checking");
+        goto done;
+    }
+    for (size_t i = 0; i < sizeof db_invariants / sizeof db_invariants[0]; i++) {
+        sqlite3_finalize(st);
+        st = NULL;
+        if (sqlite3_prepare_v2(d->h, db_invariants[i].count_sql, -1, &st, NULL) != SQLITE_OK ||
+            sqlite3_step(st) != SQLITE_ROW) {
+            db_fail(d, err, len, "checking");
+            goto done;
+        }
+        if (sqlite3_column_int64(st, 0) > 0) {
+            snprintf(line, sizeof line, "%lld %s", (long long)sqlite3_column_int64(st, 0),
+                     db_invariants[i].what);
+            report_add(report, sizeof report, &n_problems, line);
+        }
+    }
+    if (n_problems) {
+        db_errf(d, err, len, "check failed: %s", report);
+        ret = 1;
+    } else {
+        ret = 0;
+    }
+done:
+    sqlite3_finalize(st);
+    return ret;
+}

@@ -1,0 +1,202 @@
+/* db_query.c: what readers ask of the database: the stored devices, the recorded evaluation of a
+ * config (the replay backend), a device's copy bandwidth, and the `best` view joined with device
+ * attributes (`tuner best`, `tuner header`). */
+#include "db_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+    const unsigned char *s = sqlite3_column_text(st, i);
+    return s ? (const char *)s : "";
+}
+
+int db_each_device(db *d, int (*fn)(void *ctx, int64_t id, const device_info *dev), void *ctx)
+{
+    static const char sql[] =
+        "SELECT id, uuid, name, cc_major, cc_minor, sm_count, max_threads_per_sm,"
+        " max_threads_per_block, regs_per_sm, smem_per_sm, l2_bytes, mem_bytes, sm_clock_khz,"
+        " mem_clock_khz, mem_bus_bits, driver_version, runtime_version FROM devices ORDER BY id";
+    sqlite3_stmt *st = NULL;
+    int rc, ret = -1;
+    if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK)
+        goto done;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        device_info dev;
+        memset(&dev, 0, sizeof dev);
+        snprintf(dev.uuid, sizeof dev.uuid, "%s", col_text(st, 1));
+        snprintf(dev.name, sizeof dev.name, "%s", col_text(st, 2));
+        dev.cc_major = sqlite3_column_int(st, 3);
+        dev.cc_minor = sqlite3_column_int(st, 4);
+        dev.sm_count = sqlite3_column_int(st, 5);
+        dev.max_threads_per_sm = sqlite3_column_int(st, 6);
+        dev.max_threads_per_block = sqlite3_column_int(st, 7);
+        dev.regs_per_sm = sqlite3_column_int(st, 8);
+        dev.smem_per_sm = sqlite3_column_int64(st, 9);
+        dev.l2_bytes = sqlite3_column_int64(st, 10);
+        dev.mem_bytes = sqlite3_column_int64(st, 11);
+        dev.sm_clock_khz = sqlite3_column_int(st, 12);
+        dev.mem_clock_khz = sqlite3_column_int(st, 13);
+        dev.mem_bus_bits = sqlite3_column_int(st, 14);
+        dev.driver_version = sqlite3_column_int(st, 15);
+        dev.runtime_version = sqlite3_column_int(st, 16);
+        if (fn(ctx, sqlite3_column_int64(st, 0), &dev)) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    if (rc == SQLITE_DONE)
+        ret = 0;
+done:
+    sqlite3_finalize(st);
+    return ret;
+}
+
+/* Reads the samples of evaluation id into out (malloc'd; eval_result_clear frees). */
+static int db_find_samples(db *d, int64_t id, eval_result *out)
+{
+    sqlite3_stmt *st = db_stmt(d, DB_STMT_FIND_SAMPLES);
+    int rc, cap = 0, ret = -1;
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (out->n_samples == cap) {
+            int ncap = cap ? 2 * cap : 64;
+            double *p = realloc(out->samples, (size_t)ncap * sizeof *p);
+            if (!p)
+                goto done;
+            out->samples = p;
+            cap = ncap;
+        }
+        out->samples[out->n_samples++] = sqlite3_column_double(st, 0);
+    }
+    if (rc == SQLITE_DONE)
+        ret = 0;
+done:
+    sqlite3_reset(st);
+    return ret;
+}
+
+/* On -1, out->error says why. out is overwritten: clear it first if it holds samples. */
+int db_find_evaluation(db *d, const char *device_uuid, const char *op, const char *dtype,
+                       const char *shape, const char *config, eval_result *out)
+{
+    sqlite3_stmt *st = db_stmt(d, DB_STMT_FIND_EVAL);
+    int rc, status, ret = -1;
+    int64_t id;
+    memset(out, 0, sizeof *out);
+    if (!st) {
+        return db_fail(d, out->error, sizeof out->error, "finding the evaluation");
+    }
+    sqlite3_bind_text(st, 1, device_uuid, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, op, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, dtype, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, shape, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, config, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE) {
+        ret = 0;
+        goto done;
+    }
+    if (rc != SQLITE_ROW) {
+        db_fail(d, out->error, sizeof out->error, "finding the evaluation");
+        goto done;
+    }
+    id = sqlite3_column_int64(st, 0);
+    status = eval_status_parse(col_text(st, 1));
+    if (status < 0 || status >= EVAL_UNRECORDED) {
+        db_errf(d, out->error, sizeof out->error, "evaluation %lld: unknown status '%s'",
+                (long long)id, col_text(st, 1));
+        goto done;
+    }
+    out->status = (eval_status)status;
+    snprintf(out->error, sizeof out->error, "%s", col_text(st, 2));
+    out->stats.n = sqlite3_column_int(st, 3);
+    out->stats.median = sqlite3_column_double(st, 4);
+    out->stats.min = sqlite3_column_double(st, 5);
+    out->stats.max = sqlite3_column_double(st, 6);
+    out->stats.mean = sqlite3_column_double(st, 7);
+    out->stats.stddev = sqlite3_column_double(st, 8);
+    out->stats.ci_lo = sqlite3_column_double(st, 9);
+    out->stats.ci_hi = sqlite3_column_double(st, 10);
+    sqlite3_reset(st);
+    if (db_find_samples(d, id, out) < 0) {
+        free(out->samples);
+        out->samples = NULL;
+        out->n_samples = 0;
+        db_fail(d, out->error, sizeof out->error, "reading samples");
+        goto done;
+    }
+    ret = 1;
+done:
+    sqlite3_reset(st);
+    return ret;
+}
+
+double db_device_copy_gbps(db *d, const char *device_uuid)
+{
+    static const char sql[] =
+        "SELECT r.copy_gbps FROM runs r JOIN devices d ON d.id = r.device_id "
+        "WHERE d.uuid = ?1 AND r.copy_gbps > 0 ORDER BY r.started_at DESC LIMIT 1";
+    sqlite3_stmt *st = NULL;
+    double gbps = 0;
+    if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, device_uuid, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            gbps = sqlite3_column_double(st, 0);
+    }
+    sqlite3_finalize(st);
+    return gbps;
+}
+
+/* The device filter matches the device's name or its uuid. Several cards of one model share the
+ * name: each gets its rows, ordered by uuid after the documented keys. */
+int db_each_best(db *d, const char *device, const char *op, const char *dtype,
+                 int (*fn)(void *ctx, const best_row *row), void *ctx)
+{
+    static const char sql[] =
+        "SELECT b.device, b.device_uuid, b.op, b.dtype, b.shape, b.config, b.size_key,"
+        " dv.cc_major, dv.cc_minor, dv.sm_count, b.median_us, b.gbps, b.frac_copy "
+        "FROM best b JOIN devices dv ON dv.id = b.device_id "
+        "WHERE (?1 IS NULL OR b.device = ?1 OR b.device_uuid = ?1)"
+        " AND (?2 IS NULL OR b.op = ?2) AND (?3 IS NULL OR b.dtype = ?3) "
+        "ORDER BY b.device, b.op, b.dtype, b.size_key, b.shape, b.device_uuid";
+    sqlite3_stmt *st = NULL;
+    int rc, ret = -1;
+    if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK)
+        goto done;
+    if (device)
+        sqlite3_bind_text(st, 1, device, -1, SQLITE_STATIC);
+    if (op)
+        sqlite3_bind_text(st, 2, op, -1, SQLITE_STATIC);
+    if (dtype)
+        sqlite3_bind_text(st, 3, dtype, -1, SQLITE_STATIC);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        best_row row;
+        row.device = col_text(st, 0);
+        row.device_uuid = col_text(st, 1);
+        row.op = col_text(st, 2);
+        row.dtype = col_text(st, 3);
+        row.shape = col_text(st, 4);
+        row.config = col_text(st, 5);
+        row.size_key = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1
+                                                                  : sqlite3_column_int64(st, 6);
+        row.cc_major = sqlite3_column_int(st, 7);
+        row.cc_minor = sqlite3_column_int(st, 8);
+        row.sm_count = sqlite3_column_int(st, 9);
+        row.median_us = sqlite3_column_double(st, 10);
+        row.gbps = sqlite3_column_double(st, 11);
+        row.frac_copy = sqlite3_column_double(st, 12);
+        if (fn(ctx, &row)) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    if (rc == SQLITE_DONE)
+        ret = 0;
+done:
+    sqlite3_finalize(st);
+    return ret;
+}

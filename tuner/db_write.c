@@ -1,0 +1,308 @@
+/* db_write.c: what the run loop writes. Devices and problems are upserted by natural key (the row
+ * describes the device or problem as the tuner sees it now); runs get a unique start time;
+ * db_put_evaluation stores one evaluation with its config and every sample in one transaction, so
+ * a run killed at any moment loses at most the evaluation in flight. */
+#include "db_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Steps a statement that returns one id (INSERT ... RETURNING id or SELECT id). */
+static int db_step_id(db *d, sqlite3_stmt *st, int64_t *id, const char *what, char *err,
+                      size_t len)
+{
+    if (sqlite3_step(st) != SQLITE_ROW)
+        return db_fail(d, err, len, what);
+    *id = sqlite3_column_int64(st, 0);
+    return 0;
+}
+
+int db_put_device(db *d, const device_info *dev, int64_t *device_id, char *err, size_t len)
+{
+    static const char sql[] =
+        "INSERT INTO devices(uuid, name, cc_major, cc_minor, sm_count, max_threads_per_sm,"
+        " max_threads_per_block, regs_per_sm, smem_per_sm, l2_bytes, mem_bytes, sm_clock_khz,"
+        " mem_clock_khz, mem_bus_bits, driver_version, runtime_version)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
+        " ON CONFLICT(uuid) DO UPDATE SET name = excluded.name, cc_major = excluded.cc_major,"
+        " cc_minor = excluded.cc_minor, sm_count = excluded.sm_count,"
+        " max_threads_per_sm = excluded.max_threads_per_sm,"
+        " max_threads_per_block = excluded.max_threads_per_block,"
+        " regs_per_sm = excluded.regs_per_sm, smem_per_sm = excluded.smem_per_sm,"
+        " l2_bytes = excluded.l2_bytes, mem_bytes = excluded.mem_bytes,"
+        " sm_clock_khz = excluded.sm_clock_khz, mem_clock_khz = excluded.mem_clock_khz,"
+        " mem_bus_bits = excluded.mem_bus_bits, driver_version = excluded.driver_version,"
+        " runtime_version = excluded.runtime_version"
+        " RETURNING id";
+    sqlite3_stmt *st = NULL;
+    int ret = -1;
+    if (!dev->uuid[0])
+        return db_errf(d, err, len, "device '%s' has no uuid", dev->name);
+    if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK) {
+        db_fail(d, err, len, "storing the device");
+        goto done;
+    }
+    sqlite3_bind_text(st, 1, dev->uuid, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, dev->name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 3, dev->cc_major);
+    sqlite3_bind_int(st, 4, dev->cc_minor);
+    sqlite3_bind_int(st, 5, dev->sm_count);
+    sqlite3_bind_int(st, 6, dev->max_threads_per_sm);
+    sqlite3_bind_int(st, 7, dev->max_threads_per_block);
+    sqlite3_bind_int(st, 8, dev->regs_per_sm);
+    sqlite3_bind_int64(st, 9, dev->smem_per_sm);
+    sqlite3_bind_int64(st, 10, dev->l2_bytes);
+    sqlite3_bind_int64(st, 11, dev->mem_bytes);
+    sqlite3_bind_int(st, 12, dev->sm_clock_khz);
+    sqlite3_bind_int(st, 13, dev->mem_clock_khz);
+    sqlite3_bind_int(st, 14, dev->mem_bus_bits);
+    sqlite3_bind_int(st, 15, dev->driver_version);
+    sqlite3_bind_int(st, 16, dev->runtime_version);
+    ret = db_step_id(d, st, device_id, "storing the device", err, len);
+done:
+    sqlite3_finalize(st);
+    return ret;
+}
+
+static void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
+{
+    if (s)
+        sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+int db_begin_run(db *d, int64_t device_id, const run_info *info, int64_t *run_id, char *err,
+                 size_t len)
+{
+    static const char sql[] =
+        "INSERT INTO runs(device_id, started_at, space, space_hash, strategy, seed, backend,"
+        " copy_gbps, tuner_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id";
+    sqlite3_stmt *st = NULL;
+    char started[32];
+    int64_t ms = db_now_ms();
+    int ret = -1;
+    if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK) {
+        db_fail(d, err, len, "starting the run");
+        goto done;
+    }
+    /* started_at is part of the run's natural key: a run that starts in the same millisecond as
+     * another on the same device takes the next free millisecond. */
+    for (int attempt = 0; attempt < 1000; attempt++, ms++) {
+        db_format_time(ms, started, sizeof started);
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, device_id);
+        sqlite3_bind_text(st, 2, started, -1, SQLITE_TRANSIENT);
+        bind_text_or_null(st, 3, info->space ? info->space : "");
+        bind_text_or_null(st, 4, info->space_hash ? info->space_hash : "");
+        bind_text_or_null(st, 5, info->strategy ? info->strategy : "");
+        sqlite3_bind_int64(st, 6, (sqlite3_int64)info->seed);
+        bind_text_or_null(st, 7, info->backend ? info->backend : "");
+        if (info->copy_gbps > 0)
+            sqlite3_bind_double(st, 8, info->copy_gbps);
+        else
+            sqlite3_bind_null(st, 8);
+        bind_text_or_null(st, 9, info->tuner_version ? info->tuner_version : "");
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            *run_id = sqlite3_column_int64(st, 0);
+            ret = 0;
+            goto done;
+        }
+        if (rc != SQLITE_CONSTRAINT_UNIQUE) {
+            db_fail(d, err, len, "starting the run");
+            goto done;
+        }
+    }
+    db_errf(d, err, len, "starting the run: no free start time near %s", started);
+done:
+    sqlite3_finalize(st);
+    return ret;
+}
+
+int db_end_run(db *d, int64_t run_id, char *err, size_t len)
+{
+    sqlite3_stmt *st = NULL;
+    char now[32];
+    int ret = -1;
+    db_format_time(db_now_ms(), now, sizeof now);
+    if (sqlite3_prepare_v2(d->h, "UPDATE runs SET finished_at = ?1 WHERE id = ?2", -1, &st,
+                           NULL) != SQLITE_OK) {
+        db_fail(d, err, len, "finishing the run");
+        goto done;
+    }
+    sqlite3_bind_text(st, 1, now, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, run_id);
+    if (sqlite3_step(st) != SQLITE_DONE) {
+        db_fail(d, err, len, "finishing the run");
+        goto done;
+    }
+    if (sqlite3_changes(d->h) != 1) {
+        db_errf(d, err, len, "finishing the run: no run with id %lld", (long long)run_id);
+        goto done;
+    }
+    ret = 0;
+done:
+    sqlite3_finalize(st);
+    return ret;
+}
+
+int db_put_problem(db *d, const char *op, const char *dtype, const char *shape, int64_t elements,
+                   int64_t bytes, int64_t size_key, int64_t *problem_id, char *err, size_t len)
+{
+    static const char sql[] =
+        "INSERT INTO problems(op, dtype, shape, elements, bytes, size_key)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+        " ON CONFLICT(op, dtype, shape) DO UPDATE SET elements = excluded.elements,"
+        " bytes = excluded.bytes, size_key = excluded.size_key"
+        " RETURNING id";
+    sqlite3_stmt *st = NULL;
+    int ret = -1;
+    if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK) {
+        db_fail(d, err, len, "storing the problem");
+        goto done;
+    }
+    sqlite3_bind_text(st, 1, op, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, dtype, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, shape, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 4, elements);
+    sqlite3_bind_int64(st, 5, bytes);
+    if (size_key >= 0)
+        sqlite3_bind_int64(st, 6, size_key);
+    else
+        sqlite3_bind_null(st, 6);
+    ret = db_step_id(d, st, problem_id, "storing the problem", err, len);
+done:
+    sqlite3_finalize(st);
+    return ret;
+}
+
+int db_has_evaluation(db *d, int64_t device_id, int64_t problem_id, const char *config,
+                      const char *kernel_hash)
+{
+    sqlite3_stmt *st = db_stmt(d, DB_STMT_HAS_EVAL);
+    int rc;
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, device_id);
+    sqlite3_bind_int64(st, 2, problem_id);
+    sqlite3_bind_text(st, 3, config, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, kernel_hash, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The config's id, inserting the config when new; inside the caller's transaction. */
+static int db_config_id(db *d, const char *config, int64_t *id, char *err, size_t len)
+{
+    sqlite3_stmt *st = db_stmt(d, DB_STMT_PUT_CONFIG);
+    int rc;
+    if (!st)
+        return db_fail(d, err, len, "storing the config");
+    sqlite3_bind_text(st, 1, config, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return db_fail(d, err, len, "storing the config");
+    st = db_stmt(d, DB_STMT_GET_CONFIG);
+    if (!st)
+        return db_fail(d, err, len, "storing the config");
+    sqlite3_bind_text(st, 1, config, -1, SQLITE_STATIC);
+    rc = db_step_id(d, st, id, "storing the config", err, len);
+    sqlite3_reset(st);
+    return rc;
+}
+
+/* Binds the evaluation row (parameters of DB_STMT_PUT_EVAL from 5 on) for result r. */
+static void bind_evaluation(sqlite3_stmt *st, const char *kernel_hash, const eval_result *r,
+                            int64_t bytes, double copy_gbps, int64_t seq, const char *created)
+{
+    int ok = r->status == EVAL_OK;
+    const sample_stats *s = &r->stats;
+    sqlite3_bind_text(st, 5, kernel_hash, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, eval_status_name(r->status), -1, SQLITE_STATIC);
+    bind_text_or_null(st, 7, r->error[0] ? r->error : NULL);
+    if (ok) {
+        const double times[7] = {s->median, s->min, s->max, s->mean, s->stddev, s->ci_lo,
+                                 s->ci_hi};
+        double gbps = (double)bytes / (s->median * 1e3);
+        for (int i = 0; i < 7; i++)
+            sqlite3_bind_double(st, 8 + i, times[i]);
+        sqlite3_bind_int(st, 15, s->n);
+        if (bytes > 0)
+            sqlite3_bind_double(st, 16, gbps);
+        if (bytes > 0 && copy_gbps > 0)
+            sqlite3_bind_double(st, 17, gbps / copy_gbps);
+    } else {
+        sqlite3_bind_int(st, 15, 0);
+    }
+    sqlite3_bind_int64(st, 18, seq);
+    sqlite3_bind_text(st, 19, created, -1, SQLITE_TRANSIENT);
+}
+
+static int db_put_samples(db *d, int64_t eval_id, const eval_result *r, char *err, size_t len)
+{
+    for (int i = 0; i < r->n_samples; i++) {
+        sqlite3_stmt *st = db_stmt(d, DB_STMT_PUT_SAMPLE);
+        int rc;
+        if (!st)
+            return db_fail(d, err, len, "storing samples");
+        sqlite3_bind_int64(st, 1, eval_id);
+        sqlite3_bind_int(st, 2, i);
+        sqlite3_bind_double(st, 3, r->samples[i]);
+        rc = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (rc != SQLITE_DONE)
+            return db_fail(d, err, len, "storing samples");
+    }
+    return 0;
+}
+
+int db_put_evaluation(db *d, int64_t run_id, int64_t device_id, int64_t problem_id,
+                      const char *config, const char *kernel_hash, const eval_result *r,
+                      int64_t bytes, double copy_gbps, int64_t seq, char *err, size_t len)
+{
+    sqlite3_stmt *st;
+    int64_t config_id = 0;
+    char created[32];
+    int rc;
+    if (r->status < 0 || r->status >= EVAL_UNRECORDED)
+        return db_errf(d, err, len, "config '%s': status %d is not stored", config,
+                       (int)r->status);
+    if (r->status == EVAL_OK && (r->n_samples < 1 || !r->samples || !(r->stats.median > 0)))
+        return db_errf(d, err, len, "config '%s': an ok result needs samples and a median > 0",
+                       config);
+    db_format_time(db_now_ms(), created, sizeof created);
+    if (db_begin(d, err, len) < 0)
+        return -1;
+    if (db_config_id(d, config, &config_id, err, len) < 0)
+        goto fail;
+    st = db_stmt(d, DB_STMT_PUT_EVAL);
+    if (!st) {
+        db_fail(d, err, len, "storing the evaluation");
+        goto fail;
+    }
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int64(st, 2, device_id);
+    sqlite3_bind_int64(st, 3, problem_id);
+    sqlite3_bind_int64(st, 4, config_id);
+    bind_evaluation(st, kernel_hash, r, bytes, copy_gbps, seq, created);
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    /* A UNIQUE conflict is the natural key already stored: that row stays as it is. Any other
+     * constraint (CHECK, NOT NULL, foreign key) is an error, hence no OR IGNORE. */
+    if (rc != SQLITE_DONE && rc != SQLITE_CONSTRAINT_UNIQUE) {
+        db_fail(d, err, len, "storing the evaluation");
+        goto fail;
+    }
+    if (rc == SQLITE_DONE && r->status == EVAL_OK &&
+        db_put_samples(d, sqlite3_last_insert_rowid(d->h), r, err, len) < 0)
+        goto fail;
+    if (db_commit(d, err, len) < 0)
+        goto fail;
+    return 0;
+fail:
+    db_rollback(d);
+    return -1;
+}
