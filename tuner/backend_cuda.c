@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -263,9 +264,13 @@ static int worker_start(cuda_backend *cb, char *err, size_t len)
         goto fail;
     }
     if (pid == 0) {
-        /* Child: only async-signal-safe calls until exec. Dies with the parent. */
+        /* Child: only async-signal-safe calls until exec. Dies with the parent. No core file:
+         * a GPU process's core is huge and useless, and dumping it would outlast the watchdog
+         * (a crash would read as a timeout). */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(126);
+        struct rlimit no_core = { 0, 0 };
+        setrlimit(RLIMIT_CORE, &no_core);
         if (dup2(sv[1], 0) < 0 || dup2(sv[1], 1) < 0 || dup2(ep[1], 2) < 0) _exit(126);
         execv(cb->exe, argv);
         static const char msg[] = "tuner worker: exec failed: ";

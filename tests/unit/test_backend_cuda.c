@@ -3,9 +3,12 @@
  * worker protocol and, depending on the config it is asked for, answers, hangs, crashes, exits or
  * talks nonsense. Checks the device line, the cached copy bandwidth, watchdog timeouts, crash and
  * exit reports with the last stderr line, restarts, protocol errors, a worker that cannot start,
- * and that close leaves no child behind. */
+ * and that close leaves no child behind. Last, the default executable (/proc/self/exe: this test,
+ * which runs the real worker_main when called as `__worker N`) opens the real device, or says
+ * clearly that there is none. */
 #include "check.h"
 #include "../../tuner/backend.h"
+#include "../../tuner/worker.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -283,8 +286,29 @@ static void test_no_device(void)
     problem_clear(&p);
 }
 
-int main(void)
+/* The real worker through the default path: a GPU's description, or "no CUDA device found". */
+static void test_real_worker(void)
 {
+    char err[1024] = "";
+    backend *b = backend_cuda_open(0, NULL, err, sizeof err);
+    CHECK(b != NULL);
+    if (!b) return;
+    device_info d;
+    if (b->vt->device(b, &d, err, sizeof err) == 0) {
+        CHECK(strncmp(d.uuid, "GPU-", 4) == 0 && strlen(d.uuid) == 40);
+        CHECK(d.sm_count > 0 && d.l2_bytes > 0 && d.mem_bytes > 0 && d.cc_major >= 5);
+        CHECK(d.sm_clock_khz > 0 && d.mem_clock_khz > 0 && d.mem_bus_bits > 0);
+        CHECK(d.runtime_version > 0 && d.driver_version > 0);
+    } else {
+        CHECK(strncmp(err, "no CUDA device found (cudaGetDeviceCount: ", 42) == 0);
+    }
+    b->vt->close(b);
+    CHECK(no_children());
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "__worker") == 0) return worker_main(atoi(argv[2]));
     snprintf(dir, sizeof dir, "/tmp/test_backend_cuda.XXXXXX");
     if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
     snprintf(script, sizeof script, "%s/fake-tuner", dir);
@@ -298,6 +322,7 @@ int main(void)
 
     test_lifecycle();
     test_no_device();
+    test_real_worker();
 
     unlink(script);
     unlink(logpath);
