@@ -1,0 +1,344 @@
+/* elementwise.cu: the elementwise family (OneFlow's template), y[i] = op(inputs[i]).
+ *
+ * Ops: relu    y = x > 0 || x != x ? x : 0   (NaN propagates, as torch.relu; -0 gives +0)
+ *      gelu    y = 0.5 x (1 + erf(x / sqrt 2))   (exact form; float math for every dtype)
+ *      mul     y = a * b          add  y = a + b          fma  out = x * y + z
+ * Dtypes: f32, f16 (__half), bf16 (__nv_bfloat16). relu and gelu compute in float and round once;
+ * mul, add and fma use the native 16-bit instructions, paired (__hmul2, __hadd2, __hfma2) when a
+ * pack holds two or more elements.
+ * Parameters (tk_elementwise_config_space):
+ *   block_size  32..1024, multiple of 32 (launch time; default 256)
+ *   waves       >= 1 (launch time; the space lists 1..1024; default 32): grid_stride grid cap
+ *   pack_size   1, 2, 4, 8 elements with pack_size * sizeof(T) <= 16 (compile time; default
+ *               16 bytes: f32 4, f16/bf16 8)
+ *   loop        grid_stride (a loop over packs, grid from launch.cuh's waves rule) or one_shot
+ *               (no loop: one thread per pack) (compile time)
+ * Each launch checks that every pointer is aligned to the pack; if one is not, it runs the
+ * pack_size = 1 instantiation of the same op and loop instead. The last n % pack_size elements
+ * (the tail) are done by the first threads of the grid in the same launch. Indices are 64-bit.
+ *
+ * Order: device helpers (op functors, pack application), kernels, launchers, public entry points
+ * and the config space. */
+#include <cstdint>
+#include <cstring>
+#include <cuda_runtime_api.h>
+#include "dtype.cuh"
+#include "launch.cuh"
+#include "pack.cuh"
+#include "tunekit.h"
+#include "tuned_lookup.h"
+
+namespace {
+
+using tk::Pack;
+
+/* ---- device helpers: the ops ---------------------------------------------------------------
+ * Each op is a functor with operator() on one element; kPaired ops also have pair() on the
+ * 16-bit types' two-lane types, used when a pack has two or more elements. */
+
+struct ReluOp {
+    static constexpr bool kPaired = false;
+    template <typename T>
+    __device__ __forceinline__ T operator()(T x) const
+    {
+        const float f = tk::to_float(x);
+        return tk::from_float<T>(f > 0.0f || f != f ? f : 0.0f);
+    }
+};
+
+struct GeluOp {
+    static constexpr bool kPaired = false;
+    template <typename T>
+    __device__ __forceinline__ T operator()(T x) const
+    {
+        const float f = tk::to_float(x);
+        return tk::from_float<T>(0.5f * f * (1.0f + erff(f * 0.707106781186547524f)));
+    }
+};
+
+struct MulOp {
+    static constexpr bool kPaired = true;
+    __device__ __forceinline__ float operator()(float a, float b) const { return a * b; }
+    template <typename T>
+    __device__ __forceinline__ T operator()(T a, T b) const { return __hmul(a, b); }
+    template <typename P>
+    __device__ __forceinline__ P pair(P a, P b) const { return __hmul2(a, b); }
+};
+
+struct AddOp {
+    static constexpr bool kPaired = true;
+    __device__ __forceinline__ float operator()(float a, float b) const { return a + b; }
+    template <typename T>
+    __device__ __forceinline__ T operator()(T a, T b) const { return __hadd(a, b); }
+    template <typename P>
+    __device__ __forceinline__ P pair(P a, P b) const { return __hadd2(a, b); }
+};
+
+struct FmaOp {
+    static constexpr bool kPaired = true;
+    __device__ __forceinline__ float operator()(float x, float y, float z) const
+    {
+        return fmaf(x, y, z);
+    }
+    template <typename T>
+    __device__ __forceinline__ T operator()(T x, T y, T z) const { return __hfma(x, y, z); }
+    template <typename P>
+    __device__ __forceinline__ P pair(P x, P y, P z) const { return __hfma2(x, y, z); }
+};
+
+/* out = op applied to the packs in... element by element, or two elements at a time through
+ * op.pair for the paired ops on 16-bit types. */
+template <int N, typename Op, typename T, typename... In>
+__device__ __forceinline__ Pack<T, N> apply_pack(const Op &op, const In &...in)
+{
+    Pack<T, N> out;
+    if constexpr (Op::kPaired && tk::kIs16BitFloat<T> && N >= 2) {
+#pragma unroll
+        for (int k = 0; k < N; k += 2) {
+            const tk::Paired<T> r = op.pair(tk::make_pair(in.elem[k], in.elem[k + 1])...);
+            out.elem[k] = tk::low(r);
+            out.elem[k + 1] = tk::high(r);
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < N; k++)
+            out.elem[k] = op(in.elem[k]...);
+    }
+    return out;
+}
+
+/* ---- kernels --------------------------------------------------------------------------------
+ * y[0 .. n_packs * N) in packs of N, then the tail y[tail_start .. tail_start + n_tail)
+ * (n_tail < N) one element per thread by the grid's first threads. kOneShot: one pack per
+ * thread, no loop (the grid covers every pack); else a grid-stride loop. */
+template <int N, bool kOneShot, typename Op, typename T, typename... In>
+__global__ void __launch_bounds__(tk::kMaxBlockSize)
+    elementwise_kernel(Op op, int64_t n_packs, int64_t tail_start, int n_tail, T *y,
+                       const In *...in)
+{
+    const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if constexpr (kOneShot) {
+        if (tid < n_packs)
+            tk::store_pack<T, N>(y + tid * N, apply_pack<N, Op, T>(op, tk::load_pack<T, N>(in + tid * N)...));
+    } else {
+        const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+        for (int64_t i = tid; i < n_packs; i += stride)
+            tk::store_pack<T, N>(y + i * N, apply_pack<N, Op, T>(op, tk::load_pack<T, N>(in + i * N)...));
+    }
+    if (tid < n_tail) y[tail_start + tid] = op(in[tail_start + tid]...);
+}
+
+/* ---- launchers ------------------------------------------------------------------------------ */
+
+/* Launches the N-element-pack instantiation of op for n (> 0) elements. */
+template <int N, typename Op, typename T, typename... In>
+tk_status launch_packed(const Op &op, int64_t n, const tk_elementwise_config &c,
+                        cudaStream_t stream, T *y, const In *...in)
+{
+    const int64_t n_packs = n / N;
+    const int n_tail = static_cast<int>(n - n_packs * N);
+    const int64_t n_units = n_packs + (n_tail > 0 ? 1 : 0);
+    unsigned grid = 0;
+    tk_status st = tk::grid_size(c.loop, n_units, c.block_size, c.waves, &grid);
+    if (st != TK_OK) return st;
+    if (c.loop == TK_LOOP_ONE_SHOT)
+        elementwise_kernel<N, true, Op, T, In...>
+            <<<grid, c.block_size, 0, stream>>>(op, n_packs, n_packs * N, n_tail, y, in...);
+    else
+        elementwise_kernel<N, false, Op, T, In...>
+            <<<grid, c.block_size, 0, stream>>>(op, n_packs, n_packs * N, n_tail, y, in...);
+    return cudaGetLastError() == cudaSuccess ? TK_OK : TK_ERR_LAUNCH;
+}
+
+/* Whether c is a config the library has a variant for, with elements of elem_size bytes. */
+bool config_supported(const tk_elementwise_config &c, size_t elem_size)
+{
+    const bool pack_ok = (c.pack_size == 1 || c.pack_size == 2 || c.pack_size == 4 ||
+                          c.pack_size == 8) &&
+                         static_cast<size_t>(c.pack_size) * elem_size <=
+                             static_cast<size_t>(tk::kMaxPackBytes);
+    return pack_ok && c.block_size >= 32 && c.block_size <= tk::kMaxBlockSize &&
+           c.block_size % 32 == 0 && c.waves >= 1 &&
+           (c.loop == TK_LOOP_GRID_STRIDE || c.loop == TK_LOOP_ONE_SHOT);
+}
+
+/* Picks the pack instantiation: c.pack_size when every pointer is aligned to it, else 1. */
+template <typename Op, typename T, typename... In>
+tk_status launch_op(const Op &op, int64_t n, const tk_elementwise_config &c, cudaStream_t stream,
+                    T *y, const In *...in)
+{
+    const size_t bytes = static_cast<size_t>(c.pack_size) * sizeof(T);
+    const bool aligned = tk::is_aligned(y, bytes) && (tk::is_aligned(in, bytes) && ...);
+    const int pack = aligned ? c.pack_size : 1;
+    switch (pack) {
+    case 2: return launch_packed<2>(op, n, c, stream, y, in...);
+    case 4: return launch_packed<4>(op, n, c, stream, y, in...);
+    case 8:
+        if constexpr (tk::kPackFits<T, 8>) return launch_packed<8>(op, n, c, stream, y, in...);
+        return TK_ERR_UNSUPPORTED_CONFIG;
+    default: return launch_packed<1>(op, n, c, stream, y, in...);
+    }
+}
+
+/* ---- config space and resolution ------------------------------------------------------------ */
+
+/* Parameter order of the space (canonical: sorted by name); tk_config_parse fills values[]
+ * in this order. */
+enum { P_BLOCK_SIZE, P_LOOP, P_PACK_SIZE, P_WAVES, P_COUNT };
+
+const int64_t kPackSizes[] = {1, 2, 4, 8};
+const char *const kLoops[] = {"grid_stride", "one_shot"};
+const tk_param_desc kParams[P_COUNT] = {
+    {"block_size", 0, 0, nullptr, nullptr, 32, tk::kMaxBlockSize, 32, 256},
+    {"loop", 1, 2, nullptr, kLoops, 0, 0, 0, TK_LOOP_GRID_STRIDE},
+    {"pack_size", 1, 4, kPackSizes, nullptr, 0, 0, 0, 4},
+    {"waves", 0, 0, nullptr, nullptr, 1, 1024, 1, 32},
+};
+const tk_config_space kSpace = {"elementwise", P_COUNT, kParams};
+
+/* The op names the tuner and the generated header use; these literals are the cache keys of
+ * tk_tuned_values, so every lookup passes one of them. */
+const char kRelu[] = "elementwise.relu";
+const char kGelu[] = "elementwise.gelu";
+const char kMul[] = "elementwise.mul";
+const char kAdd[] = "elementwise.add";
+const char kFma[] = "elementwise.fma";
+
+tk_elementwise_config config_from_values(const int64_t *v)
+{
+    tk_elementwise_config c;
+    c.block_size = static_cast<int>(v[P_BLOCK_SIZE]);
+    c.loop = static_cast<tk_loop>(v[P_LOOP]);
+    c.pack_size = static_cast<int>(v[P_PACK_SIZE]);
+    c.waves = static_cast<int>(v[P_WAVES]);
+    return c;
+}
+
+/* The config a call uses: *given when not NULL, else the tuned entry for (op_name, dtype, n), else
+ * the default. A tuned entry the library cannot run (a stale header) also gives the default.
+ * dtype must be valid. */
+tk_elementwise_config resolve_config(const char *op_name, tk_dtype dtype, int64_t n,
+                                     const tk_elementwise_config *given)
+{
+    if (given) return *given;
+    const int64_t *v = tk_tuned_values(&kSpace, op_name, tk_dtype_name(dtype), n);
+    if (v) {
+        const tk_elementwise_config c = config_from_values(v);
+        if (config_supported(c, tk_dtype_size(dtype))) return c;
+    }
+    return tk_elementwise_default_config(dtype);
+}
+
+bool dtype_valid(tk_dtype d) { return d == TK_F32 || d == TK_F16 || d == TK_BF16; }
+
+/* The shared front of the entry points: argument checks, config resolution and check.
+ * Returns TK_OK with *c set when there is work to launch; *done = true when n == 0. */
+tk_status prepare_call(const char *op_name, tk_dtype dtype, int64_t n, bool pointers_ok,
+                       const tk_elementwise_config *config, tk_elementwise_config *c, bool *done)
+{
+    if (!dtype_valid(dtype) || n < 0 || (n > 0 && !pointers_ok)) return TK_ERR_INVALID_ARGUMENT;
+    if (config && !config_supported(*config, tk_dtype_size(dtype)))
+        return TK_ERR_UNSUPPORTED_CONFIG;
+    *done = n == 0;
+    if (*done) return TK_OK;
+    *c = resolve_config(op_name, dtype, n, config);
+    return TK_OK;
+}
+
+} // namespace
+
+/* ---- public entry points -------------------------------------------------------------------- */
+
+extern "C" {
+
+const tk_config_space *tk_elementwise_config_space(void) { return &kSpace; }
+
+tk_elementwise_config tk_elementwise_default_config(tk_dtype dtype)
+{
+    tk_elementwise_config c;
+    c.block_size = static_cast<int>(kParams[P_BLOCK_SIZE].default_value);
+    c.waves = static_cast<int>(kParams[P_WAVES].default_value);
+    c.loop = static_cast<tk_loop>(kParams[P_LOOP].default_value);
+    const size_t size = tk_dtype_size(dtype);
+    c.pack_size = size ? static_cast<int>(tk::kMaxPackBytes / size)
+                       : static_cast<int>(kParams[P_PACK_SIZE].default_value);
+    return c;
+}
+
+tk_status tk_elementwise_config_from_text(const char *text, tk_elementwise_config *out)
+{
+    if (!text || !out) return TK_ERR_INVALID_ARGUMENT;
+    int64_t v[P_COUNT];
+    const tk_status st = tk_config_parse(&kSpace, text, v);
+    if (st != TK_OK) return st;
+    *out = config_from_values(v);
+    return TK_OK;
+}
+
+tk_status tk_elementwise_tuned_config(const char *op, tk_dtype dtype, int64_t n,
+                                      tk_elementwise_config *out)
+{
+    static const char *const names[] = {kRelu, kGelu, kMul, kAdd, kFma};
+    if (!op || !out || !dtype_valid(dtype) || n < 0) return TK_ERR_INVALID_ARGUMENT;
+    for (const char *name : names) {
+        if (std::strcmp(op, name) == 0) {
+            *out = resolve_config(name, dtype, n, nullptr);
+            return TK_OK;
+        }
+    }
+    return TK_ERR_INVALID_ARGUMENT;
+}
+
+tk_status tk_elementwise_unary(tk_unary_op op, tk_dtype dtype, int64_t n, const void *x, void *y,
+                               const tk_elementwise_config *config, cudaStream_t stream)
+{
+    if (op != TK_RELU && op != TK_GELU) return TK_ERR_INVALID_ARGUMENT;
+    tk_elementwise_config c;
+    bool done = false;
+    tk_status st = prepare_call(op == TK_RELU ? kRelu : kGelu, dtype, n, x && y, config, &c, &done);
+    if (st != TK_OK || done) return st;
+    return tk::dispatch_dtype(dtype, [&](auto tag) {
+        using T = decltype(tag);
+        const T *xs = static_cast<const T *>(x);
+        T *ys = static_cast<T *>(y);
+        if (op == TK_RELU) return launch_op(ReluOp{}, n, c, stream, ys, xs);
+        return launch_op(GeluOp{}, n, c, stream, ys, xs);
+    });
+}
+
+tk_status tk_elementwise_binary(tk_binary_op op, tk_dtype dtype, int64_t n, const void *a,
+                                const void *b, void *y, const tk_elementwise_config *config,
+                                cudaStream_t stream)
+{
+    if (op != TK_MUL && op != TK_ADD) return TK_ERR_INVALID_ARGUMENT;
+    tk_elementwise_config c;
+    bool done = false;
+    tk_status st =
+        prepare_call(op == TK_MUL ? kMul : kAdd, dtype, n, a && b && y, config, &c, &done);
+    if (st != TK_OK || done) return st;
+    return tk::dispatch_dtype(dtype, [&](auto tag) {
+        using T = decltype(tag);
+        const T *as = static_cast<const T *>(a);
+        const T *bs = static_cast<const T *>(b);
+        T *ys = static_cast<T *>(y);
+        if (op == TK_MUL) return launch_op(MulOp{}, n, c, stream, ys, as, bs);
+        return launch_op(AddOp{}, n, c, stream, ys, as, bs);
+    });
+}
+
+tk_status tk_elementwise_fma(tk_dtype dtype, int64_t n, const void *x, const void *y,
+                             const void *z, void *out, const tk_elementwise_config *config,
+                             cudaStream_t stream)
+{
+    tk_elementwise_config c;
+    bool done = false;
+    tk_status st = prepare_call(kFma, dtype, n, x && y && z && out, config, &c, &done);
+    if (st != TK_OK || done) return st;
+    return tk::dispatch_dtype(dtype, [&](auto tag) {
+        using T = decltype(tag);
+        return launch_op(FmaOp{}, n, c, stream, static_cast<T *>(out), static_cast<const T *>(x),
+                         static_cast<const T *>(y), static_cast<const T *>(z));
+    });
+}
+
+} // extern "C"

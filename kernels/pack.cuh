@@ -1,0 +1,51 @@
+/* pack.cuh: THE aligned pack type of the kernel library and its load/store helpers. A Pack<T, N>
+ * is N elements of T aligned to their total size, so one load or store of a pack is one vector
+ * memory access (N * sizeof(T) <= 16 bytes: up to 128-bit LDG/STG). Every family that reads or
+ * writes contiguous data in vectors (elementwise, reduce, upsample, relu mask) uses this type;
+ * callers check pointer alignment with tk::is_aligned first and fall back to N = 1 otherwise. */
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace tk {
+
+/* The widest pack any kernel uses, in bytes (one 128-bit access). */
+constexpr int kMaxPackBytes = 16;
+
+template <typename T, int N>
+struct alignas(sizeof(T) * N) Pack {
+    static_assert(N >= 1 && (N & (N - 1)) == 0, "pack size must be a power of two");
+    static_assert(sizeof(T) * N <= kMaxPackBytes, "a pack is at most 16 bytes");
+    T elem[N];
+};
+
+/* The largest pack size (elements) for T: 16 bytes / sizeof(T). */
+template <typename T>
+constexpr int kMaxPackSize = kMaxPackBytes / static_cast<int>(sizeof(T));
+
+/* Whether N elements of T form a supported pack (power of two, at most 16 bytes). */
+template <typename T, int N>
+constexpr bool kPackFits =
+    N >= 1 && (N & (N - 1)) == 0 && sizeof(T) * N <= static_cast<size_t>(kMaxPackBytes);
+
+/* True when p is aligned to `bytes` (a power of two). NULL counts as aligned. */
+__host__ __device__ inline bool is_aligned(const void *p, size_t bytes)
+{
+    return (reinterpret_cast<uintptr_t>(p) & (bytes - 1)) == 0;
+}
+
+/* Loads the pack starting at p (p must be aligned to the pack: see is_aligned). */
+template <typename T, int N>
+__device__ __forceinline__ Pack<T, N> load_pack(const T *p)
+{
+    return *reinterpret_cast<const Pack<T, N> *>(p);
+}
+
+/* Stores v to the pack starting at p (p must be aligned to the pack). */
+template <typename T, int N>
+__device__ __forceinline__ void store_pack(T *p, const Pack<T, N> &v)
+{
+    *reinterpret_cast<Pack<T, N> *>(p) = v;
+}
+
+} // namespace tk
