@@ -27,11 +27,11 @@ LDLIBS := -L$(CUDA_HOME)/lib64 $(B)/libtunekit.a -lcudart_static $(DEPLIBS) -lst
 
 TUNER_SRC   := $(sort $(wildcard tuner/*.c tuner/ops/*.c))
 TUNER_CU    := $(sort $(wildcard tuner/*.cu tuner/ops/*.cu))
-TUNER_OBJ   := $(patsubst %.c,$(B)/%.o,$(TUNER_SRC)) $(patsubst %.cu,$(B)/%.o,$(TUNER_CU))
-TUNER_LIB_OBJ := $(filter-out $(B)/tuner/main.o,$(TUNER_OBJ))
+TUNER_OBJ   := $(patsubst %.c,$(B)/obj/%.o,$(TUNER_SRC)) $(patsubst %.cu,$(B)/obj/%.o,$(TUNER_CU))
+TUNER_LIB_OBJ := $(filter-out $(B)/obj/tuner/main.o,$(TUNER_OBJ))
 KERNEL_CU   := $(sort $(wildcard kernels/*.cu))
 KERNEL_C    := $(sort $(wildcard kernels/*.c))
-KERNEL_OBJ  := $(patsubst %.cu,$(B)/%.o,$(KERNEL_CU)) $(patsubst %.c,$(B)/%.o,$(KERNEL_C))
+KERNEL_OBJ  := $(patsubst %.cu,$(B)/obj/%.o,$(KERNEL_CU)) $(patsubst %.c,$(B)/obj/%.o,$(KERNEL_C))
 UNIT_SRC    := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN    := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 GPU_SRC     := $(sort $(wildcard tests/gpu/*.cu))
@@ -67,16 +67,16 @@ $(B)/gen/kernel_hash.h: $(KERNEL_CU) $(KERNEL_SHARED) | $(B)/.deps-ok
 	   echo '    { 0, 0 }'; echo '};'; } > $@.tmp && mv $@.tmp $@
 
 # ---- objects ----
-$(B)/tuner/%.o: tuner/%.c $(GEN) | $(B)/.deps-ok
+$(B)/obj/tuner/%.o: tuner/%.c $(GEN) | $(B)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
-$(B)/tuner/%.o: tuner/%.cu $(GEN) | $(B)/.deps-ok
+$(B)/obj/tuner/%.o: tuner/%.cu $(GEN) | $(B)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -Ikernels -c $< -o $@
-$(B)/kernels/%.o: kernels/%.cu | $(B)/.deps-ok
+$(B)/obj/kernels/%.o: kernels/%.cu | $(B)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
-$(B)/kernels/%.o: kernels/%.c | $(B)/.deps-ok
+$(B)/obj/kernels/%.o: kernels/%.c | $(B)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -86,8 +86,8 @@ $(B)/libtunekit.a: $(KERNEL_OBJ)
 $(B)/libtuner.a: $(TUNER_LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
-$(B)/tuner: $(B)/tuner/main.o $(B)/libtuner.a $(B)/libtunekit.a
-	$(CC) -o $@ $(B)/tuner/main.o $(B)/libtuner.a $(LDLIBS)
+$(B)/tuner: $(B)/obj/tuner/main.o $(B)/libtuner.a $(B)/libtunekit.a
+	$(CC) -o $@ $(B)/obj/tuner/main.o $(B)/libtuner.a $(LDLIBS)
 
 # ---- tests ----
 $(B)/tests/%: tests/unit/%.c tests/unit/check.h $(B)/libtuner.a $(B)/libtunekit.a $(GEN)
