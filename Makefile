@@ -92,7 +92,7 @@ $(B)/tuner: $(B)/obj/tuner/main.o $(B)/libtuner.a $(B)/libtunekit.a
 # ---- tests ----
 $(B)/tests/%: tests/unit/%.c tests/unit/check.h $(B)/libtuner.a $(B)/libtunekit.a $(GEN)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(B)/libtuner.a $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests/unit -Ituner -Ikernels -o $@ $< $(B)/libtuner.a $(LDLIBS)
 $(B)/tests/gpu/%: tests/gpu/%.cu $(B)/libtunekit.a
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -Ikernels -o $@ $< $(B)/libtunekit.a
