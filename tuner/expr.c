@@ -473,8 +473,8 @@ static int parse_primary(parser *p)
             return -1;
         if (p->tok.kind != T_RPAREN) {
             char buf[64];
-            return fail(p, p->tok.start, "expected ')' to close the '(' at offset %d, found %s",
-                        t.start, token_desc(p, buf, sizeof buf));
+            return fail(p, p->tok.start, "unclosed '(': expected ')', found %s",
+                        token_desc(p, buf, sizeof buf));
         }
         if (advance(p) < 0)
             return -1;

@@ -95,6 +95,11 @@ static int get_int(loader *L, const ynode *n, const char *where, int64_t *out)
     if (is_int_scalar(n, out))
         return 0;
     char buf[128];
+    if (n->kind == YNODE_SCALAR && !n->quoted) {
+        size_t sign = n->text[0] == '-' || n->text[0] == '+';
+        if (n->len > sign && strspn(n->text + sign, "0123456789") == n->len - sign)
+            return fail_at(L, n, "%s: %.60s does not fit in a 64-bit integer", where, n->text);
+    }
     return fail_at(L, n, "%s: expected an integer, found %s", where,
                    node_desc(n, buf, sizeof buf));
 }
