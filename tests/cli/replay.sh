@@ -24,8 +24,14 @@ same "unrecorded configs reported" "$(printf '%s\n' "$out" | grep -o '[0-9]* not
 q='select op, dtype, shape, config from best order by op, dtype, shape'
 same "winners equal the fixture's" "$(sql $T/a.db "$q")" "$(sql $T/fx.db "$q")"
 same "tuner best agrees with the best view" \
-     "$($TUNER best --db $T/a.db --format csv | tail -n +2 | awk -F'",' '{print $0}' | cut -d, -f2-5 | tr -d '"' | sort)" \
-     "$(sql $T/a.db 'select op, dtype, shape, config from best' | tr '|' ',' | sort)"
+     "$($TUNER best --db $T/a.db --format csv | python3 -c 'import csv,sys
+rows=list(csv.reader(sys.stdin))[1:]
+print("\n".join(sorted("|".join(r[1:5]) for r in rows)))')" \
+     "$(sql $T/a.db 'select op, dtype, shape, config from best' | sort)"
+same "tuner best --format json agrees" \
+     "$($TUNER best --db $T/a.db --format json | python3 -c 'import json,sys
+print("\n".join(sorted("|".join((r["op"],r["dtype"],r["shape"],r["config"])) for r in json.load(sys.stdin))))')" \
+     "$(sql $T/a.db 'select op, dtype, shape, config from best' | sort)"
 
 check "export" $TUNER db export --db $T/a.db -o $T/a.sql
 check "header from the export" $TUNER header -o $T/h.h $T/a.sql -q
@@ -34,10 +40,10 @@ while IFS='|' read -r op dt size cfg; do
     grep -qF "{ \"$op\", \"$dt\", $size, \"$cfg\" }" $T/h.h || { missing=$((missing + 1)); echo "not in header: $op $dt $size $cfg"; }
 done < <(sql $T/a.db 'select op, dtype, size_key, config from best where size_key is not null')
 same "header holds every winner" "$missing" "0"
-same "header entry count" "$(grep -o 'TK_TUNED_N_ENTRIES [0-9]*' $T/h.h)" \
+same "header entry count" "$(grep -o 'TK_TUNED_N_ENTRIES [0-9][0-9]*' $T/h.h)" \
      "TK_TUNED_N_ENTRIES $(sql $T/a.db 'select count(*) from best where size_key is not null')"
-check "header compiles" gcc -std=c17 -Wall -Wextra -Werror -fsyntax-only -include stdint.h -Ikernels \
-     -I/usr/local/cuda/include -x c $T/h.h
+printf '#include "%s"\nint main(void) { return tk_tuned_entries[0].size > 0 ? 0 : 1; }\n' "$T/h.h" > $T/use_header.c
+check "header compiles" gcc -std=c17 -Wall -Wextra -Werror -fsyntax-only -Ikernels -I/usr/local/cuda/include $T/use_header.c
 
 out=$($TUNER run $SP --backend replay:$FX --db $T/a.db 2>&1)
 same "second run resumes everything" "$(printf '%s\n' "$out" | grep -o '0 evaluated.*already in')" \
