@@ -74,7 +74,7 @@ __global__ void __launch_bounds__(kCheckBlock)
 template <typename T>
 __global__ void __launch_bounds__(kCheckBlock)
     first_bad_kernel(const T *out, const double *ref, int64_t n, double rtol, double atol,
-                     int64_t seg, int r, int64_t *idx, double *got, double *exp, int *counts)
+                     int64_t seg, int r, int64_t *idx, double *got, double *expected, int *counts)
 {
     __shared__ int warp_bad[kCheckBlock / 32];
     __shared__ int found;
@@ -103,7 +103,7 @@ __global__ void __launch_bounds__(kCheckBlock)
         if (bad && before < r) {
             idx[slot0 + before] = i;
             got[slot0 + before] = g;
-            exp[slot0 + before] = e;
+            expected[slot0 + before] = e;
         }
         __syncthreads();
         if (threadIdx.x == 0)

@@ -1,0 +1,534 @@
+/* elementwise_test.cu: GPU test of the elementwise family (kernels/elementwise.cu).
+ *
+ * For every op x dtype x pack_size x loop, block sizes {32, 96, 256, 1024}, waves {1, 7, 32},
+ * sizes {1, 7, 8191, 65537, 2^20 + 3} and pointer offsets {0, 1, 3} elements on every pointer
+ * (plus one case where only the last input is misaligned): random inputs, a poisoned output
+ * (0xff bytes: NaN in every dtype), results compared with a double-precision CPU reference
+ * computed from the dtype-rounded inputs (f32 rel 1e-6, gelu 2e-6; f16 rel 2^-10; bf16 rel
+ * 2^-7; gelu adds atol 1e-6, f16 adds one subnormal step 2^-24), and the elements just before
+ * and after the output range must still hold the poison. Then: relu's special values (NaN
+ * propagates), n > 2^31 (64-bit indexing), NULL-config calls against
+ * tk_elementwise_tuned_config, bad arguments, and the host overhead of a NULL config over an
+ * explicit one (10^5 calls each, median of 7; fails above 100 ns per call).
+ * Prints "N passed, N failed" last; exits non-zero on failure; skips without a GPU. */
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include "tk_check.h"
+#include "tuned_lookup.h"
+#include "tunekit.h"
+
+namespace {
+
+int g_passed = 0, g_failed = 0;
+
+/* Counts one check; prints the message of the first 40 failures. */
+void expect(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void expect(bool ok, const char *fmt, ...)
+{
+    if (ok) {
+        g_passed++;
+        return;
+    }
+    if (++g_failed <= 40) {
+        va_list ap;
+        va_start(ap, fmt);
+        std::fprintf(stderr, "FAIL: ");
+        std::vfprintf(stderr, fmt, ap);
+        std::fprintf(stderr, "\n");
+        va_end(ap);
+    }
+}
+
+enum OpId { RELU, GELU, MUL, ADD, FMA, N_OPS };
+const char *const kOpNames[N_OPS] = {"elementwise.relu", "elementwise.gelu", "elementwise.mul",
+                                     "elementwise.add", "elementwise.fma"};
+const int kArity[N_OPS] = {1, 1, 2, 2, 3};
+const tk_dtype kDtypes[] = {TK_F32, TK_F16, TK_BF16};
+const char *const kLoopNames[] = {"grid_stride", "one_shot"};
+
+double reference(OpId op, double a, double b, double c)
+{
+    switch (op) {
+    case RELU: return a > 0 || a != a ? a : 0.0;
+    case GELU: return 0.5 * a * (1.0 + std::erf(a / std::sqrt(2.0)));
+    case MUL: return a * b;
+    case ADD: return a + b;
+    case FMA: return a * b + c;
+    default: return NAN;
+    }
+}
+
+tk_status call_op(OpId op, tk_dtype dt, int64_t n, const void *const in[3], void *out,
+                  const tk_elementwise_config *cfg, cudaStream_t s)
+{
+    switch (op) {
+    case RELU: return tk_elementwise_unary(TK_RELU, dt, n, in[0], out, cfg, s);
+    case GELU: return tk_elementwise_unary(TK_GELU, dt, n, in[0], out, cfg, s);
+    case MUL: return tk_elementwise_binary(TK_MUL, dt, n, in[0], in[1], out, cfg, s);
+    case ADD: return tk_elementwise_binary(TK_ADD, dt, n, in[0], in[1], out, cfg, s);
+    default: return tk_elementwise_fma(dt, n, in[0], in[1], in[2], out, cfg, s);
+    }
+}
+
+void tolerance(OpId op, tk_dtype dt, double *rtol, double *atol)
+{
+    *rtol = dt == TK_F32 ? (op == GELU ? 2e-6 : 1e-6) : dt == TK_F16 ? 0x1p-10 : 0x1p-7;
+    *atol = (op == GELU ? 1e-6 : 0.0) + (dt == TK_F16 ? 0x1p-24 : 0.0);
+}
+
+bool close_enough(double got, double ref, double rtol, double atol)
+{
+    if (std::isnan(ref)) return std::isnan(got);
+    if (std::isinf(ref)) return got == ref;
+    return std::fabs(got - ref) <= atol + rtol * std::fabs(ref);
+}
+
+#define CUDA_OK(call)                                                                          \
+    do {                                                                                       \
+        cudaError_t e_ = (call);                                                               \
+        if (e_ != cudaSuccess) {                                                               \
+            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                  \
+                         cudaGetErrorString(e_));                                              \
+            std::exit(2);                                                                      \
+        }                                                                                      \
+    } while (0)
+
+constexpr int64_t kMaxN = (1 << 20) + 3;
+constexpr int64_t kGuard = 8;           /* poisoned elements checked after the output */
+constexpr int64_t kAlloc = kMaxN + 64;  /* elements per buffer: offsets and guard fit */
+
+/* Device buffers (3 inputs, 1 output) and their host mirrors for one op and dtype. */
+struct Buffers {
+    void *in[3] = {nullptr, nullptr, nullptr};
+    void *out = nullptr;
+    std::vector<double> host_in[3]; /* the inputs as the GPU holds them (dtype-rounded) */
+    unsigned char *host_out = nullptr; /* pinned, kAlloc * 4 bytes */
+};
+
+/* Fills the inputs of op with random values (relu/gelu in [-4, 4], others in [-2, 2]), rounds
+ * them to dtype and uploads them. */
+void fill_inputs(Buffers &b, OpId op, tk_dtype dt, std::mt19937_64 &rng)
+{
+    const double range = kArity[op] == 1 ? 4.0 : 2.0;
+    std::uniform_real_distribution<double> dist(-range, range);
+    const size_t es = tk_dtype_size(dt);
+    std::vector<double> raw(kAlloc);
+    std::vector<unsigned char> stored(kAlloc * es);
+    for (int k = 0; k < 3; k++) {
+        for (auto &v : raw)
+            v = dist(rng);
+        tk_host_from_double(dt, raw.data(), stored.data(), kAlloc);
+        b.host_in[k].resize(kAlloc);
+        tk_host_to_double(dt, stored.data(), b.host_in[k].data(), kAlloc);
+        CUDA_OK(cudaMemcpy(b.in[k], stored.data(), kAlloc * es, cudaMemcpyHostToDevice));
+    }
+}
+
+struct Variant {
+    int64_t in_off[3];
+    int64_t out_off;
+    const char *name;
+};
+
+/* Pointer offsets (elements): {0, 1, 3} on every pointer, and only the last input off by one. */
+std::vector<Variant> variants_for(OpId op)
+{
+    std::vector<Variant> v = {{{0, 0, 0}, 0, "offset 0"},
+                              {{1, 1, 1}, 1, "offset 1"},
+                              {{3, 3, 3}, 3, "offset 3"}};
+    Variant last = {{0, 0, 0}, 0, "last input +1"};
+    last.in_off[kArity[op] - 1] = 1;
+    v.push_back(last);
+    return v;
+}
+
+/* Checks the output of one launch (already copied to b.host_out, covering [0, out_off + n +
+ * kGuard) elements) against ref; returns an empty string or what went wrong. */
+std::string check_output(const Buffers &b, tk_dtype dt, int64_t n, int64_t out_off,
+                         const std::vector<double> &ref, double rtol, double atol,
+                         std::vector<double> &got)
+{
+    const size_t es = tk_dtype_size(dt);
+    char msg[256];
+    for (int64_t i = 0; i < out_off; i++)
+        for (size_t k = 0; k < es; k++)
+            if (b.host_out[i * es + k] != 0xff) {
+                std::snprintf(msg, sizeof msg, "wrote element %lld before the output",
+                              (long long)(i - out_off));
+                return msg;
+            }
+    for (int64_t i = out_off + n; i < out_off + n + kGuard; i++)
+        for (size_t k = 0; k < es; k++)
+            if (b.host_out[i * es + k] != 0xff) {
+                std::snprintf(msg, sizeof msg, "wrote element n + %lld after the output",
+                              (long long)(i - out_off - n));
+                return msg;
+            }
+    got.resize(n);
+    tk_host_to_double(dt, b.host_out + out_off * es, got.data(), n);
+    int64_t bad = 0, first = -1;
+    for (int64_t i = 0; i < n; i++)
+        if (!close_enough(got[i], ref[i], rtol, atol)) {
+            if (first < 0) first = i;
+            bad++;
+        }
+    if (bad) {
+        std::snprintf(msg, sizeof msg, "%lld bad elements, first [%lld] = %.9g, expected %.9g",
+                      (long long)bad, (long long)first, got[first], ref[first]);
+        return msg;
+    }
+    return "";
+}
+
+void test_all_configs(Buffers &b, cudaStream_t s)
+{
+    const int64_t sizes[] = {1, 7, 8191, 65537, kMaxN};
+    const int blocks[] = {32, 96, 256, 1024};
+    const int waves[] = {1, 7, 32};
+    const int packs[] = {1, 2, 4, 8};
+    std::mt19937_64 rng(20240601);
+    std::vector<double> ref, got;
+    for (int op = 0; op < N_OPS; op++)
+        for (tk_dtype dt : kDtypes) {
+            fill_inputs(b, static_cast<OpId>(op), dt, rng);
+            const size_t es = tk_dtype_size(dt);
+            double rtol, atol;
+            tolerance(static_cast<OpId>(op), dt, &rtol, &atol);
+            int configs_ok = 0, configs_run = 0;
+            for (int64_t n : sizes)
+                for (const Variant &v : variants_for(static_cast<OpId>(op))) {
+                    ref.resize(n);
+                    for (int64_t i = 0; i < n; i++)
+                        ref[i] = reference(static_cast<OpId>(op), b.host_in[0][v.in_off[0] + i],
+                                           b.host_in[1][v.in_off[1] + i],
+                                           b.host_in[2][v.in_off[2] + i]);
+                    const void *in[3];
+                    for (int k = 0; k < 3; k++)
+                        in[k] = static_cast<const char *>(b.in[k]) + v.in_off[k] * es;
+                    void *out = static_cast<char *>(b.out) + v.out_off * es;
+                    const size_t copy_bytes = (v.out_off + n + kGuard) * es;
+                    for (int pack : packs) {
+                        if (pack * es > 16) continue;
+                        for (int loop = 0; loop < 2; loop++)
+                            for (int block : blocks)
+                                for (int w : waves) {
+                                    const tk_elementwise_config c = {block, w, pack,
+                                                                     static_cast<tk_loop>(loop)};
+                                    CUDA_OK(cudaMemsetAsync(b.out, 0xff, copy_bytes, s));
+                                    tk_status st = call_op(static_cast<OpId>(op), dt, n, in, out,
+                                                           &c, s);
+                                    std::string err;
+                                    if (st != TK_OK) {
+                                        err = std::string("status ") + tk_status_string(st);
+                                    } else {
+                                        CUDA_OK(cudaMemcpyAsync(b.host_out, b.out, copy_bytes,
+                                                                cudaMemcpyDeviceToHost, s));
+                                        CUDA_OK(cudaStreamSynchronize(s));
+                                        err = check_output(b, dt, n, v.out_off, ref, rtol, atol,
+                                                           got);
+                                    }
+                                    configs_run++;
+                                    configs_ok += err.empty();
+                                    expect(err.empty(),
+                                           "%s %s n=%lld %s block_size=%d waves=%d pack_size=%d "
+                                           "loop=%s: %s",
+                                           kOpNames[op], tk_dtype_name(dt), (long long)n, v.name,
+                                           block, w, pack, kLoopNames[loop], err.c_str());
+                                }
+                    }
+                }
+            std::printf("%-18s %-4s %5d / %5d configs ok\n", kOpNames[op], tk_dtype_name(dt),
+                        configs_ok, configs_run);
+        }
+}
+
+/* relu on NaN, infinities, signed zeros: NaN propagates (as torch.relu), -0 gives +0. */
+void test_relu_special(Buffers &b, cudaStream_t s)
+{
+    const double x[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0, -0.0, -1.5, 2.5, -1e-30};
+    const int n = sizeof x / sizeof x[0];
+    for (tk_dtype dt : kDtypes) {
+        const size_t es = tk_dtype_size(dt);
+        unsigned char in_bits[sizeof x / sizeof x[0] * 4], out_bits[sizeof x / sizeof x[0] * 4];
+        tk_host_from_double(dt, x, in_bits, n);
+        CUDA_OK(cudaMemcpy(b.in[0], in_bits, n * es, cudaMemcpyHostToDevice));
+        for (int pack : {1, 2, 4}) {
+            tk_elementwise_config c = tk_elementwise_default_config(dt);
+            c.pack_size = pack;
+            tk_status st = tk_elementwise_unary(TK_RELU, dt, n, b.in[0], b.out, &c, s);
+            CUDA_OK(cudaStreamSynchronize(s));
+            CUDA_OK(cudaMemcpy(out_bits, b.out, n * es, cudaMemcpyDeviceToHost));
+            double y[sizeof x / sizeof x[0]];
+            tk_host_to_double(dt, out_bits, y, n);
+            bool ok = st == TK_OK && std::isnan(y[0]) && std::isnan(y[1]) && y[2] == INFINITY &&
+                      y[3] == 0.0 && y[4] == 0.0 && !std::signbit(y[4]) && y[5] == 0.0 &&
+                      !std::signbit(y[5]) && y[6] == 0.0 && y[7] == 2.5 && y[8] == 0.0;
+            expect(ok, "relu special values %s pack %d", tk_dtype_name(dt), pack);
+        }
+    }
+}
+
+__global__ void fill_ramp_f16(__half *x, int64_t n)
+{
+    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        x[i] = __float2half(static_cast<float>(static_cast<int>(i % 2001) - 1000) * 0.25f);
+}
+
+/* n > 2^31 elements of f16: every variant must reach the last element with 64-bit indices.
+ * Checks three windows (start, around 2^31, end). Skipped when the GPU has too little memory. */
+void test_beyond_int32(cudaStream_t s)
+{
+    const int64_t n = (int64_t{1} << 31) + 37;
+    __half *x = nullptr, *y = nullptr;
+    if (cudaMalloc(&x, (n + 8) * sizeof(__half)) != cudaSuccess ||
+        cudaMalloc(&y, (n + 8) * sizeof(__half)) != cudaSuccess) {
+        cudaGetLastError();
+        cudaFree(x);
+        std::printf("n > 2^31: skipped (not enough GPU memory)\n");
+        return;
+    }
+    fill_ramp_f16<<<1024, 256, 0, s>>>(x, n + 8);
+    CUDA_OK(cudaGetLastError());
+    struct Case {
+        int pack, offset;
+        tk_loop loop;
+    } cases[] = {{8, 0, TK_LOOP_GRID_STRIDE}, {8, 0, TK_LOOP_ONE_SHOT},
+                 {1, 0, TK_LOOP_ONE_SHOT}, {4, 1, TK_LOOP_GRID_STRIDE}};
+    const int64_t win = 65536;
+    std::vector<__half> host(win);
+    for (const Case &k : cases) {
+        CUDA_OK(cudaMemsetAsync(y, 0xff, (n + 8) * sizeof(__half), s));
+        tk_elementwise_config c = {256, 32, k.pack, k.loop};
+        const int64_t len = n - k.offset;
+        const int64_t starts[] = {0, (int64_t{1} << 31) - win, len - win}; /* output elements */
+        tk_status st = tk_elementwise_unary(TK_RELU, TK_F16, len, x + k.offset, y + k.offset, &c, s);
+        CUDA_OK(cudaStreamSynchronize(s));
+        bool ok = st == TK_OK;
+        for (int64_t start : starts) {
+            CUDA_OK(cudaMemcpy(host.data(), y + k.offset + start, win * sizeof(__half),
+                               cudaMemcpyDeviceToHost));
+            for (int64_t j = 0; j < win && ok; j++) {
+                const int64_t i = k.offset + start + j;
+                const float xv = static_cast<float>(static_cast<int>(i % 2001) - 1000) * 0.25f;
+                ok = __half2float(host[j]) == (xv > 0 ? xv : 0.0f);
+            }
+        }
+        expect(ok, "relu f16 n = 2^31 + %lld pack %d loop %s offset %d", (long long)(len - (int64_t{1} << 31)),
+               k.pack, kLoopNames[k.loop], k.offset);
+    }
+    cudaFree(x);
+    cudaFree(y);
+}
+
+/* Elements of bytes[0 .. n * es) still holding the 0xff poison. */
+int64_t count_poisoned(const unsigned char *bytes, int64_t n, size_t es)
+{
+    int64_t poisoned = 0;
+    for (int64_t i = 0; i < n; i++) {
+        bool all = true;
+        for (size_t k = 0; k < es; k++)
+            all &= bytes[i * es + k] == 0xff;
+        poisoned += all;
+    }
+    return poisoned;
+}
+
+/* A NULL config runs exactly what tk_elementwise_tuned_config reports (same bits out), and with
+ * the committed empty header that is the default config. */
+void test_null_config(Buffers &b, cudaStream_t s)
+{
+    const int64_t sizes[] = {1, 8191, kMaxN};
+    std::vector<unsigned char> a(kAlloc * 4), c2(kAlloc * 4);
+    std::mt19937_64 rng(7);
+    for (tk_dtype dt : kDtypes) {
+        fill_inputs(b, MUL, dt, rng);
+        const size_t es = tk_dtype_size(dt);
+        for (int op = 0; op < N_OPS; op++)
+            for (int64_t n : sizes) {
+                tk_elementwise_config tuned;
+                tk_status st = tk_elementwise_tuned_config(kOpNames[op], dt, n, &tuned);
+                expect(st == TK_OK, "tuned_config %s %s", kOpNames[op], tk_dtype_name(dt));
+                if (tk_tuned_device_count() == 0) {
+                    const tk_elementwise_config d = tk_elementwise_default_config(dt);
+                    expect(std::memcmp(&d, &tuned, sizeof d) == 0,
+                           "empty header: tuned config of %s %s is not the default",
+                           kOpNames[op], tk_dtype_name(dt));
+                }
+                const void *in[3] = {b.in[0], b.in[1], b.in[2]};
+                CUDA_OK(cudaMemset(b.out, 0xff, n * es));
+                tk_status s1 = call_op(static_cast<OpId>(op), dt, n, in, b.out, nullptr, s);
+                CUDA_OK(cudaStreamSynchronize(s));
+                CUDA_OK(cudaMemcpy(a.data(), b.out, n * es, cudaMemcpyDeviceToHost));
+                CUDA_OK(cudaMemset(b.out, 0xff, n * es));
+                tk_status s2 = call_op(static_cast<OpId>(op), dt, n, in, b.out, &tuned, s);
+                CUDA_OK(cudaStreamSynchronize(s));
+                CUDA_OK(cudaMemcpy(c2.data(), b.out, n * es, cudaMemcpyDeviceToHost));
+                expect(s1 == TK_OK && s2 == TK_OK && count_poisoned(a.data(), n, es) == 0 &&
+                           std::memcmp(a.data(), c2.data(), n * es) == 0,
+                       "NULL config vs tuned config: %s %s n=%lld", kOpNames[op],
+                       tk_dtype_name(dt), (long long)n);
+            }
+    }
+}
+
+void test_bad_arguments(Buffers &b, cudaStream_t s)
+{
+    const tk_elementwise_config ok = tk_elementwise_default_config(TK_F32);
+    void *x = b.in[0], *y = b.out;
+    expect(tk_elementwise_unary(TK_RELU, TK_F32, -1, x, y, &ok, s) == TK_ERR_INVALID_ARGUMENT,
+           "n < 0");
+    expect(tk_elementwise_unary(TK_RELU, TK_F32, 5, nullptr, y, &ok, s) == TK_ERR_INVALID_ARGUMENT,
+           "NULL x");
+    expect(tk_elementwise_unary(TK_RELU, TK_F32, 5, x, nullptr, &ok, s) == TK_ERR_INVALID_ARGUMENT,
+           "NULL y");
+    expect(tk_elementwise_unary(static_cast<tk_unary_op>(9), TK_F32, 5, x, y, &ok, s) ==
+               TK_ERR_INVALID_ARGUMENT,
+           "bad unary op");
+    expect(tk_elementwise_unary(TK_GELU, static_cast<tk_dtype>(3), 5, x, y, &ok, s) ==
+               TK_ERR_INVALID_ARGUMENT,
+           "bad dtype");
+    expect(tk_elementwise_binary(static_cast<tk_binary_op>(-1), TK_F32, 5, x, x, y, &ok, s) ==
+               TK_ERR_INVALID_ARGUMENT,
+           "bad binary op");
+    expect(tk_elementwise_binary(TK_ADD, TK_F16, 5, x, nullptr, y, &ok, s) ==
+               TK_ERR_INVALID_ARGUMENT,
+           "NULL b");
+    expect(tk_elementwise_fma(TK_BF16, 5, x, x, nullptr, y, &ok, s) == TK_ERR_INVALID_ARGUMENT,
+           "NULL z");
+    expect(tk_elementwise_fma(TK_BF16, -3, x, x, x, y, nullptr, s) == TK_ERR_INVALID_ARGUMENT,
+           "fma n < 0");
+    /* n == 0: nothing to do, NULL pointers allowed */
+    expect(tk_elementwise_unary(TK_RELU, TK_F32, 0, nullptr, nullptr, nullptr, s) == TK_OK, "n == 0");
+    expect(tk_elementwise_fma(TK_F16, 0, nullptr, nullptr, nullptr, nullptr, &ok, s) == TK_OK,
+           "fma n == 0");
+    /* unsupported configs */
+    struct {
+        tk_elementwise_config c;
+        tk_dtype dt;
+        const char *what;
+    } bad[] = {
+        {{33, 32, 4, TK_LOOP_GRID_STRIDE}, TK_F32, "block_size 33"},
+        {{0, 32, 4, TK_LOOP_GRID_STRIDE}, TK_F32, "block_size 0"},
+        {{1056, 32, 4, TK_LOOP_GRID_STRIDE}, TK_F32, "block_size 1056"},
+        {{256, 0, 4, TK_LOOP_GRID_STRIDE}, TK_F32, "waves 0"},
+        {{256, -4, 4, TK_LOOP_GRID_STRIDE}, TK_F32, "waves -4"},
+        {{256, 32, 3, TK_LOOP_GRID_STRIDE}, TK_F32, "pack_size 3"},
+        {{256, 32, 8, TK_LOOP_GRID_STRIDE}, TK_F32, "pack_size 8 for f32"},
+        {{256, 32, 16, TK_LOOP_GRID_STRIDE}, TK_F16, "pack_size 16 for f16"},
+        {{256, 32, 4, static_cast<tk_loop>(2)}, TK_F32, "loop 2"},
+    };
+    for (auto &k : bad) {
+        expect(tk_elementwise_unary(TK_RELU, k.dt, 100, x, y, &k.c, s) == TK_ERR_UNSUPPORTED_CONFIG,
+               "unary with %s", k.what);
+        expect(tk_elementwise_binary(TK_MUL, k.dt, 100, x, x, y, &k.c, s) ==
+                   TK_ERR_UNSUPPORTED_CONFIG,
+               "binary with %s", k.what);
+        expect(tk_elementwise_fma(k.dt, 0, x, x, x, y, &k.c, s) == TK_ERR_UNSUPPORTED_CONFIG,
+               "fma n == 0 with %s", k.what);
+    }
+    tk_elementwise_config c;
+    expect(tk_elementwise_tuned_config("elementwise.foo", TK_F32, 10, &c) == TK_ERR_INVALID_ARGUMENT,
+           "tuned_config unknown op");
+    expect(tk_elementwise_tuned_config("mul", TK_F32, 10, &c) == TK_ERR_INVALID_ARGUMENT,
+           "tuned_config bare op name");
+    expect(tk_elementwise_tuned_config("elementwise.mul", static_cast<tk_dtype>(5), 10, &c) ==
+               TK_ERR_INVALID_ARGUMENT,
+           "tuned_config bad dtype");
+    expect(tk_elementwise_tuned_config("elementwise.mul", TK_F32, 10, nullptr) ==
+               TK_ERR_INVALID_ARGUMENT,
+           "tuned_config NULL out");
+    expect(cudaStreamSynchronize(s) == cudaSuccess && cudaGetLastError() == cudaSuccess,
+           "no CUDA error left behind by rejected calls");
+}
+
+/* Host time of `calls` launches of relu on one element, in batches that keep the launch queue
+ * short (the synchronisation between batches is not timed). Returns ns per call. */
+double time_calls(const tk_elementwise_config *cfg, void *x, void *y, cudaStream_t s, int calls)
+{
+    const int batch = 500;
+    double ns = 0;
+    for (int done = 0; done < calls; done += batch) {
+        auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < batch; i++)
+            tk_elementwise_unary(TK_RELU, TK_F32, 1, x, y, cfg, s);
+        auto t1 = std::chrono::steady_clock::now();
+        ns += std::chrono::duration<double, std::nano>(t1 - t0).count();
+        cudaStreamSynchronize(s);
+    }
+    return ns / calls;
+}
+
+void test_null_config_overhead(Buffers &b, cudaStream_t s)
+{
+    const int calls = 100000, reps = 7;
+    tk_elementwise_config explicit_cfg;
+    tk_elementwise_tuned_config("elementwise.relu", TK_F32, 1, &explicit_cfg);
+    time_calls(nullptr, b.in[0], b.out, s, 5000); /* warm up: first-call caches, the driver */
+    time_calls(&explicit_cfg, b.in[0], b.out, s, 5000);
+    std::vector<double> with_null, with_explicit;
+    for (int r = 0; r < reps; r++) {
+        with_null.push_back(time_calls(nullptr, b.in[0], b.out, s, calls));
+        with_explicit.push_back(time_calls(&explicit_cfg, b.in[0], b.out, s, calls));
+    }
+    std::sort(with_null.begin(), with_null.end());
+    std::sort(with_explicit.begin(), with_explicit.end());
+    const double mn = with_null[reps / 2], me = with_explicit[reps / 2];
+    std::printf("host time per call, n = 1: NULL config %.1f ns, explicit config %.1f ns, "
+                "difference %.1f ns (limit 100)\n",
+                mn, me, mn - me);
+    expect(mn - me <= 100.0, "NULL-config overhead %.1f ns per call exceeds 100 ns", mn - me);
+    CUDA_OK(cudaStreamSynchronize(s));
+    expect(cudaGetLastError() == cudaSuccess, "overhead loop left a CUDA error");
+}
+
+} // namespace
+
+int main()
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        std::printf("elementwise_test: no CUDA device, skipped\n");
+        std::printf("0 passed, 0 failed\n");
+        return 0;
+    }
+    cudaDeviceProp prop;
+    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+    std::printf("device: %s (sm_%d%d, %d SMs); tuned header: %d devices, %d entries\n", prop.name,
+                prop.major, prop.minor, prop.multiProcessorCount, tk_tuned_device_count(),
+                tk_tuned_entry_count());
+    cudaStream_t s;
+    CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    Buffers b;
+    for (int k = 0; k < 3; k++)
+        CUDA_OK(cudaMalloc(&b.in[k], kAlloc * 4));
+    CUDA_OK(cudaMalloc(&b.out, kAlloc * 4));
+    CUDA_OK(cudaMallocHost(&b.host_out, kAlloc * 4));
+
+    test_bad_arguments(b, s);
+    test_all_configs(b, s);
+    test_relu_special(b, s);
+    test_null_config(b, s);
+    test_null_config_overhead(b, s);
+    test_beyond_int32(s);
+
+    for (int k = 0; k < 3; k++)
+        cudaFree(b.in[k]);
+    cudaFree(b.out);
+    cudaFreeHost(b.host_out);
+    cudaStreamDestroy(s);
+    std::printf("%d passed, %d failed\n", g_passed, g_failed);
+    return g_failed ? 1 : 0;
+}
