@@ -282,6 +282,7 @@ static int db_configure(db *d, int writable, char *err, size_t len)
     return db_exec(d, "PRAGMA foreign_keys = ON", err, len);
 }
 
+/* *out is the caller's, closed with db_close (as for db_open_readonly and db_open_dumps). */
 int db_open(const char *path, int create, db **out, char *err, size_t len)
 {
     db_layout l;

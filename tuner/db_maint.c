@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Statements copying the attached database "other" into main, parents first. Every child row
  * finds its parents in main through the other database's natural keys. Samples go only to an
@@ -73,6 +74,15 @@ static const char *const merge_sql[] = {
     " ORDER BY od.uuid, op.op, op.dtype, op.shape, pe.library",
 };
 
+/* 1 when path is the file d has open as its main database. */
+static int db_is_same_file(db *d, const char *path)
+{
+    const char *mine = sqlite3_db_filename(d->h, "main");
+    struct stat a, b;
+    return mine && mine[0] && stat(mine, &a) == 0 && stat(path, &b) == 0 &&
+           a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int db_merge(db *d, const char *other_path, char *err, size_t len)
 {
     sqlite3_stmt *st = NULL;
@@ -84,6 +94,9 @@ int db_merge(db *d, const char *other_path, char *err, size_t len)
     if (db_open_readonly(other_path, &check, err, len) < 0)
         return -1;
     db_close(check);
+    /* A database merged into itself gains nothing (and would lock against itself). */
+    if (db_is_same_file(d, other_path))
+        return 0;
     if (sqlite3_prepare_v2(d->h, "ATTACH DATABASE ?1 AS other", -1, &st, NULL) != SQLITE_OK) {
         db_fail(d, err, len, "merging");
         goto done;

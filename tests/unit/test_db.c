@@ -1,0 +1,901 @@
+/* test_db.c: unit tests of the database layer (tuner/db*.c) on files in a temporary directory:
+ * opening and creating, refusing garbage / foreign / newer files without touching them,
+ * migrating a version-0 database, the run loop's writes (one transaction per evaluation, rolled
+ * back on failure, survived by a killed writer), resume and replay lookups, the best view's
+ * order and tie-break, the deterministic dump (same bytes for the same content in any insertion
+ * order, export -> import -> export identity, loading with the sqlite3 shell), idempotent import
+ * and merge, and db_check on a clean and on a planted-inconsistent database. */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "db.h"
+
+static char tmpdir[256];
+
+/* A path in the temporary directory; rotates over a few static buffers. */
+static const char *tmp(const char *name)
+{
+    static char bufs[8][512];
+    static int next;
+    char *b = bufs[next++ % 8];
+    snprintf(b, 512, "%s/%s", tmpdir, name);
+    return b;
+}
+
+/* Whole file, malloc'd (caller frees), or NULL. */
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, len = 0, got;
+    if (!f)
+        return NULL;
+    do {
+        if (cap - len < 4096) {
+            cap = cap ? 2 * cap : 65536;
+            buf = realloc(buf, cap);
+        }
+        got = fread(buf + len, 1, cap - len - 1, f);
+        len += got;
+    } while (got > 0);
+    fclose(f);
+    buf[len] = 0;
+    if (n)
+        *n = len;
+    return buf;
+}
+
+static void spit(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    fputs(text, f);
+    fclose(f);
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* One integer from a query, or -999 on error. */
+static long long q_int(db *d, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    long long v = -999;
+    if (sqlite3_prepare_v2(db_handle(d), sql, -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static double q_double(db *d, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    double v = -999;
+    if (sqlite3_prepare_v2(db_handle(d), sql, -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* First column of the first row as text (static buffer). */
+static const char *q_text(db *d, const char *sql)
+{
+    static char buf[1024];
+    sqlite3_stmt *st = NULL;
+    snprintf(buf, sizeof buf, "(error)");
+    if (sqlite3_prepare_v2(db_handle(d), sql, -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        snprintf(buf, sizeof buf, "%s",
+                 sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "NULL");
+    sqlite3_finalize(st);
+    return buf;
+}
+
+static int raw_exec(const char *path, const char *sql)
+{
+    sqlite3 *h = NULL;
+    int rc = sqlite3_open(path, &h) == SQLITE_OK &&
+             sqlite3_exec(h, sql, NULL, NULL, NULL) == SQLITE_OK;
+    sqlite3_close(h);
+    return rc ? 0 : -1;
+}
+
+/* The dump of d as a malloc'd string (caller frees); NULL on error. */
+static char *dump_of(db *d)
+{
+    char *text = NULL, err[512];
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    int rc = db_export(d, f, err, sizeof err);
+    fclose(f);
+    if (rc != 0) {
+        fprintf(stderr, "export: %s\n", err);
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+static int dump_to_file(db *d, const char *path)
+{
+    char *text = dump_of(d);
+    if (!text)
+        return -1;
+    spit(path, text);
+    free(text);
+    return 0;
+}
+
+static int same_text(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
+}
+
+static int64_t count(db *d, const char *table)
+{
+    int64_t n = -1;
+    if (db_count(d, table, &n) != 0)
+        return -1;
+    return n;
+}
+
+static device_info make_device(const char *uuid, const char *name, int sm)
+{
+    device_info dev;
+    memset(&dev, 0, sizeof dev);
+    snprintf(dev.uuid, sizeof dev.uuid, "%s", uuid);
+    snprintf(dev.name, sizeof dev.name, "%s", name);
+    dev.cc_major = 9;
+    dev.cc_minor = 0;
+    dev.sm_count = sm;
+    dev.max_threads_per_sm = 2048;
+    dev.max_threads_per_block = 1024;
+    dev.regs_per_sm = 65536;
+    dev.smem_per_sm = 233472;
+    dev.l2_bytes = 52428800;
+    dev.mem_bytes = 85899345920LL;
+    dev.sm_clock_khz = 1980000;
+    dev.mem_clock_khz = 2619000;
+    dev.mem_bus_bits = 5120;
+    dev.driver_version = 13000;
+    dev.runtime_version = 13000;
+    return dev;
+}
+
+/* An ok result over samples (not owned: never eval_result_clear'd). */
+static eval_result ok_result(double *samples, int n)
+{
+    eval_result r;
+    memset(&r, 0, sizeof r);
+    r.status = EVAL_OK;
+    r.samples = samples;
+    r.n_samples = n;
+    r.stats.n = n;
+    r.stats.min = r.stats.max = samples[0];
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        sum += samples[i];
+        if (samples[i] < r.stats.min)
+            r.stats.min = samples[i];
+        if (samples[i] > r.stats.max)
+            r.stats.max = samples[i];
+    }
+    r.stats.mean = sum / n;
+    r.stats.median = samples[n / 2];
+    r.stats.stddev = 1.0 / 3.0;
+    r.stats.ci_lo = r.stats.median * 0.99;
+    r.stats.ci_hi = r.stats.median * 1.01;
+    return r;
+}
+
+static eval_result bad_result(eval_status s, const char *msg)
+{
+    eval_result r;
+    memset(&r, 0, sizeof r);
+    r.status = s;
+    snprintf(r.error, sizeof r.error, "%s", msg);
+    return r;
+}
+
+/* ---- a content set written in either order (for determinism) ---- */
+
+typedef struct ev_spec {
+    const char *uuid, *op, *dtype, *shape, *config, *hash;
+    eval_status status;
+    double base;        /* sample base time, ok rows */
+} ev_spec;
+
+static double samples_a[] = {12.5, 12.75, 0.1 + 0.2, 12.625, 1.0 / 3.0, 13.0, 12.5};
+
+static const ev_spec content[] = {
+    {"GPU-b", "elementwise.mul", "f32", "n=1024,offset=0", "block_size=256,waves=1", "h1", EVAL_OK, 10},
+    {"GPU-b", "elementwise.mul", "f32", "n=1024,offset=0", "block_size=128,waves=1", "h1", EVAL_OK, 11},
+    {"GPU-b", "elementwise.mul", "f32", "n=1024,offset=0", "block_size=64,waves=1", "h1", EVAL_INVALID, 0},
+    {"GPU-a", "elementwise.mul", "f32", "n=1024,offset=0", "block_size=256,waves=1", "h1", EVAL_OK, 9},
+    {"GPU-a", "elementwise.relu", "f16", "n=65536,offset=0", "block_size=512,waves=2", "h2", EVAL_OK, 20},
+    {"GPU-a", "elementwise.relu", "f16", "n=65536,offset=0", "block_size=512,waves=4", "h2", EVAL_FAULT, 0},
+    {"GPU-a", "elementwise.relu", "f16", "n=65536,offset=0", "block_size=512,waves=2", "h1", EVAL_OK, 21},
+};
+#define N_CONTENT ((int)(sizeof content / sizeof content[0]))
+
+static int64_t device_of(db *d, const char *uuid, char *err)
+{
+    device_info dev = make_device(uuid, strcmp(uuid, "GPU-a") == 0 ? "Model A" : "Model B", 132);
+    int64_t id = -1;
+    if (db_put_device(d, &dev, &id, err, 512) != 0)
+        return -1;
+    return id;
+}
+
+/* Writes content[] in forward or reverse order (ids differ), then pins the clock-derived
+ * columns so two fills hold the same content. */
+static int fill(db *d, int reverse)
+{
+    char err[512];
+    if (reverse) {   /* shift every id: configs and problems that are later deleted */
+        int64_t pid;
+        db_put_problem(d, "zz.unused", "f32", "n=1", 1, 8, 1, &pid, err, sizeof err);
+        sqlite3_exec(db_handle(d), "INSERT INTO configs(text) VALUES ('zz=1')", NULL, NULL, NULL);
+    }
+    for (int k = 0; k < N_CONTENT; k++) {
+        const ev_spec *e = &content[reverse ? N_CONTENT - 1 - k : k];
+        int64_t dev = device_of(d, e->uuid, err), run, prob;
+        run_info info = {"spaces/x.yaml", "abc", "exhaustive", "replay:x.sql", "0.1.0", 7,
+                         e->uuid[4] == 'a' ? 2500.0 : 0.0};
+        char sql[256];
+        if (dev < 0)
+            return -1;
+        snprintf(sql, sizeof sql, "SELECT id FROM runs WHERE device_id = %lld", (long long)dev);
+        run = q_int(d, sql);
+        if (run < 0 && db_begin_run(d, dev, &info, &run, err, sizeof err) != 0)
+            return -1;
+        if (db_put_problem(d, e->op, e->dtype, e->shape, 1024, 12288,
+                           strstr(e->shape, "offset=0") ? 1024 : -1, &prob, err, sizeof err) != 0)
+            return -1;
+        double s[7];
+        for (int i = 0; i < 7; i++)
+            s[i] = e->base + samples_a[i];
+        eval_result r = e->status == EVAL_OK ? ok_result(s, 7)
+                                             : bad_result(e->status, "it's wrong\nline 2");
+        if (db_put_evaluation(d, run, dev, prob, e->config, e->hash, &r, 12288,
+                              info.copy_gbps, k, err, sizeof err) != 0) {
+            fprintf(stderr, "fill: %s\n", err);
+            return -1;
+        }
+    }
+    return sqlite3_exec(db_handle(d),
+                        "DELETE FROM problems WHERE op = 'zz.unused';"
+                        "DELETE FROM configs WHERE text = 'zz=1';"
+                        "UPDATE runs SET started_at = '2026-01-01T00:00:00.000Z', finished_at = NULL;"
+                        "UPDATE evaluations SET created_at = '2026-01-01T00:00:01.000Z', seq = 0;"
+                        "UPDATE evaluations SET stddev_us = 1e-40 WHERE stddev_us IS NOT NULL;",
+                        NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+/* ---- tests ---- */
+
+static void test_open(void)
+{
+    char err[512];
+    db *d = NULL;
+    const char *path = tmp("new.db");
+    CHECK(db_open(tmp("missing.db"), 0, &d, err, sizeof err) == -1);
+    CHECK(d == NULL);
+    CHECK(strstr(err, "missing.db") && strstr(err, "no such file"));
+    CHECK(!exists(tmp("missing.db")));
+
+    CHECK(db_open(path, 1, &d, err, sizeof err) == 0);
+    CHECK(q_int(d, "PRAGMA user_version") == DB_SCHEMA_VERSION);
+    CHECK_STR(q_text(d, "PRAGMA journal_mode"), "wal");
+    CHECK(q_int(d, "PRAGMA foreign_keys") == 1);
+    CHECK(q_int(d, "PRAGMA busy_timeout") == 5000);
+    CHECK(q_int(d, "PRAGMA synchronous") == 1);
+    CHECK(count(d, "evaluations") == 0 && count(d, "peers") == 0);
+    int64_t n;
+    CHECK(db_count(d, "sqlite_master; DROP TABLE devices", &n) == -1);
+    db_close(d);
+    /* reopening an existing database, with and without create */
+    CHECK(db_open(path, 0, &d, err, sizeof err) == 0);
+    db_close(d);
+    CHECK(db_open_readonly(path, &d, err, sizeof err) == 0);
+    CHECK(count(d, "devices") == 0);
+    db_close(d);
+}
+
+static void test_refusals(void)
+{
+    char err[512];
+    db *d = NULL;
+    size_t n1, n2;
+    /* a random file */
+    const char *garbage = tmp("garbage.db");
+    spit(garbage, "this is not a database, just some text that is long enough to be a header....."
+                  "..............................................................................");
+    char *before = slurp(garbage, &n1);
+    CHECK(db_open(garbage, 1, &d, err, sizeof err) == -1);
+    CHECK(strstr(err, "garbage.db") && strstr(err, "not a SQLite database"));
+    CHECK(db_open_readonly(garbage, &d, err, sizeof err) == -1);
+    char *after = slurp(garbage, &n2);
+    CHECK(n1 == n2 && memcmp(before, after, n1) == 0);
+    CHECK(!exists(tmp("garbage.db-wal")) && !exists(tmp("garbage.db-journal")));
+    free(before);
+    free(after);
+
+    /* a foreign SQLite database */
+    const char *foreign = tmp("foreign.db");
+    CHECK(raw_exec(foreign, "CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT);"
+                            "INSERT INTO notes(body) VALUES ('keep me');") == 0);
+    before = slurp(foreign, &n1);
+    CHECK(db_open(foreign, 1, &d, err, sizeof err) == -1);
+    CHECK(strstr(err, "foreign.db': not a tunekit database (no devices table)") != NULL);
+    after = slurp(foreign, &n2);
+    CHECK(n1 == n2 && memcmp(before, after, n1) == 0);
+    CHECK(!exists(tmp("foreign.db-wal")));
+    free(before);
+    free(after);
+
+    /* a newer schema */
+    const char *newer = tmp("newer.db");
+    CHECK(db_open(newer, 1, &d, err, sizeof err) == 0);
+    db_close(d);
+    CHECK(raw_exec(newer, "PRAGMA user_version = 99") == 0);
+    CHECK(db_open(newer, 0, &d, err, sizeof err) == -1);
+    CHECK(strstr(err, "schema version 99 is newer") != NULL);
+    CHECK(db_open_readonly(newer, &d, err, sizeof err) == -1);
+    CHECK(strstr(err, "newer") != NULL);
+}
+
+static void test_migration(void)
+{
+    char err[512];
+    db *d = NULL;
+    /* version 0: a database from before versioning holding only the devices table */
+    const char *old = tmp("v0.db");
+    CHECK(raw_exec(old, "CREATE TABLE devices (id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE,"
+                        " name TEXT NOT NULL, cc_major INTEGER NOT NULL, cc_minor INTEGER NOT NULL,"
+                        " sm_count INTEGER NOT NULL, max_threads_per_sm INTEGER NOT NULL,"
+                        " max_threads_per_block INTEGER NOT NULL, regs_per_sm INTEGER NOT NULL,"
+                        " smem_per_sm INTEGER NOT NULL, l2_bytes INTEGER NOT NULL,"
+                        " mem_bytes INTEGER NOT NULL, sm_clock_khz INTEGER NOT NULL,"
+                        " mem_clock_khz INTEGER NOT NULL, mem_bus_bits INTEGER NOT NULL,"
+                        " driver_version INTEGER NOT NULL, runtime_version INTEGER NOT NULL);"
+                        "INSERT INTO devices VALUES (1, 'GPU-old', 'Old GPU', 8, 0, 108, 2048, 1024,"
+                        " 65536, 167936, 41943040, 42949672960, 1410000, 1215000, 5120, 12000,"
+                        " 12000);") == 0);
+    CHECK(db_open_readonly(old, &d, err, sizeof err) == -1);
+    CHECK(strstr(err, "schema version 0 is older") != NULL);
+    CHECK(db_open(old, 0, &d, err, sizeof err) == 0);
+    if (!d)
+        return;
+    CHECK(q_int(d, "PRAGMA user_version") == DB_SCHEMA_VERSION);
+    CHECK(count(d, "devices") == 1);
+    CHECK(count(d, "evaluations") == 0 && count(d, "samples") == 0 && count(d, "peers") == 0);
+    CHECK(q_int(d, "SELECT count(*) FROM sqlite_master WHERE name = 'best'") == 1);
+    CHECK(db_check(d, err, sizeof err) == 0);
+    db_close(d);
+    /* an empty file is a version-0 database without tables: it gets the schema */
+    spit(tmp("empty.db"), "");
+    CHECK(db_open(tmp("empty.db"), 0, &d, err, sizeof err) == 0);
+    CHECK(d && count(d, "runs") == 0);
+    db_close(d);
+}
+
+static void test_writes(void)
+{
+    char err[512];
+    db *d = NULL;
+    int64_t dev, dev2, run, prob, prob2;
+    CHECK(db_open(tmp("w.db"), 1, &d, err, sizeof err) == 0);
+    if (!d)
+        return;
+    device_info di = make_device("GPU-w", "Writer GPU", 132);
+    CHECK(db_put_device(d, &di, &dev, err, sizeof err) == 0);
+    di.driver_version = 13010;
+    CHECK(db_put_device(d, &di, &dev2, err, sizeof err) == 0);
+    CHECK(dev == dev2 && count(d, "devices") == 1);
+    CHECK(q_int(d, "SELECT driver_version FROM devices") == 13010);
+    run_info info = {"spaces/e.yaml", "cafe", "exhaustive", "cuda", "0.1.0", 42, 3000.0};
+    CHECK(db_begin_run(d, dev, &info, &run, err, sizeof err) == 0);
+    int64_t run2;
+    CHECK(db_begin_run(d, dev, &info, &run2, err, sizeof err) == 0);   /* same millisecond */
+    CHECK(run2 != run && count(d, "runs") == 2);
+    CHECK(db_put_problem(d, "elementwise.mul", "f32", "n=1024,offset=0", 1024, 12288, 1024, &prob,
+                         err, sizeof err) == 0);
+    CHECK(db_put_problem(d, "elementwise.mul", "f32", "n=1024,offset=0", 1024, 12288, 1024, &prob2,
+                         err, sizeof err) == 0);
+    CHECK(prob == prob2 && count(d, "problems") == 1);
+    int64_t pnull;
+    CHECK(db_put_problem(d, "elementwise.mul", "f32", "n=1023,offset=1", 1023, 12276, -1, &pnull,
+                         err, sizeof err) == 0);
+    CHECK_STR(q_text(d, "SELECT size_key FROM problems WHERE shape = 'n=1023,offset=1'"), "NULL");
+
+    double s[5] = {2.0, 2.5, 2.25, 3.0, 2.125};
+    eval_result r = ok_result(s, 5);
+    CHECK(db_has_evaluation(d, dev, prob, "block_size=256", "k1") == 0);
+    CHECK(db_put_evaluation(d, run, dev, prob, "block_size=256", "k1", &r, 12288, 3000.0, 5, err,
+                            sizeof err) == 0);
+    CHECK(db_has_evaluation(d, dev, prob, "block_size=256", "k1") == 1);
+    CHECK(db_has_evaluation(d, dev, prob, "block_size=256", "k2") == 0);
+    CHECK(db_has_evaluation(d, dev, prob, "block_size=128", "k1") == 0);
+    CHECK(db_has_evaluation(d, dev, pnull, "block_size=256", "k1") == 0);
+    CHECK(count(d, "samples") == 5 && count(d, "configs") == 1);
+    double gbps = 12288 / (r.stats.median * 1e3);
+    CHECK(q_double(d, "SELECT gbps FROM evaluations") == gbps);
+    CHECK(q_double(d, "SELECT frac_copy FROM evaluations") == gbps / 3000.0);
+    CHECK(q_int(d, "SELECT seq FROM evaluations") == 5);
+    CHECK(q_int(d, "SELECT n_runs FROM evaluations") == 5);
+    CHECK_STR(q_text(d, "SELECT status FROM evaluations"), "ok");
+    CHECK_STR(q_text(d, "SELECT error FROM evaluations"), "NULL");
+    const char *created = q_text(d, "SELECT created_at FROM evaluations");
+    CHECK(strlen(created) == 24 && created[10] == 'T' && created[19] == '.' && created[23] == 'Z');
+    CHECK(q_int(d, "SELECT count(*) FROM samples WHERE idx = 3 AND us = 3.0") == 1);
+    CHECK(q_int(d, "SELECT max(idx) FROM samples") == 4);
+
+    /* the same natural key again: kept as it is */
+    double s2[2] = {9.0, 9.5};
+    eval_result again = ok_result(s2, 2);
+    CHECK(db_put_evaluation(d, run, dev, prob, "block_size=256", "k1", &again, 12288, 3000.0, 6,
+                            err, sizeof err) == 0);
+    CHECK(count(d, "evaluations") == 1 && count(d, "samples") == 5);
+    CHECK(q_double(d, "SELECT median_us FROM evaluations") == r.stats.median);
+
+    /* non-ok: no times, no samples; no copy bandwidth: frac NULL */
+    eval_result bad = bad_result(EVAL_TIMEOUT, "watchdog after 10 s");
+    bad.n_samples = 2;
+    bad.samples = s2;
+    CHECK(db_put_evaluation(d, run, dev, prob, "block_size=1024", "k1", &bad, 12288, 0, 7, err,
+                            sizeof err) == 0);
+    CHECK(count(d, "samples") == 5);
+    CHECK_STR(q_text(d, "SELECT coalesce(median_us, gbps, frac_copy, min_us, 'none') FROM "
+                        "evaluations WHERE status = 'timeout'"), "none");
+    CHECK(q_int(d, "SELECT n_runs FROM evaluations WHERE status = 'timeout'") == 0);
+    eval_result ok2 = ok_result(s, 5);
+    CHECK(db_put_evaluation(d, run, dev, prob, "block_size=512", "k1", &ok2, 12288, 0, 8, err,
+                            sizeof err) == 0);
+    CHECK_STR(q_text(d, "SELECT frac_copy FROM evaluations e JOIN configs c ON c.id = e.config_id"
+                        " WHERE c.text = 'block_size=512'"), "NULL");
+
+    /* a failure rolls the whole evaluation back: the new config is not left behind */
+    int64_t configs_before = count(d, "configs");
+    CHECK(db_put_evaluation(d, run + 100, dev, prob, "block_size=32", "k1", &ok2, 12288, 0, 9,
+                            err, sizeof err) == -1);
+    CHECK(strstr(err, "w.db") && strstr(err, "FOREIGN KEY"));
+    CHECK(count(d, "configs") == configs_before);
+    /* a broken ok result is an error, not silently dropped */
+    eval_result broken = ok_result(s, 5);
+    broken.stats.n = 0;
+    CHECK(db_put_evaluation(d, run, dev, prob, "block_size=32", "k1", &broken, 12288, 0, 9, err,
+                            sizeof err) == -1);
+    CHECK(count(d, "configs") == configs_before);
+    eval_result unrec = bad_result(EVAL_UNRECORDED, "");
+    CHECK(db_put_evaluation(d, run, dev, prob, "block_size=32", "k1", &unrec, 12288, 0, 9, err,
+                            sizeof err) == -1);
+    CHECK(count(d, "evaluations") == 3);
+
+    CHECK(db_end_run(d, run, err, sizeof err) == 0);
+    CHECK(strcmp(q_text(d, "SELECT finished_at FROM runs ORDER BY id LIMIT 1"), "NULL") != 0);
+    CHECK(db_end_run(d, run + 100, err, sizeof err) == -1);
+    CHECK(db_check(d, err, sizeof err) == 0);
+    db_close(d);
+}
+
+/* A writer killed inside its transaction leaves nothing behind. */
+static void test_killed_writer(void)
+{
+    char err[512];
+    db *d = NULL;
+    const char *path = tmp("w.db");
+    pid_t pid = fork();
+    if (pid == 0) {
+        db *c = NULL;
+        if (db_open(path, 0, &c, err, sizeof err) != 0)
+            _exit(2);
+        sqlite3_exec(db_handle(c), "BEGIN IMMEDIATE; INSERT INTO configs(text) VALUES ('lost=1');",
+                     NULL, NULL, NULL);
+        _exit(0);   /* killed before COMMIT: no close, no rollback */
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(db_open(path, 0, &d, err, sizeof err) == 0);
+    if (!d)
+        return;
+    CHECK(q_int(d, "SELECT count(*) FROM configs WHERE text = 'lost=1'") == 0);
+    CHECK(db_check(d, err, sizeof err) == 0);
+    db_close(d);
+}
+
+static void test_readers(void)
+{
+    char err[512];
+    db *d = NULL;
+    CHECK(db_open(tmp("w.db"), 0, &d, err, sizeof err) == 0);
+    if (!d)
+        return;
+    eval_result r;
+    CHECK(db_find_evaluation(d, "GPU-w", "elementwise.mul", "f32", "n=1024,offset=0",
+                             "block_size=256", &r) == 1);
+    CHECK(r.status == EVAL_OK && r.n_samples == 5 && r.stats.n == 5);
+    CHECK(r.samples && r.samples[0] == 2.0 && r.samples[2] == 2.25 && r.samples[4] == 2.125);
+    CHECK(r.stats.median == 2.25 && r.stats.min == 2.0 && r.stats.max == 3.0);
+    CHECK(r.stats.stddev == 1.0 / 3.0 && r.stats.ci_lo == 2.25 * 0.99);
+    CHECK(r.error[0] == 0);
+    eval_result_clear(&r);
+    CHECK(db_find_evaluation(d, "GPU-w", "elementwise.mul", "f32", "n=1024,offset=0",
+                             "block_size=1024", &r) == 1);
+    CHECK(r.status == EVAL_TIMEOUT && r.n_samples == 0 && r.samples == NULL);
+    CHECK_STR(r.error, "watchdog after 10 s");
+    eval_result_clear(&r);
+    CHECK(db_find_evaluation(d, "GPU-w", "elementwise.mul", "f32", "n=1024,offset=0",
+                             "block_size=2048", &r) == 0);
+    CHECK(db_find_evaluation(d, "GPU-x", "elementwise.mul", "f32", "n=1024,offset=0",
+                             "block_size=256", &r) == 0);
+    CHECK(db_device_copy_gbps(d, "GPU-w") == 3000.0);
+    CHECK(db_device_copy_gbps(d, "GPU-x") == 0.0);
+    db_close(d);
+}
+
+typedef struct best_log {
+    char rows[16][256];
+    int n;
+} best_log;
+
+static int log_best(void *ctx, const best_row *row)
+{
+    best_log *b = ctx;
+    if (b->n < 16)
+        snprintf(b->rows[b->n++], 256, "%s|%s|%s|%s|%lld|%s|%s|%g|%d", row->device,
+                 row->device_uuid, row->op, row->dtype, (long long)row->size_key, row->shape,
+                 row->config, row->median_us, row->sm_count);
+    return 0;
+}
+
+static int log_device(void *ctx, int64_t id, const device_info *dev)
+{
+    best_log *b = ctx;
+    if (b->n < 16)
+        snprintf(b->rows[b->n++], 256, "%lld %s %s %d.%d %lld", (long long)id, dev->uuid,
+                 dev->name, dev->cc_major, dev->cc_minor, (long long)dev->mem_bytes);
+    return 0;
+}
+
+static int stop_first(void *ctx, const best_row *row)
+{
+    (void)row;
+    ++*(int *)ctx;
+    return 1;
+}
+
+static void test_best(void)
+{
+    char err[512];
+    db *d = NULL;
+    int64_t a1, a2, b, run_a1, run_a2, run_b, p_big, p_small, p_mis, p_f16;
+    CHECK(db_open(tmp("best.db"), 1, &d, err, sizeof err) == 0);
+    if (!d)
+        return;
+    device_info da1 = make_device("GPU-a1", "Model A", 100), da2 = make_device("GPU-a2", "Model A", 100),
+                dbb = make_device("GPU-b", "Another Model", 50);
+    run_info info = {"s.yaml", "h", "exhaustive", "cuda", "0.1.0", 1, 0};
+    db_put_device(d, &da1, &a1, err, sizeof err);
+    db_put_device(d, &da2, &a2, err, sizeof err);
+    db_put_device(d, &dbb, &b, err, sizeof err);
+    db_begin_run(d, a1, &info, &run_a1, err, sizeof err);
+    db_begin_run(d, a2, &info, &run_a2, err, sizeof err);
+    db_begin_run(d, b, &info, &run_b, err, sizeof err);
+    db_put_problem(d, "elementwise.mul", "f32", "n=4096", 4096, 49152, 4096, &p_big, err, sizeof err);
+    db_put_problem(d, "elementwise.mul", "f32", "n=512", 512, 6144, 512, &p_small, err, sizeof err);
+    db_put_problem(d, "elementwise.mul", "f32", "n=511,offset=1", 511, 6132, -1, &p_mis, err, sizeof err);
+    db_put_problem(d, "elementwise.mul", "f16", "n=512", 512, 3072, 512, &p_f16, err, sizeof err);
+    struct { int64_t run, dev, prob; const char *cfg, *hash; double t; eval_status st; } rows[] = {
+        {run_a1, a1, p_big, "c=3", "k", 5.0, EVAL_OK},
+        {run_a1, a1, p_big, "c=2", "k", 4.0, EVAL_OK},
+        {run_a1, a1, p_big, "c=1", "k", 4.0, EVAL_OK},       /* ties c=2: c=1 wins by text */
+        {run_a1, a1, p_big, "c=0", "k", 1.0, EVAL_INVALID},  /* never wins */
+        {run_a1, a1, p_small, "c=9", "k2", 2.0, EVAL_OK},
+        {run_a1, a1, p_small, "c=9", "k1", 2.0, EVAL_OK},    /* same config, tie: k1 wins */
+        {run_a1, a1, p_mis, "c=1", "k", 3.0, EVAL_OK},
+        {run_a1, a1, p_f16, "c=1", "k", 3.0, EVAL_OK},
+        {run_a2, a2, p_big, "c=3", "k", 4.5, EVAL_OK},
+        {run_b, b, p_big, "c=2", "k", 7.0, EVAL_OK},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        double s[1] = {rows[i].t};
+        eval_result r = rows[i].st == EVAL_OK ? ok_result(s, 1) : bad_result(rows[i].st, "x");
+        CHECK(db_put_evaluation(d, rows[i].run, rows[i].dev, rows[i].prob, rows[i].cfg,
+                                rows[i].hash, &r, 1000, 0, (int64_t)i, err, sizeof err) == 0);
+    }
+    best_log log = {0};
+    CHECK(db_each_best(d, NULL, NULL, NULL, log_best, &log) == 0);
+    CHECK(log.n == 6);
+    CHECK_STR(log.rows[0], "Another Model|GPU-b|elementwise.mul|f32|4096|n=4096|c=2|7|50");
+    CHECK_STR(log.rows[1], "Model A|GPU-a1|elementwise.mul|f16|512|n=512|c=1|3|100");
+    CHECK_STR(log.rows[2], "Model A|GPU-a1|elementwise.mul|f32|-1|n=511,offset=1|c=1|3|100");
+    CHECK_STR(log.rows[3], "Model A|GPU-a1|elementwise.mul|f32|512|n=512|c=9|2|100");
+    CHECK_STR(log.rows[4], "Model A|GPU-a1|elementwise.mul|f32|4096|n=4096|c=1|4|100");
+    CHECK_STR(log.rows[5], "Model A|GPU-a2|elementwise.mul|f32|4096|n=4096|c=3|4.5|100");
+    CHECK_STR(q_text(d, "SELECT kernel_hash FROM best WHERE config = 'c=9'"), "k1");
+    memset(&log, 0, sizeof log);
+    CHECK(db_each_best(d, "Model A", "elementwise.mul", "f32", log_best, &log) == 0);
+    CHECK(log.n == 4);
+    memset(&log, 0, sizeof log);
+    CHECK(db_each_best(d, "GPU-a2", NULL, NULL, log_best, &log) == 0);
+    CHECK(log.n == 1 && strstr(log.rows[0], "GPU-a2"));
+    memset(&log, 0, sizeof log);
+    CHECK(db_each_best(d, NULL, NULL, "bf16", log_best, &log) == 0 && log.n == 0);
+    int seen = 0;
+    CHECK(db_each_best(d, NULL, NULL, NULL, stop_first, &seen) == 0 && seen == 1);
+    memset(&log, 0, sizeof log);
+    CHECK(db_each_device(d, log_device, &log) == 0);
+    CHECK(log.n == 3);
+    CHECK_STR(log.rows[0], "1 GPU-a1 Model A 9.0 85899345920");
+    CHECK(strstr(log.rows[2], "GPU-b Another Model") != NULL);
+    db_close(d);
+}
+
+static void test_dump(void)
+{
+    char err[512];
+    db *a = NULL, *b = NULL, *c = NULL, *m = NULL;
+    char *da = NULL, *db_ = NULL, *dc = NULL, *dm = NULL;
+    CHECK(db_open(tmp("a.db"), 1, &a, err, sizeof err) == 0);
+    CHECK(db_open(tmp("b.db"), 1, &b, err, sizeof err) == 0);
+    if (!a || !b)
+        goto done;
+    CHECK(fill(a, 0) == 0);
+    CHECK(fill(b, 1) == 0);
+    CHECK(q_int(a, "SELECT min(id) FROM problems") != q_int(b, "SELECT min(id) FROM problems"));
+    CHECK(db_check(a, err, sizeof err) == 0);
+    da = dump_of(a);
+    db_ = dump_of(b);
+    CHECK(same_text(da, db_));   /* same content, other order and ids: same bytes */
+    if (!da)
+        goto done;
+    CHECK(strncmp(da, "-- tunekit dump, schema version 1\n", 34) == 0);
+    CHECK(strstr(da, "CREATE TABLE IF NOT EXISTS devices") != NULL);
+    CHECK(strstr(da, "PRAGMA user_version = 1;\nBEGIN;\n") != NULL);
+    CHECK(strstr(da, "COMMIT;\n") != NULL && strcmp(da + strlen(da) - 8, "COMMIT;\n") == 0);
+    CHECK(strstr(da, "'it''s wrong\nline 2'") != NULL);
+    CHECK(strstr(da, ",json_extract('[1") != NULL);   /* the 1e-40 stddev */
+    CHECK(strstr(da, "json_each('[21.5,21.75,") != NULL);
+    CHECK(strstr(da, "(SELECT id FROM devices WHERE uuid='GPU-a')") != NULL);
+    CHECK(strstr(da, "INSERT OR IGNORE INTO evaluations(run_id") != NULL);
+    /* devices sorted by uuid, no ids anywhere */
+    CHECK(strstr(da, "'GPU-a','Model A'") < strstr(da, "'GPU-b','Model B'"));
+    CHECK(strstr(da, "device_id=") == NULL && strstr(da, "evaluation_id=e.id") != NULL);
+
+    /* export -> import -> export */
+    CHECK(dump_to_file(a, tmp("a.sql")) == 0);
+    CHECK(db_open(tmp("c.db"), 1, &c, err, sizeof err) == 0);
+    if (!c)
+        goto done;
+    CHECK(db_import(c, tmp("a.sql"), err, sizeof err) == 0);
+    dc = dump_of(c);
+    CHECK(same_text(da, dc));
+    CHECK(count(c, "samples") == count(a, "samples") && count(c, "samples") == 5 * 7);
+    /* twice: nothing changes */
+    CHECK(db_import(c, tmp("a.sql"), err, sizeof err) == 0);
+    free(dc);
+    dc = dump_of(c);
+    CHECK(same_text(da, dc));
+    CHECK(count(c, "evaluations") == N_CONTENT);
+    CHECK(db_check(c, err, sizeof err) == 0);
+
+    /* the in-memory reader takes the dump alike */
+    CHECK(db_open_readonly(tmp("a.sql"), &m, err, sizeof err) == 0);
+    if (m) {
+        dm = dump_of(m);
+        CHECK(same_text(da, dm));
+        db_close(m);
+        m = NULL;
+    }
+done:
+    free(da);
+    free(db_);
+    free(dc);
+    free(dm);
+    db_close(a);
+    db_close(b);
+    db_close(c);
+}
+
+static void test_import_more(void)
+{
+    char err[512];
+    db *d = NULL, *m = NULL;
+    char *before = NULL, *after = NULL;
+    /* importing into a database with other rows keeps them */
+    CHECK(db_open(tmp("w.db"), 0, &d, err, sizeof err) == 0);
+    if (!d)
+        return;
+    int64_t evals = count(d, "evaluations"), devices = count(d, "devices");
+    CHECK(db_import(d, tmp("a.sql"), err, sizeof err) == 0);
+    CHECK(count(d, "evaluations") == evals + N_CONTENT);
+    CHECK(count(d, "devices") == devices + 2);
+    CHECK(db_check(d, err, sizeof err) == 0);
+
+    /* the same evaluation measured twice (other created_at): the samples never mix */
+    CHECK(sqlite3_exec(db_handle(d), "UPDATE evaluations SET created_at = 'x' WHERE id IN "
+                       "(SELECT id FROM evaluations WHERE status = 'ok' ORDER BY id DESC LIMIT 1);"
+                       "DELETE FROM samples WHERE evaluation_id = (SELECT id FROM evaluations "
+                       "WHERE created_at = 'x') AND idx > 0;"
+                       "UPDATE evaluations SET n_runs = 1 WHERE created_at = 'x';",
+                       NULL, NULL, NULL) == SQLITE_OK);
+    int64_t samples = count(d, "samples");
+    CHECK(db_import(d, tmp("a.sql"), err, sizeof err) == 0);
+    CHECK(count(d, "samples") == samples);
+    CHECK(db_check(d, err, sizeof err) == 0);
+
+    /* refusals leave the database as it was (one transaction) */
+    before = dump_of(d);
+    spit(tmp("evil.sql"), "INSERT INTO configs(text) VALUES ('evil=1');\nDROP TABLE samples;\n");
+    CHECK(db_import(d, tmp("evil.sql"), err, sizeof err) == -1);
+    CHECK(strstr(err, "evil.sql': line 2: only INSERT statements") != NULL);
+    spit(tmp("bad.sql"), "-- x\nINSERT INTO configs(text) VALUES ('evil=2');\n\n"
+                         "INSERT INTO nosuch(a) VALUES (1);\n");
+    CHECK(db_import(d, tmp("bad.sql"), err, sizeof err) == -1);
+    CHECK(strstr(err, "bad.sql': line 4: no such table: nosuch") != NULL);
+    spit(tmp("future.sql"), "-- tunekit dump, schema version 7\nBEGIN;\nCOMMIT;\n");
+    CHECK(db_import(d, tmp("future.sql"), err, sizeof err) == -1);
+    CHECK(strstr(err, "schema version 7") != NULL);
+    CHECK(db_import(d, tmp("nothing.sql"), err, sizeof err) == -1);
+    after = dump_of(d);
+    CHECK(same_text(before, after));
+
+    /* several dumps in one in-memory database */
+    const char *two[2] = {tmp("a.sql"), tmp("w.sql")};
+    CHECK(dump_to_file(d, tmp("w.sql")) == 0);
+    CHECK(db_open_dumps(two, 2, &m, err, sizeof err) == 0);
+    CHECK(m && count(m, "evaluations") == count(d, "evaluations"));
+    db_close(m);
+    free(before);
+    free(after);
+    db_close(d);
+}
+
+static void test_merge(void)
+{
+    char err[512];
+    db *e = NULL, *a = NULL;
+    char *da = NULL, *de = NULL;
+    CHECK(db_open(tmp("e.db"), 1, &e, err, sizeof err) == 0);
+    CHECK(db_open(tmp("a.db"), 0, &a, err, sizeof err) == 0);
+    if (!e || !a)
+        goto done;
+    da = dump_of(a);
+    CHECK(db_merge(e, tmp("a.db"), err, sizeof err) == 0);
+    de = dump_of(e);
+    CHECK(same_text(da, de));
+    CHECK(db_merge(e, tmp("a.db"), err, sizeof err) == 0);   /* idempotent */
+    CHECK(db_merge(e, tmp("e.db"), err, sizeof err) == 0);   /* itself: nothing to do */
+    CHECK(db_merge(e, tmp("b.db"), err, sizeof err) == 0);   /* the same content, other ids */
+    free(de);
+    de = dump_of(e);
+    CHECK(same_text(da, de));
+    CHECK(db_check(e, err, sizeof err) == 0);
+    /* merging into a database with other rows keeps them */
+    CHECK(db_merge(e, tmp("best.db"), err, sizeof err) == 0);
+    CHECK(count(e, "devices") == 4 && count(e, "evaluations") == N_CONTENT + 10);
+    CHECK(db_check(e, err, sizeof err) == 0);
+    /* refusals */
+    CHECK(db_merge(e, tmp("garbage.db"), err, sizeof err) == -1);
+    CHECK(strstr(err, "not a SQLite database") != NULL);
+    CHECK(db_merge(e, tmp("foreign.db"), err, sizeof err) == -1);
+    CHECK(strstr(err, "no devices table") != NULL);
+    CHECK(db_merge(e, tmp("a.sql"), err, sizeof err) == 0);   /* a dump: imported */
+done:
+    free(da);
+    free(de);
+    db_close(e);
+    db_close(a);
+}
+
+static void test_check(void)
+{
+    char err[1024];
+    db *d = NULL;
+    CHECK(db_open(tmp("c.db"), 0, &d, err, sizeof err) == 0);
+    if (!d)
+        return;
+    CHECK(db_check(d, err, sizeof err) == 0);
+    /* an ok evaluation without samples, planted by raw SQL */
+    CHECK(sqlite3_exec(db_handle(d),
+                       "INSERT INTO configs(text) VALUES ('planted=1');"
+                       "INSERT INTO evaluations(run_id, device_id, problem_id, config_id,"
+                       " kernel_hash, status, median_us, n_runs, created_at)"
+                       " SELECT r.id, r.device_id, (SELECT min(id) FROM problems),"
+                       " (SELECT id FROM configs WHERE text = 'planted=1'), 'h', 'ok', 1.0, 3, 'x'"
+                       " FROM runs r LIMIT 1;", NULL, NULL, NULL) == SQLITE_OK);
+    CHECK(db_check(d, err, sizeof err) == 1);
+    CHECK(strstr(err, "1 ok evaluation(s) without samples") != NULL);
+    /* a sample whose evaluation does not exist */
+    CHECK(sqlite3_exec(db_handle(d), "PRAGMA foreign_keys = OFF;"
+                       "INSERT INTO samples VALUES (9999, 0, 1.0);"
+                       "PRAGMA foreign_keys = ON;", NULL, NULL, NULL) == SQLITE_OK);
+    CHECK(db_check(d, err, sizeof err) == 1);
+    CHECK(strstr(err, "foreign key: samples") != NULL);
+    CHECK(strstr(err, "without samples") != NULL);
+    CHECK(strstr(err, "c.db") != NULL);
+    db_close(d);
+}
+
+/* The dump loads with the sqlite3 shell (python3's sqlite3 where the shell is missing) onto an
+ * empty database, and that database is a tunekit database with the same content. */
+static void test_shell_load(void)
+{
+    char err[512], cmd[2048];
+    db *d = NULL;
+    char *orig = slurp(tmp("a.sql"), NULL), *again = NULL;
+    if (system("command -v sqlite3 >/dev/null 2>&1") == 0)
+        snprintf(cmd, sizeof cmd, "sqlite3 '%s' < '%s'", tmp("shell.db"), tmp("a.sql"));
+    else
+        snprintf(cmd, sizeof cmd, "python3 -c 'import sqlite3,sys; "
+                 "sqlite3.connect(sys.argv[1]).executescript(open(sys.argv[2]).read())' '%s' '%s'",
+                 tmp("shell.db"), tmp("a.sql"));
+    CHECK(system(cmd) == 0);
+    CHECK(db_open(tmp("shell.db"), 0, &d, err, sizeof err) == 0);
+    if (d) {
+        CHECK(q_int(d, "PRAGMA user_version") == DB_SCHEMA_VERSION);
+        again = dump_of(d);
+        CHECK(same_text(orig, again));
+        CHECK(db_check(d, err, sizeof err) == 0);
+    }
+    free(orig);
+    free(again);
+    db_close(d);
+}
+
+/* The hand-written fixture of plain INSERTs (no header, no schema) imports, idempotently. */
+static void test_fixture(void)
+{
+    char err[512];
+    db *d = NULL;
+    const char *fx = "tests/fixtures/synthetic_elementwise.sql";
+    CHECK(db_open(tmp("fx.db"), 1, &d, err, sizeof err) == 0);
+    if (!d)
+        return;
+    CHECK(db_import(d, fx, err, sizeof err) == 0);
+    int64_t evals = count(d, "evaluations"), samples = count(d, "samples");
+    CHECK(evals > 100 && samples > 100);
+    CHECK(db_import(d, fx, err, sizeof err) == 0);
+    CHECK(count(d, "evaluations") == evals && count(d, "samples") == samples);
+    CHECK(db_check(d, err, sizeof err) == 0);
+    db_close(d);
+}
+
+int main(void)
+{
+    char cmd[300];
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/test_db.XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_open();
+    test_refusals();
+    test_migration();
+    test_writes();
+    test_killed_writer();
+    test_readers();
+    test_best();
+    test_dump();
+    test_import_more();
+    test_merge();
+    test_check();
+    test_shell_load();
+    test_fixture();
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+    return CHECK_DONE();
+}
