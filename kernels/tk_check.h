@@ -12,18 +12,19 @@ extern "C" {
 #endif
 
 /* Fills out[0..n) with a NaN bit pattern of dtype (f32 0x7fc0dead-style quiet NaN; f16 0x7e5a;
- * bf16 0x7fda), so that an element a variant never writes fails validation. */
+ * bf16 0x7fda), so that an element a variant never writes fails validation. An output stored as
+ * float whatever the op's input dtype is poisoned as TK_F32. */
 tk_status tk_check_poison(tk_dtype dtype, int64_t n, void *out, cudaStream_t stream);
-
-/* Same for a float output (f32 storage) regardless of the op's input dtype. */
 
 /* Compares out[i] (dtype) with ref[i] (double) for i in [0, n):
  *   ok  <=>  |out - ref| <= atol + rtol * |ref|, where NaN in out fails unless ref is NaN too,
  *            and +-Inf must match exactly.
  * Sets *n_bad to the number of failing elements and writes the lowest min(*n_bad, max_report)
  * failing indices, ascending, to first_bad (host memory, max_report entries), with the values
- * got[k] (converted to double) and expected[k]. Synchronises the stream. A 256 Mi element
- * comparison costs milliseconds. */
+ * got[k] (converted to double) and expected[k] (got and expected may be NULL). Synchronises the
+ * stream. A 256 Mi element comparison costs milliseconds. TK_ERR_INVALID_ARGUMENT for a bad
+ * dtype, n < 0, NULL n_bad, max_report < 0, NULL first_bad with max_report > 0, or NULL out /
+ * ref with n > 0; TK_ERR_CUDA / TK_ERR_LAUNCH when the runtime fails. */
 tk_status tk_check_close(tk_dtype dtype, int64_t n, const void *out, const double *ref,
                          double rtol, double atol, int64_t *n_bad, int64_t *first_bad,
                          double *got, double *expected, int max_report, cudaStream_t stream);

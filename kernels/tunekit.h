@@ -27,7 +27,8 @@ typedef enum tk_status {
 const char *tk_status_string(tk_status s);
 
 typedef enum tk_dtype { TK_F32 = 0, TK_F16 = 1, TK_BF16 = 2 } tk_dtype;
-/* "f32", "f16", "bf16" <-> tk_dtype; returns -1 for an unknown name. */
+/* "f32", "f16", "bf16" <-> tk_dtype; parse returns -1 for an unknown name, name returns NULL for
+ * an unknown dtype, size returns 0. */
 int tk_dtype_parse(const char *name);
 const char *tk_dtype_name(tk_dtype d);
 size_t tk_dtype_size(tk_dtype d);
@@ -56,7 +57,11 @@ int tk_param_supports(const tk_param_desc *d, int64_t v);
 
 /* Parses canonical config text "k=v,k=v" against a space into values[n_params], in the space's
  * parameter order (strings as their index in str_values). Every parameter must appear exactly
- * once with a supported value. Returns TK_OK or TK_ERR_UNSUPPORTED_CONFIG / INVALID_ARGUMENT. */
+ * once with a supported value; keys may come in any order; no whitespace. Returns TK_OK;
+ * TK_ERR_INVALID_ARGUMENT for NULL arguments or bad syntax (an item without '=', an empty key or
+ * value, a number that does not parse or overflows, a trailing comma); TK_ERR_UNSUPPORTED_CONFIG
+ * for an unknown, repeated or missing parameter or an unsupported value. values[] is written
+ * only on TK_OK. */
 tk_status tk_config_parse(const tk_config_space *space, const char *text, int64_t *values);
 
 /* ---- Elementwise (OneFlow's template) --------------------------------------------------------
@@ -64,7 +69,8 @@ tk_status tk_config_parse(const tk_config_space *space, const char *text, int64_
  * `waves` full waves of the device (grid_stride) or one thread per pack (one_shot), any block
  * size from 32 to 1024 in multiples of 32. Pointers not aligned to the pack fall back to scalar
  * access; the tail is handled; n may exceed 2^31. */
-typedef enum tk_unary_op { TK_RELU = 0, TK_GELU = 1 } tk_unary_op;      /* gelu: exact, erf */
+/* relu: x > 0 || x is NaN ? x : 0 (NaN propagates, as torch.relu); gelu: exact, with erf */
+typedef enum tk_unary_op { TK_RELU = 0, TK_GELU = 1 } tk_unary_op;
 typedef enum tk_binary_op { TK_MUL = 0, TK_ADD = 1 } tk_binary_op;
 typedef enum tk_loop { TK_LOOP_GRID_STRIDE = 0, TK_LOOP_ONE_SHOT = 1 } tk_loop;
 
