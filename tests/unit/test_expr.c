@@ -1,6 +1,7 @@
-/* test_expr.c: unit tests of the constraint expression language (tuner/expr.c): precedence and
- * associativity, types and promotion, functions, parse/bind/eval errors with their offsets,
- * overflow, division by zero, nesting and length limits, slot queries, and evaluation speed. */
+/* test_expr.c: unit tests of the constraint expression language (tuner/expr_parse.c, expr_bind.c,
+ * expr_eval.c): precedence and associativity, types and promotion, functions, parse/bind/eval
+ * errors with their offsets, overflow, division by zero, nesting and length limits, slot queries
+ * and evaluation speed. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
