@@ -9,7 +9,8 @@
  * and after the output range must still hold the poison. Then: relu's special values (NaN
  * propagates), n > 2^31 (64-bit indexing), NULL-config calls against
  * tk_elementwise_tuned_config, bad arguments, and the host overhead of a NULL config over an
- * explicit one (10^5 calls each, median of 7; fails above 100 ns per call).
+ * explicit one (10^5 calls each, median of 7; fails above 100 ns per call). The grid-size rule
+ * (launch.cuh) and the pack alignment helper are checked first, on the CPU, even without a GPU.
  * Prints "N passed, N failed" last; exits non-zero on failure; skips without a GPU. */
 #include <algorithm>
 #include <chrono>
@@ -24,6 +25,8 @@
 #include <vector>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include "launch.cuh"
+#include "pack.cuh"
 #include "tk_check.h"
 #include "tuned_lookup.h"
 #include "tunekit.h"
@@ -359,6 +362,59 @@ void test_beyond_int32(cudaStream_t s)
     cudaFree(y);
 }
 
+/* The grid rule of launch.cuh with made-up device limits (no GPU needed). */
+void test_grid_rule()
+{
+    const tk::DeviceLimits h100 = {132, 2048}, small = {58, 1536};
+    auto grid = [](tk_loop loop, int64_t units, int block, int64_t waves,
+                   const tk::DeviceLimits &lim, unsigned *g) {
+        *g = 0;
+        return tk::grid_for_limits(loop, units, block, waves, lim, g);
+    };
+    const tk_loop gs = TK_LOOP_GRID_STRIDE, os = TK_LOOP_ONE_SHOT;
+    unsigned g = 0;
+    expect(grid(gs, 1, 256, 32, h100, &g) == TK_OK && g == 1, "grid: one unit");
+    expect(grid(gs, 0, 256, 32, h100, &g) == TK_OK && g == 1, "grid: no units -> 1 block");
+    expect(grid(gs, 8388608, 256, 32, h100, &g) == TK_OK && g == 32768,
+           "grid: 8 Mi packs fit under the cap (got %u)", g);
+    expect(grid(gs, int64_t{1} << 30, 256, 32, h100, &g) == TK_OK && g == 132 * 8 * 32,
+           "grid: capped at sm * (2048 / 256) * 32 (got %u)", g);
+    expect(grid(gs, int64_t{1} << 30, 96, 7, h100, &g) == TK_OK && g == 132 * 21 * 7,
+           "grid: block 96 -> 21 resident blocks per SM (got %u)", g);
+    expect(grid(gs, int64_t{1} << 30, 1024, 1, h100, &g) == TK_OK && g == 264,
+           "grid: block 1024, one wave (got %u)", g);
+    expect(grid(gs, int64_t{1} << 30, 1024, 3, small, &g) == TK_OK && g == 58 * 1 * 3,
+           "grid: 1536 threads per SM, block 1024 (got %u)", g);
+    expect(grid(gs, 1000, 96, 7, h100, &g) == TK_OK && g == 11, "grid: ceil_div (got %u)", g);
+    expect(grid(gs, int64_t{1} << 40, 32, INT64_MAX, h100, &g) == TK_ERR_UNSUPPORTED_CONFIG,
+           "grid: more than 2^31 - 1 blocks is refused");
+    expect(grid(gs, int64_t{1} << 40, 32, 1024, h100, &g) == TK_OK && g == 132 * 64 * 1024,
+           "grid: n = 2^40 grid-stride stays bounded (got %u)", g);
+    expect(grid(os, 1000, 96, 1, h100, &g) == TK_OK && g == 11, "one_shot: ceil_div");
+    expect(grid(os, int64_t{1} << 30, 256, 1, h100, &g) == TK_OK && g == (1u << 22),
+           "one_shot: no cap (got %u)", g);
+    expect(grid(os, 0, 256, 1, h100, &g) == TK_OK && g == 1, "one_shot: no units -> 1 block");
+    expect(grid(os, int64_t{1} << 40, 32, 1, h100, &g) == TK_ERR_UNSUPPORTED_CONFIG,
+           "one_shot: 2^35 blocks is refused");
+    expect(grid(gs, -1, 256, 1, h100, &g) == TK_ERR_INVALID_ARGUMENT, "grid: n_units < 0");
+    expect(grid(gs, 10, 0, 1, h100, &g) == TK_ERR_INVALID_ARGUMENT, "grid: block 0");
+    expect(grid(gs, 10, 2048, 1, h100, &g) == TK_ERR_INVALID_ARGUMENT, "grid: block 2048");
+    expect(grid(gs, 10, 256, 0, h100, &g) == TK_ERR_INVALID_ARGUMENT, "grid: waves 0");
+    expect(grid(static_cast<tk_loop>(3), 10, 256, 1, h100, &g) == TK_ERR_INVALID_ARGUMENT,
+           "grid: bad loop");
+
+    static_assert(sizeof(tk::Pack<float, 4>) == 16 && alignof(tk::Pack<float, 4>) == 16, "");
+    static_assert(sizeof(tk::Pack<__half, 8>) == 16 && alignof(tk::Pack<__half, 8>) == 16, "");
+    static_assert(alignof(tk::Pack<__half, 2>) == 4 && tk::kMaxPackSize<__half> == 8, "");
+    static_assert(tk::kPackFits<float, 4> && !tk::kPackFits<float, 8> && !tk::kPackFits<float, 3>,
+                  "");
+    const char *base = reinterpret_cast<const char *>(uintptr_t{1} << 20);
+    expect(tk::is_aligned(base, 16) && tk::is_aligned(base + 16, 16) &&
+               !tk::is_aligned(base + 2, 16) && tk::is_aligned(base + 2, 2) &&
+               !tk::is_aligned(base + 6, 4) && tk::is_aligned(nullptr, 16),
+           "is_aligned");
+}
+
 /* Elements of bytes[0 .. n * es) still holding the 0xff poison. */
 int64_t count_poisoned(const unsigned char *bytes, int64_t n, size_t es)
 {
@@ -524,11 +580,12 @@ void test_null_config_overhead(Buffers &b, cudaStream_t s)
 
 int main()
 {
+    test_grid_rule();
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        std::printf("elementwise_test: no CUDA device, skipped\n");
-        std::printf("0 passed, 0 failed\n");
-        return 0;
+        std::printf("elementwise_test: no CUDA device, GPU part skipped\n");
+        std::printf("%d passed, %d failed\n", g_passed, g_failed);
+        return g_failed ? 1 : 0;
     }
     cudaDeviceProp prop;
     CUDA_OK(cudaGetDeviceProperties(&prop, 0));
