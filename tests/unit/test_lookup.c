@@ -3,7 +3,8 @@
  * with the nearest SM count (ties: the larger), unknown devices; nearest problem size on a log
  * scale (ties: the smaller; sizes outside the table); missing op or dtype; and the cache
  * (tk_tuned_cache_*): values parsed against a space, one describe call per device, stable
- * pointers, bad entries skipped, devices out of range. Also the compiled-in (empty) header. */
+ * pointers, bad entries skipped, devices out of range, threads racing on a fresh cache. Also the compiled-in (empty) header. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -209,6 +210,48 @@ static void test_cache(void)
     CHECK(tk_tuned_cache_new(devs, N_DEVS, entries, NULL) == NULL);
 }
 
+/* Several threads racing on a fresh cache see the same arrays, and each device is described
+ * once (describe runs under the cache's mutex, so the plain counter is safe). */
+enum { RACE_THREADS = 8, RACE_ROUNDS = 2000 };
+static tk_tuned_cache *race_cache;
+static const int64_t *race_seen[RACE_THREADS][3][2];
+
+static void *race_worker(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    static const char mul[] = "elementwise.mul", gelu[] = "elementwise.gelu";
+    for (int round = 0; round < RACE_ROUNDS; round++)
+        for (int d = 0; d < 3; d++) {
+            race_seen[t][d][0] = tk_tuned_cache_values(race_cache, d, &ew_space, mul, "f32", 4096);
+            race_seen[t][d][1] = tk_tuned_cache_values(race_cache, d, &ew_space, gelu, "f32", 1);
+        }
+    return NULL;
+}
+
+static void test_cache_threads(void)
+{
+    race_cache = tk_tuned_cache_new(devs, N_DEVS, entries, describe_fake);
+    CHECK(race_cache != NULL);
+    if (!race_cache) return;
+    describe_calls = 0;
+    pthread_t th[RACE_THREADS];
+    int started = 0;
+    for (int t = 0; t < RACE_THREADS; t++)
+        started += pthread_create(&th[t], NULL, race_worker, (void *)(intptr_t)t) == 0;
+    CHECK(started == RACE_THREADS);
+    for (int t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    int same = 1;
+    for (int t = 1; t < started; t++)
+        same &= memcmp(race_seen[t], race_seen[0], sizeof race_seen[0]) == 0;
+    CHECK(same);
+    CHECK(race_seen[0][0][0] && race_seen[0][0][0][0] == 32);  /* 4096: nearer 1024 than 1 Mi */
+    CHECK(race_seen[0][1][1] && race_seen[0][1][1][0] == 128); /* H800 -> H100's gelu */
+    CHECK(race_seen[0][2][1] == NULL);                          /* A100 has no gelu entry */
+    CHECK(describe_calls == 3);
+    tk_tuned_cache_free(race_cache);
+}
+
 static void test_compiled_header(void)
 {
     /* an empty header (the committed one) gives no tuned values, without asking CUDA; a
@@ -224,6 +267,7 @@ int main(void)
     test_match_device();
     test_nearest();
     test_cache();
+    test_cache_threads();
     test_compiled_header();
     return CHECK_DONE();
 }
