@@ -188,7 +188,8 @@ tk_status check_close(int64_t n, const T *out, const double *ref, double rtol, d
     unsigned grid = 0;
     void *mem = nullptr;
     Scratch s{};
-    if (cudaMallocAsync(&mem, sizeof(unsigned long long), stream) != cudaSuccess) return TK_ERR_CUDA;
+    if (cudaMallocAsync(&mem, sizeof(unsigned long long), stream) != cudaSuccess)
+        return TK_ERR_CUDA;
     s.n_bad = static_cast<unsigned long long *>(mem);
     st = tk::grid_size(TK_LOOP_GRID_STRIDE, n, kCheckBlock, kCheckWaves, &grid);
     if (st != TK_OK) goto cleanup;

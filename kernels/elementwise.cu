@@ -119,11 +119,13 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize)
     const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if constexpr (kOneShot) {
         if (tid < n_packs)
-            tk::store_pack<T, N>(y + tid * N, apply_pack<N, Op, T>(op, tk::load_pack<T, N>(in + tid * N)...));
+            tk::store_pack<T, N>(y + tid * N,
+                                 apply_pack<N, Op, T>(op, tk::load_pack<T, N>(in + tid * N)...));
     } else {
         const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
         for (int64_t i = tid; i < n_packs; i += stride)
-            tk::store_pack<T, N>(y + i * N, apply_pack<N, Op, T>(op, tk::load_pack<T, N>(in + i * N)...));
+            tk::store_pack<T, N>(y + i * N,
+                                 apply_pack<N, Op, T>(op, tk::load_pack<T, N>(in + i * N)...));
     }
     if (tid < n_tail) y[tail_start + tid] = op(in[tail_start + tid]...);
 }

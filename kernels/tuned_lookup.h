@@ -1,8 +1,8 @@
 /* tuned_lookup.h: the run-time lookup over the generated tables in tuned_configs.h.
  *
  * Device match, in order: exact name; else the same compute capability with the nearest SM count
- * (ties: the larger); else none (the caller uses its built-in default). Within a device, the entry for the op and
- * dtype whose problem size is nearest on a log scale (ties: the smaller size).
+ * (ties: the larger); else none (the caller uses its built-in default). Within a device, the
+ * entry for the op and dtype whose problem size is nearest on a log scale (ties: the smaller).
  * The pure functions take the tables as arguments so they are unit-tested on the CPU with made-up
  * devices; tk_tuned_values() is the cached path the library's NULL-config calls use. */
 #ifndef TUNEKIT_TUNED_LOOKUP_H

@@ -1,10 +1,10 @@
 /* check_test.cu: GPU test of the validation helpers (kernels/check.cu, tk_check.h).
  *
  * tk_check_close against planted errors in every dtype: NaN, +-Inf, values far outside and (f32)
- * right at the tolerance (the GPU must agree with the CPU's rule), the very last element, errors spread over many blocks (the
- * reported indices must be the lowest, ascending, with their got / expected values), many
- * errors (count exact, first max_report in order), NaN and Inf in the reference, max_report 0
- * and larger than the number of failures, n = 0, bad arguments. tk_check_poison: the NaN bit
+ * right at the tolerance (the GPU must agree with the CPU's rule), the very last element,
+ * errors spread over many blocks (the reported indices must be the lowest, ascending, with their
+ * got / expected values), many errors (count exact, first max_report in order), NaN and Inf in
+ * the reference, max_report 0 and larger than the number of failures, n = 0, bad arguments. tk_check_poison: the NaN bit
  * patterns, and a poisoned output fails everywhere. Also the time of a 256 Mi element f32
  * comparison (printed; fails above 50 ms).
  * Prints "N passed, N failed" last; exits non-zero on failure; skips without a GPU. */

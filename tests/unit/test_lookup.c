@@ -3,7 +3,8 @@
  * with the nearest SM count (ties: the larger), unknown devices; nearest problem size on a log
  * scale (ties: the smaller; sizes outside the table); missing op or dtype; and the cache
  * (tk_tuned_cache_*): values parsed against a space, one describe call per device, stable
- * pointers, bad entries skipped, devices out of range, threads racing on a fresh cache. Also the compiled-in (empty) header. */
+ * pointers, bad entries skipped, devices out of range, threads racing on a fresh cache. Also
+ * the compiled-in (empty) header. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
