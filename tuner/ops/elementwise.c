@@ -84,6 +84,20 @@ static double ew_reference(enum ew_op op, double x, double y, double z)
     return NAN;
 }
 
+typedef struct ew_ref_job {
+    enum ew_op op;
+    const double *in[3];
+    double *ref;
+} ew_ref_job;
+
+static void ew_ref_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    const ew_ref_job *j = ctx;
+    for (int64_t i = begin; i < end; i++)
+        j->ref[i] = ew_reference(j->op, j->in[0][i], j->in[1] ? j->in[1][i] : 0.0,
+                                 j->in[2] ? j->in[2][i] : 0.0);
+}
+
 static void ew_release(op_instance *inst)
 {
     if (!inst) return;
@@ -104,7 +118,6 @@ static int ew_prepare(const char *op, const char *dtype, const problem *p, uint6
         return -1;
     }
     int rc = -1;
-    gsl_rng *rng = NULL;
     void *host_in = NULL;
     double *exact[3] = { NULL, NULL, NULL }, *ref = NULL;
     op_instance *inst = calloc(1, sizeof *inst);
@@ -119,20 +132,19 @@ static int ew_prepare(const char *op, const char *dtype, const problem *p, uint6
     int64_t n = inst->n, alloc_elems = n + inst->offset + 16;
     size_t alloc_bytes = (size_t)alloc_elems * es;
 
-    rng = harness_rng(seed, op, dtype, p);
+    uint64_t input_seed = harness_seed(seed, op, dtype, p);
     host_in = calloc((size_t)alloc_elems, es);
     ref = malloc((size_t)n * sizeof *ref);
-    if (!rng || !host_in || !ref) { snprintf(err, len, "out of host memory (n = %lld)", (long long)n); goto done; }
+    if (!host_in || !ref) { snprintf(err, len, "out of host memory (n = %lld)", (long long)n); goto done; }
     for (int i = 0; i < inst->n_inputs; i++) {
         exact[i] = malloc((size_t)n * sizeof(double));
         if (!exact[i]) { snprintf(err, len, "out of host memory (n = %lld)", (long long)n); goto done; }
-        harness_fill_uniform(rng, inst->dtype, n, -4.0, 4.0, (char *)host_in + (size_t)inst->offset * es,
+        harness_fill_uniform(input_seed, i, inst->dtype, n, -4.0, 4.0, (char *)host_in + (size_t)inst->offset * es,
                              exact[i]);
         if (harness_upload(&inst->in[i], host_in, alloc_bytes, err, len)) goto done;
     }
-    for (int64_t j = 0; j < n; j++)
-        ref[j] = ew_reference(inst->op, exact[0][j], exact[1] ? exact[1][j] : 0.0,
-                              exact[2] ? exact[2][j] : 0.0);
+    ew_ref_job job = { inst->op, { exact[0], exact[1], exact[2] }, ref };
+    harness_parallel_for(n, ew_ref_chunk, &job);
     if (harness_upload((void **)&inst->ref, ref, (size_t)n * sizeof *ref, err, len)) goto done;
     if (harness_upload(&inst->out, NULL, alloc_bytes, err, len)) goto done;
     *out = inst;
@@ -143,7 +155,6 @@ done:
     for (int i = 0; i < 3; i++) free(exact[i]);
     free(ref);
     free(host_in);
-    if (rng) gsl_rng_free(rng);
     return rc;
 }
 

@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <cuda_runtime_api.h>
 #include "../../kernels/tk_check.h"
 
@@ -12,33 +14,97 @@ static uint64_t fnv1a(uint64_t h, const char *s)
     return h;
 }
 
-gsl_rng *harness_rng(uint64_t seed, const char *op, const char *dtype, const problem *p)
+uint64_t harness_seed(uint64_t seed, const char *op, const char *dtype, const problem *p)
 {
     uint64_t h = 14695981039346656037ull ^ seed;
     h = fnv1a(h, op); h = fnv1a(h, "/"); h = fnv1a(h, dtype); h = fnv1a(h, "/");
-    h = fnv1a(h, p ? p->text : "");
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_taus2);
-    if (r) gsl_rng_set(r, (unsigned long)(h ^ (h >> 32)));
-    return r;
+    return fnv1a(h, p ? p->text : "");
 }
 
-void harness_fill_uniform(gsl_rng *r, tk_dtype dtype, int64_t n, double lo, double hi,
-                          void *host_out, double *exact)
+/* splitmix64: turns (seed, stream, chunk) into well-spread generator seeds. */
+static uint64_t mix64(uint64_t x)
 {
-    enum { CHUNK = 4096 };
-    double buf[CHUNK];
-    size_t es = tk_dtype_size(dtype);
-    for (int64_t base = 0; base < n; base += CHUNK) {
-        int64_t m = n - base < CHUNK ? n - base : CHUNK;
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+enum { PAR_CHUNK = 1 << 20, PAR_MAX_THREADS = 64 };
+
+typedef struct par_job {
+    int64_t n;
+    void (*fn)(void *ctx, int64_t begin, int64_t end);
+    void *ctx;
+    int64_t next_chunk;      /* taken with __atomic_fetch_add */
+} par_job;
+
+static void *par_worker(void *arg)
+{
+    par_job *j = arg;
+    int64_t n_chunks = (j->n + PAR_CHUNK - 1) / PAR_CHUNK;
+    for (;;) {
+        int64_t c = __atomic_fetch_add(&j->next_chunk, 1, __ATOMIC_RELAXED);
+        if (c >= n_chunks) break;
+        int64_t b = c * PAR_CHUNK, e = b + PAR_CHUNK < j->n ? b + PAR_CHUNK : j->n;
+        j->fn(j->ctx, b, e);
+    }
+    return NULL;
+}
+
+void harness_parallel_for(int64_t n, void (*fn)(void *ctx, int64_t begin, int64_t end),
+                          void *ctx)
+{
+    par_job job = { n, fn, ctx, 0 };
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int64_t n_chunks = (n + PAR_CHUNK - 1) / PAR_CHUNK;
+    int threads = (int)(cpus < 1 ? 1 : cpus > PAR_MAX_THREADS ? PAR_MAX_THREADS : cpus);
+    if (threads > n_chunks) threads = (int)n_chunks;
+    pthread_t tid[PAR_MAX_THREADS];
+    int started = 0;
+    for (int t = 1; t < threads; t++)
+        if (pthread_create(&tid[started], NULL, par_worker, &job) == 0) started++;
+    par_worker(&job);   /* the calling thread works too; with no helper it does everything */
+    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+}
+
+typedef struct fill_job {
+    uint64_t seed;
+    int stream;
+    tk_dtype dtype;
+    double lo, hi;
+    void *out;
+    double *exact;
+} fill_job;
+
+static void fill_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    const fill_job *j = ctx;
+    enum { BUF = 4096 };
+    double buf[BUF];
+    size_t es = tk_dtype_size(j->dtype);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_taus2);
+    if (!r) return;   /* out of memory: the chunk keeps its zeros and validation reports it */
+    gsl_rng_set(r, (unsigned long)mix64(j->seed ^ mix64((uint64_t)j->stream << 40 ^ (uint64_t)(begin / PAR_CHUNK))));
+    for (int64_t base = begin; base < end; base += BUF) {
+        int64_t m = end - base < BUF ? end - base : BUF;
         for (int64_t i = 0; i < m; i++) {
             double v;
-            do v = lo + (hi - lo) * gsl_rng_uniform(r); while (v == 0.0);
+            do v = j->lo + (j->hi - j->lo) * gsl_rng_uniform(r); while (v == 0.0);
             buf[i] = v;
         }
-        char *dst = (char *)host_out + (size_t)base * es;
-        tk_host_from_double(dtype, buf, dst, m);
-        if (exact) tk_host_to_double(dtype, dst, exact + base, m);
+        char *dst = (char *)j->out + (size_t)base * es;
+        tk_host_from_double(j->dtype, buf, dst, m);
+        if (j->exact) tk_host_to_double(j->dtype, dst, j->exact + base, m);
     }
+    gsl_rng_free(r);
+}
+
+void harness_fill_uniform(uint64_t seed, int stream, tk_dtype dtype, int64_t n, double lo,
+                          double hi, void *host_out, double *exact)
+{
+    fill_job j = { seed, stream, dtype, lo, hi, host_out, exact };
+    harness_parallel_for(n, fill_chunk, &j);
 }
 
 int harness_upload(void **dev, const void *host, size_t bytes, char *err, size_t len)

@@ -10,14 +10,22 @@
 #include "../problem.h"
 #include "../../kernels/tunekit.h"
 
-/* A generator for (seed, op, dtype, problem): the same inputs every time for the same run seed,
- * different inputs for different problems. Caller frees with gsl_rng_free. NULL on ENOMEM. */
-gsl_rng *harness_rng(uint64_t seed, const char *op, const char *dtype, const problem *p);
+/* The input seed for (run seed, op, dtype, problem): the same inputs every time for the same run
+ * seed, different inputs for different problems. */
+uint64_t harness_seed(uint64_t seed, const char *op, const char *dtype, const problem *p);
 
 /* Draws n values uniformly from [lo, hi) (never exactly zero), stores them in dtype storage in
- * host_out (n * tk_dtype_size bytes) and, when exact != NULL, the rounded values as doubles. */
-void harness_fill_uniform(gsl_rng *r, tk_dtype dtype, int64_t n, double lo, double hi,
-                          void *host_out, double *exact);
+ * host_out (n * tk_dtype_size bytes) and, when exact != NULL, the rounded values as doubles.
+ * Input `stream` of a problem (0, 1, 2 for x, y, z) gets its own values. Work is split into
+ * fixed chunks, each with its own GSL generator seeded from (seed, stream, chunk), and the chunks
+ * run on all cores: the values do not depend on the number of threads. */
+void harness_fill_uniform(uint64_t seed, int stream, tk_dtype dtype, int64_t n, double lo,
+                          double hi, void *host_out, double *exact);
+
+/* Calls fn(ctx, begin, end) over [0, n) split into chunks, on all cores (pthreads); returns when
+ * every chunk is done. For the CPU references of large problems. */
+void harness_parallel_for(int64_t n, void (*fn)(void *ctx, int64_t begin, int64_t end),
+                          void *ctx);
 
 /* cudaMalloc + cudaMemcpy of bytes from host (host may be NULL: allocation only). On failure
  * err says what and *dev is NULL. The caller frees *dev with cudaFree. */

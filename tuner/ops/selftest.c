@@ -78,21 +78,19 @@ static int st_prepare(const char *op, const char *dtype, const problem *p, uint6
 {
     *out = NULL;
     int rc = -1;
-    gsl_rng *rng = NULL;
     float *host_x = NULL;
     double *exact = NULL;
     op_instance *inst = calloc(1, sizeof *inst);
     int64_t n = st_elements(p);
     if (!inst) { snprintf(err, len, "out of host memory"); goto done; }
     inst->n = n;
-    rng = harness_rng(seed, op, dtype, p);
     host_x = malloc((size_t)n * sizeof *host_x);
     exact = malloc((size_t)n * sizeof *exact);
-    if (!rng || !host_x || !exact) {
+    if (!host_x || !exact) {
         snprintf(err, len, "out of host memory (n = %lld)", (long long)n);
         goto done;
     }
-    harness_fill_uniform(rng, TK_F32, n, -4.0, 4.0, host_x, exact);
+    harness_fill_uniform(harness_seed(seed, op, dtype, p), 0, TK_F32, n, -4.0, 4.0, host_x, exact);
     static const int zero = 0;
     if (harness_upload((void **)&inst->x, host_x, (size_t)n * sizeof(float), err, len) ||
         harness_upload((void **)&inst->y, NULL, (size_t)n * sizeof(float), err, len) ||
@@ -106,7 +104,6 @@ done:
     st_release(inst);
     free(host_x);
     free(exact);
-    if (rng) gsl_rng_free(rng);
     return rc;
 }
 
