@@ -16,6 +16,12 @@ extern "C" {
  * float whatever the op's input dtype is poisoned as TK_F32. */
 tk_status tk_check_poison(tk_dtype dtype, int64_t n, void *out, cudaStream_t stream);
 
+/* Evicts the L2 cache before a cold timed run by READING buf (bytes should be at least twice
+ * the L2 size) with 16-byte loads: afterwards L2 holds only clean lines of buf, so the timed
+ * kernel pays no write-back of a flush's dirty lines (which a memset flush would leave, taxing
+ * small kernels with up to L2-size extra DRAM writes). Writes nothing the caller can see. */
+tk_status tk_check_flush_l2(const void *buf, size_t bytes, cudaStream_t stream);
+
 /* Compares out[i] (dtype) with ref[i] (double) for i in [0, n):
  *   ok  <=>  |out - ref| <= atol + rtol * |ref|, where NaN in out fails unless ref is NaN too,
  *            and +-Inf must match exactly.

@@ -24,6 +24,7 @@ done
 nvidia-smi -L || { echo "gpu_session: no GPU"; exit 1; }
 if [ $gpu_test = 1 ]; then
     echo "== gpu tests"; bash tests/gpu/run.sh 2>&1 | tee "$OUT/gpu-test.log"
+    grep -hE '^(device|host time|n > 2)' build/gpu-test-logs/*.log | tee -a "$OUT/gpu-test.log"
 fi
 for sp in "$@"; do
     echo "== tuner run $sp"

@@ -83,7 +83,7 @@ class Timer:
     def __init__(self, warmup=3, min_runs=10, max_runs=100, rel_ci=0.01, cold=True):
         props = torch.cuda.get_device_properties(0)
         l2 = getattr(props, "L2_cache_size", 50 << 20) or (50 << 20)
-        self.flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+        self.flush = torch.full((2 * l2,), 0x5a, dtype=torch.uint8, device="cuda")
         self.warmup, self.min_runs, self.max_runs, self.rel_ci, self.cold = warmup, min_runs, max_runs, rel_ci, cold
         self.start = torch.cuda.Event(enable_timing=True)
         self.stop = torch.cuda.Event(enable_timing=True)
@@ -93,11 +93,10 @@ class Timer:
             fn()
         torch.cuda.synchronize()
         samples = []
-        fill = 0
         while len(samples) < self.max_runs:
             if self.cold:
-                fill = (fill + 1) & 0xFF
-                self.flush.fill_(fill)
+                # read (not write) 2x L2, as the tuner's worker does: clean lines, no write-back
+                self.flush_sink = self.flush.view(torch.int32).max()
             self.start.record()
             fn()
             self.stop.record()

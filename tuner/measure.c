@@ -7,14 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "stats.h"
+#include "../kernels/tk_check.h"
 
 struct measure_ctx {
     cudaStream_t stream;
     cudaEvent_t start, stop;
-    void *flush;             /* 2 x L2 bytes, overwritten before every cold timed run */
+    void *flush;             /* 2 x L2 bytes, read before every cold timed run (tk_check_flush_l2) */
     size_t flush_bytes;
     int64_t mem_bytes;
-    unsigned flush_count;    /* the byte value changes every time */
 };
 
 /* ---- status rules ---- */
@@ -79,6 +79,8 @@ int measure_ctx_create(const device_info *dev, measure_ctx **out, char *err, siz
     if ((e = cudaEventCreate(&c->stop)) != cudaSuccess) goto cuda_fail;
     what = "cudaMalloc (L2 flush buffer)";
     if ((e = cudaMalloc(&c->flush, c->flush_bytes)) != cudaSuccess) goto cuda_fail;
+    what = "cudaMemset (L2 flush buffer)";
+    if ((e = cudaMemset(c->flush, 0x5a, c->flush_bytes)) != cudaSuccess) goto cuda_fail;
     *out = c;
     c = NULL;
     rc = 0;
@@ -209,9 +211,8 @@ void measure_variant(measure_ctx *c, const op_family *f, op_instance *inst, cons
     double total_us = 0;
     while (n < max_runs) {
         if (ms->cold) {
-            int byte = (int)(++c->flush_count & 0xff);
-            if ((e = cudaMemsetAsync(c->flush, byte, c->flush_bytes, c->stream)) != cudaSuccess) {
-                set_fault(out, context_lost, "L2 flush", e);
+            if (tk_check_flush_l2(c->flush, c->flush_bytes, c->stream) != TK_OK) {
+                set_fault(out, context_lost, "L2 flush", cudaGetLastError());
                 goto done;
             }
         }

@@ -3,6 +3,7 @@
 # tests/gpu/*.cu) and every tests/gpu/*_test.sh. Each prints "N passed, N failed"; this adds them
 # up and prints the total line last, exiting non-zero when anything failed. On a machine without
 # a GPU (nvidia-smi -L fails or lists none) every test is skipped and the exit status is 0.
+# Each test's whole output is kept in build/gpu-test-logs/<name>.log.
 set -u
 cd "$(dirname "$0")/../.."
 
@@ -33,6 +34,7 @@ for t in "${tests[@]}"; do
     *) out=$("$t" 2>&1); rc=$? ;;
     esac
     took=$((SECONDS - start))
+    mkdir -p build/gpu-test-logs && printf '%s\n' "$out" > "build/gpu-test-logs/$(basename "$name").log"
     line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
     if [ -z "$line" ]; then
         printf '%-34s FAIL (exit %d, no summary line, %ds)\n' "$name" "$rc" "$took"
