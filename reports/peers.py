@@ -80,11 +80,11 @@ def median_ci(samples):
 
 
 class Timer:
-    def __init__(self, warmup=3, min_runs=10, max_runs=100, rel_ci=0.01, cold=True):
+    def __init__(self, warmup=3, min_runs=10, max_runs=100, rel_ci=0.01, cache="cold"):
         props = torch.cuda.get_device_properties(0)
         l2 = getattr(props, "L2_cache_size", 50 << 20) or (50 << 20)
         self.flush = torch.full((2 * l2,), 0x5a, dtype=torch.uint8, device="cuda")
-        self.warmup, self.min_runs, self.max_runs, self.rel_ci, self.cold = warmup, min_runs, max_runs, rel_ci, cold
+        self.warmup, self.min_runs, self.max_runs, self.rel_ci, self.cache = warmup, min_runs, max_runs, rel_ci, cache
         self.start = torch.cuda.Event(enable_timing=True)
         self.stop = torch.cuda.Event(enable_timing=True)
 
@@ -93,9 +93,14 @@ class Timer:
             fn()
         torch.cuda.synchronize()
         samples = []
+        fill = 0
         while len(samples) < self.max_runs:
-            if self.cold:
-                # read (not write) 2x L2, as the tuner's worker does: clean lines, no write-back
+            if self.cache == "cold":
+                # overwrite 2x L2, as the tuner's `cache: cold` does
+                fill = (fill + 1) & 0xFF
+                self.flush.fill_(fill)
+            elif self.cache == "clean":
+                # read 2x L2, as the tuner's `cache: clean` does: clean lines, no write-back
                 self.flush_sink = self.flush.view(torch.int32).max()
             self.start.record()
             fn()
@@ -113,7 +118,7 @@ def copy_gbps(timer):
     nbytes = min(1 << 30, torch.cuda.get_device_properties(0).total_memory // 8)
     a = torch.empty(nbytes, dtype=torch.uint8, device="cuda").random_(0, 255)
     b = torch.empty_like(a)
-    t = Timer(warmup=3, min_runs=20, max_runs=50, rel_ci=0.005, cold=False)
+    t = Timer(warmup=3, min_runs=20, max_runs=50, rel_ci=0.005, cache="hot")
     s = t.time(lambda: b.copy_(a))
     med = median_ci(s)[0]
     return 2 * nbytes / (med * 1e3)
@@ -124,7 +129,8 @@ def main():
     ap.add_argument("--db", default="tunekit.db")
     ap.add_argument("--op", help="only this op (family.op)")
     ap.add_argument("--dtype", help="only this dtype")
-    ap.add_argument("--hot", action="store_true", help="do not flush L2 between runs")
+    ap.add_argument("--cache", choices=["cold", "clean", "hot"], default="cold",
+                    help="L2 before each timed run, as the space's measure.cache (default cold)")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         sys.exit("peers.py: error: no CUDA device visible to PyTorch")
@@ -136,7 +142,7 @@ def main():
     if row is None:
         sys.exit(f"peers.py: error: {args.db} has no device {uuid} ({props.name}); run the tuner on this GPU first")
     device_id = row[0]
-    timer = Timer(cold=not args.hot)
+    timer = Timer(cache=args.cache)
     ceiling = copy_gbps(timer)
     print(f"peers.py: {props.name}, copy ceiling {ceiling:.1f} GB/s, torch {torch.__version__}")
     problems = con.execute("SELECT id, op, dtype, shape, bytes FROM problems ORDER BY op, dtype, elements, shape").fetchall()

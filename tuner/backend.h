@@ -23,11 +23,17 @@ const char *eval_status_name(eval_status s);
 /* Returns the status for a name, or -1. */
 int eval_status_parse(const char *name);
 
+enum { MEASURE_HOT = 0, MEASURE_COLD = 1, MEASURE_CLEAN = 2 };
+
 typedef struct measure_settings {
     int warmup;              /* untimed runs first */
     int min_runs, max_runs;  /* timed runs: at least, at most */
     double rel_ci;           /* stop when the median's 95% CI half-width <= rel_ci * median */
-    int cold;                /* 1: overwrite 2x L2 before every timed run */
+    int cold;                /* L2 before every timed run: MEASURE_HOT (left as the last run left
+                                it), MEASURE_COLD (2x L2 overwritten: every run starts from DRAM
+                                with L2 full of dirty lines, as PERF.md's figures were taken) or
+                                MEASURE_CLEAN (2x L2 read: clean lines only, as a profiler's cache
+                                invalidation leaves it) */
     double timeout_s;        /* watchdog per evaluation */
     double max_seconds;      /* stop timing an evaluation after this much GPU time (>= min_runs) */
 } measure_settings;

@@ -12,9 +12,10 @@
 struct measure_ctx {
     cudaStream_t stream;
     cudaEvent_t start, stop;
-    void *flush;             /* 2 x L2 bytes, read before every cold timed run (tk_check_flush_l2) */
+    void *flush;             /* 2 x L2 bytes: overwritten (cold) or read (clean) before a timed run */
     size_t flush_bytes;
     int64_t mem_bytes;
+    unsigned flush_count;    /* cold: the byte value changes every time */
 };
 
 /* ---- status rules ---- */
@@ -210,7 +211,13 @@ void measure_variant(measure_ctx *c, const op_family *f, op_instance *inst, cons
     int n = 0;
     double total_us = 0;
     while (n < max_runs) {
-        if (ms->cold) {
+        if (ms->cold == MEASURE_COLD) {
+            int byte = (int)(++c->flush_count & 0xff);
+            if ((e = cudaMemsetAsync(c->flush, byte, c->flush_bytes, c->stream)) != cudaSuccess) {
+                set_fault(out, context_lost, "L2 flush", e);
+                goto done;
+            }
+        } else if (ms->cold == MEASURE_CLEAN) {
             if (tk_check_flush_l2(c->flush, c->flush_bytes, c->stream) != TK_OK) {
                 set_fault(out, context_lost, "L2 flush", cudaGetLastError());
                 goto done;

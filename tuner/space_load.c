@@ -726,9 +726,10 @@ static int load_measure(loader *L, const ynode *n)
         const char *cache;
         if (get_string(L, v, "measure.cache", &cache) != 0)
             return -1;
-        if (strcmp(cache, "cold") != 0 && strcmp(cache, "hot") != 0)
-            return fail_at(L, v, "measure.cache: must be cold or hot, found '%.60s'", cache);
-        m->cold = strcmp(cache, "cold") == 0;
+        if (strcmp(cache, "cold") != 0 && strcmp(cache, "hot") != 0 && strcmp(cache, "clean") != 0)
+            return fail_at(L, v, "measure.cache: must be cold, clean or hot, found '%.60s'", cache);
+        m->cold = strcmp(cache, "cold") == 0 ? MEASURE_COLD
+                : strcmp(cache, "clean") == 0 ? MEASURE_CLEAN : MEASURE_HOT;
     }
     if ((v = ynode_get(n, "timeout"))) {
         if (get_float(L, v, "measure.timeout", &m->timeout_s) != 0)
@@ -778,7 +779,7 @@ static void set_defaults(space *sp)
     sp->measure.min_runs = 10;
     sp->measure.max_runs = 200;
     sp->measure.rel_ci = 0.01;
-    sp->measure.cold = 1;
+    sp->measure.cold = MEASURE_COLD;
     sp->measure.timeout_s = 10;
     sp->measure.max_seconds = 2;
     sp->validate.enabled = 1;

@@ -315,7 +315,7 @@ int wp_format_eval(wp_buf *b, const eval_request *r)
     wp_add_int(b, "min_runs", r->measure.min_runs);
     wp_add_int(b, "max_runs", r->measure.max_runs);
     wp_add_double(b, "rel_ci", r->measure.rel_ci);
-    wp_add_int(b, "cold", r->measure.cold ? 1 : 0);
+    wp_add_int(b, "cold", r->measure.cold);
     wp_add_double(b, "max_seconds", r->measure.max_seconds);
     return wp_end(b);
 }
@@ -353,7 +353,7 @@ int wp_parse_eval(const wp_msg *m, wp_eval *out, char *err, size_t len)
         get_int(m, "min_runs", &ms->min_runs, err, len) ||
         get_int(m, "max_runs", &ms->max_runs, err, len) ||
         get_f64(m, "rel_ci", &ms->rel_ci, err, len) ||
-        get_i64(m, "cold", 0, 1, &cold, err, len) ||
+        get_i64(m, "cold", 0, 2, &cold, err, len) ||
         get_f64(m, "max_seconds", &ms->max_seconds, err, len))
         return -1;
     out->validate = (int)validate;

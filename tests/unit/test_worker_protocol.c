@@ -216,6 +216,19 @@ static void test_eval(void)
     CHECK(parse_line(&b, &m) == 0);
     CHECK(wp_parse_eval(&m, &e, err, sizeof err) == 0);
     CHECK(e.validate == 0 && e.tolerance_scale == 1.0 && e.measure.cold == 0);
+    {   /* cache: clean travels as cold=2 */
+        eval_request rc = r;
+        rc.measure.cold = MEASURE_CLEAN;
+        wp_buf cb = { 0 };
+        wp_msg cm = { 0 };
+        wp_eval ce;
+        char cerr[256];
+        CHECK(wp_format_eval(&cb, &rc) == 0);
+        CHECK(wp_parse(cb.s, cb.len, &cm, cerr, sizeof cerr) == 0);
+        CHECK(wp_parse_eval(&cm, &ce, cerr, sizeof cerr) == 0 && ce.measure.cold == MEASURE_CLEAN);
+        wp_msg_clear(&cm);
+        wp_buf_free(&cb);
+    }
     wp_msg_clear(&m);
 
     /* Impossible run counts and missing fields are refused. */
