@@ -12,10 +12,16 @@
  *   pack_size   1, 2, 4, 8 elements with pack_size * sizeof(T) <= 16 (compile time; default
  *               16 bytes: f32 4, f16/bf16 8)
  *   loop        grid_stride (a loop over packs, grid from launch.cuh's waves rule) or one_shot
- *               (no loop: one thread per pack) (compile time)
- * Each launch checks that every pointer is aligned to the pack; if one is not, it runs the
- * pack_size = 1 instantiation of the same op and loop instead. The last n % pack_size elements
- * (the tail) are done by the first threads of the grid in the same launch. Indices are 64-bit.
+ *               (no loop: one thread per `unroll` packs) (compile time)
+ *   unroll      1, 2, 4: packs a thread loads before it computes and stores any of them (more
+ *               loads in flight per thread; the packs of one round are a grid apart, so every
+ *               load stays coalesced) (compile time; default 1)
+ * Alignment: when every pointer is aligned to the pack, the packed kernel runs over all of n.
+ * When every pointer is misaligned by the same number of elements (views at one offset), the
+ * first elements up to the pack boundary (the head) are peeled off and the rest still runs in
+ * packs. Otherwise the pack_size = 1 instantiation runs (the scalar fallback). The head and the
+ * last n % pack_size elements (the tail) are done by the first threads of the grid in the same
+ * launch. Indices are 64-bit.
  *
  * Order: device helpers (op functors, pack application), kernels, launchers, public entry points
  * and the config space. */
@@ -108,48 +114,73 @@ __device__ __forceinline__ Pack<T, N> apply_pack(const Op &op, const In &...in)
 }
 
 /* ---- kernels --------------------------------------------------------------------------------
- * y[0 .. n_packs * N) in packs of N, then the tail y[tail_start .. tail_start + n_tail)
- * (n_tail < N) one element per thread by the grid's first threads. kOneShot: one pack per
- * thread, no loop (the grid covers every pack); else a grid-stride loop. */
-template <int N, bool kOneShot, typename Op, typename T, typename... In>
+ * Packs: y[head + i*N .. head + i*N + N) for i < n_packs, aligned. Scalars: the head
+ * y[0 .. n_head) and the tail y[tail_start .. tail_start + n_tail), one element per thread by the
+ * grid's first threads. A round of a thread handles U packs a grid apart (loads first, then the
+ * ops and stores); kOneShot: the grid covers every pack in one round, no loop. */
+template <int N, int U, bool kOneShot, typename Op, typename T, typename... In>
 __global__ void __launch_bounds__(tk::kMaxBlockSize)
-    elementwise_kernel(Op op, int64_t n_packs, int64_t tail_start, int n_tail, T *y,
+    elementwise_kernel(Op op, int64_t n_packs, int n_head, int64_t tail_start, int n_tail, T *y,
                        const In *...in)
 {
     const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if constexpr (kOneShot) {
-        if (tid < n_packs)
-            tk::store_pack<T, N>(y + tid * N,
-                                 apply_pack<N, Op, T>(op, tk::load_pack<T, N>(in + tid * N)...));
-    } else {
-        const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-        for (int64_t i = tid; i < n_packs; i += stride)
-            tk::store_pack<T, N>(y + i * N,
-                                 apply_pack<N, Op, T>(op, tk::load_pack<T, N>(in + i * N)...));
+    const int64_t threads = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    T *yp = y + n_head;
+    for (int64_t base = tid; base < n_packs; base += threads * U) {
+        Pack<T, N> out[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int64_t i = base + u * threads;
+            if (i < n_packs)
+                out[u] = apply_pack<N, Op, T>(op, tk::load_pack<T, N>(in + n_head + i * N)...);
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int64_t i = base + u * threads;
+            if (i < n_packs) tk::store_pack<T, N>(yp + i * N, out[u]);
+        }
+        if constexpr (kOneShot) break;
     }
+    if (tid < n_head) y[tid] = op(in[tid]...);
     if (tid < n_tail) y[tail_start + tid] = op(in[tail_start + tid]...);
 }
 
 /* ---- launchers ------------------------------------------------------------------------------ */
 
-/* Launches the N-element-pack instantiation of op for n (> 0) elements. */
-template <int N, typename Op, typename T, typename... In>
-tk_status launch_packed(const Op &op, int64_t n, const tk_elementwise_config &c,
-                        cudaStream_t stream, T *y, const In *...in)
+/* Launches the N-element-pack, U-unrolled instantiation of op for n (> 0) elements, the first
+ * n_head of them (< N) scalar so that the packs start aligned. */
+template <int N, int U, typename Op, typename T, typename... In>
+tk_status launch_unrolled(const Op &op, int64_t n, int n_head, const tk_elementwise_config &c,
+                          cudaStream_t stream, T *y, const In *...in)
 {
-    const int64_t n_packs = n / N;
-    const int n_tail = static_cast<int>(n - n_packs * N);
-    const int64_t n_units = n_packs + (n_tail > 0 ? 1 : 0);
+    const int64_t n_packs = (n - n_head) / N;
+    const int64_t tail_start = n_head + n_packs * N;
+    const int n_tail = static_cast<int>(n - tail_start);
+    const int scalars = n_head > n_tail ? n_head : n_tail;
+    /* work items of one thread: rounds of U packs; the scalars need that many threads too */
+    int64_t n_units = tk::ceil_div(n_packs, U);
+    if (n_units < scalars) n_units = scalars;
     unsigned grid = 0;
     tk_status st = tk::grid_size(c.loop, n_units, c.block_size, c.waves, &grid);
     if (st != TK_OK) return st;
     if (c.loop == TK_LOOP_ONE_SHOT)
-        elementwise_kernel<N, true, Op, T, In...>
-            <<<grid, c.block_size, 0, stream>>>(op, n_packs, n_packs * N, n_tail, y, in...);
+        elementwise_kernel<N, U, true, Op, T, In...><<<grid, c.block_size, 0, stream>>>(
+            op, n_packs, n_head, tail_start, n_tail, y, in...);
     else
-        elementwise_kernel<N, false, Op, T, In...>
-            <<<grid, c.block_size, 0, stream>>>(op, n_packs, n_packs * N, n_tail, y, in...);
+        elementwise_kernel<N, U, false, Op, T, In...><<<grid, c.block_size, 0, stream>>>(
+            op, n_packs, n_head, tail_start, n_tail, y, in...);
     return cudaGetLastError() == cudaSuccess ? TK_OK : TK_ERR_LAUNCH;
+}
+
+template <int N, typename Op, typename T, typename... In>
+tk_status launch_packed(const Op &op, int64_t n, int n_head, const tk_elementwise_config &c,
+                        cudaStream_t stream, T *y, const In *...in)
+{
+    switch (c.unroll) {
+    case 2: return launch_unrolled<N, 2>(op, n, n_head, c, stream, y, in...);
+    case 4: return launch_unrolled<N, 4>(op, n, n_head, c, stream, y, in...);
+    default: return launch_unrolled<N, 1>(op, n, n_head, c, stream, y, in...);
+    }
 }
 
 /* Whether c is a config the library has a variant for, with elements of elem_size bytes. */
@@ -161,24 +192,37 @@ bool config_supported(const tk_elementwise_config &c, size_t elem_size)
                              static_cast<size_t>(tk::kMaxPackBytes);
     return pack_ok && c.block_size >= 32 && c.block_size <= tk::kMaxBlockSize &&
            c.block_size % 32 == 0 && c.waves >= 1 &&
+           (c.unroll == 1 || c.unroll == 2 || c.unroll == 4) &&
            (c.loop == TK_LOOP_GRID_STRIDE || c.loop == TK_LOOP_ONE_SHOT);
 }
 
-/* Picks the pack instantiation: c.pack_size when every pointer is aligned to it, else 1. */
+/* Misalignment of p within a pack of `bytes` (a power of two), in bytes. */
+inline size_t misalignment(const void *p, size_t bytes)
+{
+    return reinterpret_cast<uintptr_t>(p) & (bytes - 1);
+}
+
+/* Picks the pack instantiation: c.pack_size when every pointer is aligned to it, or when every
+ * pointer is misaligned by the same whole number of elements (then the head up to the pack
+ * boundary is peeled off); else the scalar fallback, pack_size 1. */
 template <typename Op, typename T, typename... In>
 tk_status launch_op(const Op &op, int64_t n, const tk_elementwise_config &c, cudaStream_t stream,
                     T *y, const In *...in)
 {
     const size_t bytes = static_cast<size_t>(c.pack_size) * sizeof(T);
-    const bool aligned = tk::is_aligned(y, bytes) && (tk::is_aligned(in, bytes) && ...);
-    const int pack = aligned ? c.pack_size : 1;
+    const size_t mis = misalignment(y, bytes);
+    const bool same = ((misalignment(in, bytes) == mis) && ...) && mis % sizeof(T) == 0;
+    int pack = same ? c.pack_size : 1;
+    int64_t head = same && mis ? static_cast<int64_t>((bytes - mis) / sizeof(T)) : 0;
+    if (head >= n) pack = 1, head = 0;   /* too short to reach a pack boundary */
+    const int n_head = static_cast<int>(head);
     switch (pack) {
-    case 2: return launch_packed<2>(op, n, c, stream, y, in...);
-    case 4: return launch_packed<4>(op, n, c, stream, y, in...);
+    case 2: return launch_packed<2>(op, n, n_head, c, stream, y, in...);
+    case 4: return launch_packed<4>(op, n, n_head, c, stream, y, in...);
     case 8:
-        if constexpr (tk::kPackFits<T, 8>) return launch_packed<8>(op, n, c, stream, y, in...);
+        if constexpr (tk::kPackFits<T, 8>) return launch_packed<8>(op, n, n_head, c, stream, y, in...);
         return TK_ERR_UNSUPPORTED_CONFIG;
-    default: return launch_packed<1>(op, n, c, stream, y, in...);
+    default: return launch_packed<1>(op, n, 0, c, stream, y, in...);
     }
 }
 
@@ -186,14 +230,16 @@ tk_status launch_op(const Op &op, int64_t n, const tk_elementwise_config &c, cud
 
 /* Parameter order of the space (canonical: sorted by name); tk_config_parse fills values[]
  * in this order. */
-enum { P_BLOCK_SIZE, P_LOOP, P_PACK_SIZE, P_WAVES, P_COUNT };
+enum { P_BLOCK_SIZE, P_LOOP, P_PACK_SIZE, P_UNROLL, P_WAVES, P_COUNT };
 
 const int64_t kPackSizes[] = {1, 2, 4, 8};
+const int64_t kUnrolls[] = {1, 2, 4};
 const char *const kLoops[] = {"grid_stride", "one_shot"};
 const tk_param_desc kParams[P_COUNT] = {
     {"block_size", 0, 0, nullptr, nullptr, 32, tk::kMaxBlockSize, 32, 256},
     {"loop", 1, 2, nullptr, kLoops, 0, 0, 0, TK_LOOP_GRID_STRIDE},
     {"pack_size", 1, 4, kPackSizes, nullptr, 0, 0, 0, 4},
+    {"unroll", 1, 3, kUnrolls, nullptr, 0, 0, 0, 1},
     {"waves", 0, 0, nullptr, nullptr, 1, 1024, 1, 32},
 };
 const tk_config_space kSpace = {"elementwise", P_COUNT, kParams};
@@ -212,6 +258,7 @@ tk_elementwise_config config_from_values(const int64_t *v)
     c.block_size = static_cast<int>(v[P_BLOCK_SIZE]);
     c.loop = static_cast<tk_loop>(v[P_LOOP]);
     c.pack_size = static_cast<int>(v[P_PACK_SIZE]);
+    c.unroll = static_cast<int>(v[P_UNROLL]);
     c.waves = static_cast<int>(v[P_WAVES]);
     return c;
 }
@@ -261,6 +308,7 @@ tk_elementwise_config tk_elementwise_default_config(tk_dtype dtype)
     c.block_size = static_cast<int>(kParams[P_BLOCK_SIZE].default_value);
     c.waves = static_cast<int>(kParams[P_WAVES].default_value);
     c.loop = static_cast<tk_loop>(kParams[P_LOOP].default_value);
+    c.unroll = static_cast<int>(kParams[P_UNROLL].default_value);
     const size_t size = tk_dtype_size(dtype);
     c.pack_size = size ? static_cast<int>(tk::kMaxPackBytes / size)
                        : static_cast<int>(kParams[P_PACK_SIZE].default_value);

@@ -79,10 +79,11 @@ typedef struct tk_elementwise_config {
     int waves;               /* grid_stride: grid = min(packs/block, waves * resident blocks) */
     int pack_size;           /* elements per vector access */
     tk_loop loop;
+    int unroll;              /* packs in flight per thread: 1, 2 or 4 */
 } tk_elementwise_config;
 
 const tk_config_space *tk_elementwise_config_space(void);
-/* The classic default: 256 threads, 32 waves, 16-byte packs, grid-stride. */
+/* The classic default: 256 threads, 32 waves, 16-byte packs, grid-stride, unroll 1. */
 tk_elementwise_config tk_elementwise_default_config(tk_dtype dtype);
 tk_status tk_elementwise_config_from_text(const char *text, tk_elementwise_config *out);
 

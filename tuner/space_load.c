@@ -513,6 +513,23 @@ static int load_param(loader *L, const ynode *key, const ynode *body, space_para
     return load_generated(L, d, p, list, strcmp(kind, "pow2") == 0);
 }
 
+/* A family parameter the space does not list is fixed at the library's default value, so a
+ * space keeps working when a family gains a parameter. It is declared where `params:` is. */
+static int add_default_param(loader *L, const ynode *at, const tk_param_desc *d, space_param *p)
+{
+    p->name = strdup(d->name);
+    p->values = calloc(1, sizeof *p->values);
+    if (!p->name || !p->values)
+        return fail_at(L, at, "out of memory");
+    p->line = at->line;
+    p->col = at->col;
+    value v = d->str_values ? value_string(d->str_values[d->default_value])
+                            : value_int(d->default_value);
+    if (param_add(p, v, 1) != 0)
+        return fail_at(L, at, "out of memory");
+    return 0;
+}
+
 static int load_params(loader *L, const ynode *n)
 {
     space *sp = L->sp;
@@ -520,7 +537,7 @@ static int load_params(loader *L, const ynode *n)
         return -1;
     if (n->n == 0)
         return fail_at(L, n, "params: no parameters given");
-    sp->params = calloc((size_t)n->n, sizeof *sp->params);
+    sp->params = calloc((size_t)(n->n + L->cs->n_params), sizeof *sp->params);
     if (!sp->params)
         return fail_at(L, n, "out of memory");
     for (int k = 0; k < n->n; k++) {
@@ -531,14 +548,8 @@ static int load_params(loader *L, const ynode *n)
     for (int i = 0; i < L->cs->n_params; i++) {
         if (ynode_get(n, L->cs->params[i].name))
             continue;
-        const char *names[64];
-        int count = L->cs->n_params < 64 ? L->cs->n_params : 64;
-        for (int k = 0; k < count; k++)
-            names[k] = L->cs->params[k].name;
-        char buf[512];
-        return fail_at(L, n, "params: missing parameter '%s' (%s needs %s)",
-                       L->cs->params[i].name, sp->kernel, join_names(names, count, buf,
-                                                                      sizeof buf));
+        if (add_default_param(L, n, &L->cs->params[i], &sp->params[sp->n_params++]) != 0)
+            return -1;
     }
     return 0;
 }

@@ -251,9 +251,11 @@ void test_all_configs(Buffers &b, cudaStream_t s)
                         if (pack * es > 16) continue;
                         for (int loop = 0; loop < 2; loop++)
                             for (int block : blocks)
-                                for (int w : waves) {
+                                for (int w : waves)
+                                for (int unroll : {1, 2, 4}) {
                                     const tk_elementwise_config c = {block, w, pack,
-                                                                     static_cast<tk_loop>(loop)};
+                                                                     static_cast<tk_loop>(loop),
+                                                                     unroll};
                                     CUDA_OK(cudaMemsetAsync(b.out, 0xff, copy_bytes, s));
                                     tk_status st = call_op(static_cast<OpId>(op), dt, n, in, out,
                                                            &c, s);
@@ -271,9 +273,9 @@ void test_all_configs(Buffers &b, cudaStream_t s)
                                     configs_ok += err.empty();
                                     expect(err.empty(),
                                            "%s %s n=%lld %s block_size=%d waves=%d pack_size=%d "
-                                           "loop=%s: %s",
+                                           "loop=%s unroll=%d: %s",
                                            kOpNames[op], tk_dtype_name(dt), (long long)n, v.name,
-                                           block, w, pack, kLoopNames[loop], err.c_str());
+                                           block, w, pack, kLoopNames[loop], unroll, err.c_str());
                                 }
                     }
                 }
@@ -334,13 +336,14 @@ void test_beyond_int32(cudaStream_t s)
     struct Case {
         int pack, offset;
         tk_loop loop;
-    } cases[] = {{8, 0, TK_LOOP_GRID_STRIDE}, {8, 0, TK_LOOP_ONE_SHOT},
-                 {1, 0, TK_LOOP_ONE_SHOT}, {4, 1, TK_LOOP_GRID_STRIDE}};
+        int unroll;
+    } cases[] = {{8, 0, TK_LOOP_GRID_STRIDE, 1}, {8, 0, TK_LOOP_ONE_SHOT, 4},
+                 {1, 0, TK_LOOP_ONE_SHOT, 2}, {4, 1, TK_LOOP_GRID_STRIDE, 4}};
     const int64_t win = 65536;
     std::vector<__half> host(win);
     for (const Case &k : cases) {
         CUDA_OK(cudaMemsetAsync(y, 0xff, (n + 8) * sizeof(__half), s));
-        tk_elementwise_config c = {256, 32, k.pack, k.loop};
+        tk_elementwise_config c = {256, 32, k.pack, k.loop, k.unroll};
         const int64_t len = n - k.offset;
         const int64_t starts[] = {0, (int64_t{1} << 31) - win, len - win}; /* output elements */
         tk_status st = tk_elementwise_unary(TK_RELU, TK_F16, len, x + k.offset, y + k.offset, &c, s);
@@ -502,15 +505,17 @@ void test_bad_arguments(Buffers &b, cudaStream_t s)
         tk_dtype dt;
         const char *what;
     } bad[] = {
-        {{33, 32, 4, TK_LOOP_GRID_STRIDE}, TK_F32, "block_size 33"},
-        {{0, 32, 4, TK_LOOP_GRID_STRIDE}, TK_F32, "block_size 0"},
-        {{1056, 32, 4, TK_LOOP_GRID_STRIDE}, TK_F32, "block_size 1056"},
-        {{256, 0, 4, TK_LOOP_GRID_STRIDE}, TK_F32, "waves 0"},
-        {{256, -4, 4, TK_LOOP_GRID_STRIDE}, TK_F32, "waves -4"},
-        {{256, 32, 3, TK_LOOP_GRID_STRIDE}, TK_F32, "pack_size 3"},
-        {{256, 32, 8, TK_LOOP_GRID_STRIDE}, TK_F32, "pack_size 8 for f32"},
-        {{256, 32, 16, TK_LOOP_GRID_STRIDE}, TK_F16, "pack_size 16 for f16"},
-        {{256, 32, 4, static_cast<tk_loop>(2)}, TK_F32, "loop 2"},
+        {{33, 32, 4, TK_LOOP_GRID_STRIDE, 1}, TK_F32, "block_size 33"},
+        {{0, 32, 4, TK_LOOP_GRID_STRIDE, 1}, TK_F32, "block_size 0"},
+        {{1056, 32, 4, TK_LOOP_GRID_STRIDE, 1}, TK_F32, "block_size 1056"},
+        {{256, 0, 4, TK_LOOP_GRID_STRIDE, 1}, TK_F32, "waves 0"},
+        {{256, -4, 4, TK_LOOP_GRID_STRIDE, 1}, TK_F32, "waves -4"},
+        {{256, 32, 3, TK_LOOP_GRID_STRIDE, 1}, TK_F32, "pack_size 3"},
+        {{256, 32, 8, TK_LOOP_GRID_STRIDE, 1}, TK_F32, "pack_size 8 for f32"},
+        {{256, 32, 16, TK_LOOP_GRID_STRIDE, 1}, TK_F16, "pack_size 16 for f16"},
+        {{256, 32, 4, static_cast<tk_loop>(2), 1}, TK_F32, "loop 2"},
+        {{256, 32, 4, TK_LOOP_GRID_STRIDE, 3}, TK_F32, "unroll 3"},
+        {{256, 32, 4, TK_LOOP_GRID_STRIDE, 0}, TK_F32, "unroll 0"},
     };
     for (auto &k : bad) {
         expect(tk_elementwise_unary(TK_RELU, k.dt, 100, x, y, &k.c, s) == TK_ERR_UNSUPPORTED_CONFIG,
