@@ -30,6 +30,7 @@
 #include "tk_check.h"
 #include "tuned_lookup.h"
 #include "tunekit.h"
+#include "tuned_configs.h"
 
 namespace {
 
@@ -469,6 +470,45 @@ void test_null_config(Buffers &b, cudaStream_t s)
     }
 }
 
+/* Which config a NULL config runs on this GPU: for every entry the compiled-in header holds for
+ * this device (matched as the library matches it), the tuned config at exactly that size is the
+ * entry's config; a device the header does not know gets the default. */
+void test_tuned_entries_for_this_device()
+{
+    cudaDeviceProp prop;
+    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+    const int dev = tk_tuned_match_device(tk_tuned_devices, TK_TUNED_N_DEVICES, prop.name,
+                                          prop.major, prop.minor, prop.multiProcessorCount);
+    int checked = 0;
+    if (dev >= 0) {
+        const tk_tuned_device &d = tk_tuned_devices[dev];
+        for (int i = d.first; i < d.first + d.count; i++) {
+            const tk_tuned_entry &e = tk_tuned_entries[i];
+            if (!e.op || !e.dtype || !e.config || std::strncmp(e.op, "elementwise.", 12) != 0)
+                continue;
+            tk_elementwise_config want, got;
+            const int dt = tk_dtype_parse(e.dtype);
+            expect(dt >= 0 && tk_elementwise_config_from_text(e.config, &want) == TK_OK,
+                   "header entry %d does not parse: %s", i, e.config);
+            expect(tk_elementwise_tuned_config(e.op, static_cast<tk_dtype>(dt), e.size, &got) ==
+                           TK_OK &&
+                       std::memcmp(&want, &got, sizeof want) == 0,
+                   "NULL config for %s %s n=%lld is not the header's %s", e.op, e.dtype,
+                   (long long)e.size, e.config);
+            checked++;
+        }
+        expect(checked > 0, "the header knows %s but has no elementwise entry for it", prop.name);
+    } else {
+        tk_elementwise_config got;
+        tk_elementwise_tuned_config("elementwise.mul", TK_F32, 1 << 20, &got);
+        const tk_elementwise_config d = tk_elementwise_default_config(TK_F32);
+        expect(std::memcmp(&d, &got, sizeof d) == 0, "unknown device: not the default config");
+    }
+    const char *matched = dev >= 0 && tk_tuned_devices[dev].name ? tk_tuned_devices[dev].name
+                                                                 : "no matching device (defaults)";
+    std::printf("tuned header on %s: %s, %d entries checked\n", prop.name, matched, checked);
+}
+
 void test_bad_arguments(Buffers &b, cudaStream_t s)
 {
     const tk_elementwise_config ok = tk_elementwise_default_config(TK_F32);
@@ -541,42 +581,59 @@ void test_bad_arguments(Buffers &b, cudaStream_t s)
            "no CUDA error left behind by rejected calls");
 }
 
-/* Host time of `calls` launches of relu on one element, in batches that keep the launch queue
- * short (the synchronisation between batches is not timed). Returns ns per call. */
-double time_calls(const tk_elementwise_config *cfg, void *x, void *y, cudaStream_t s, int calls)
+/* Host time per call of one batch of relu launches on one element; the batch is short enough
+ * that the launch queue never fills (a full queue would time the GPU, not the host), and the
+ * synchronisation after it is not timed. */
+double time_batch(const tk_elementwise_config *cfg, void *x, void *y, cudaStream_t s)
 {
-    const int batch = 500;
-    double ns = 0;
-    for (int done = 0; done < calls; done += batch) {
-        auto t0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < batch; i++)
-            tk_elementwise_unary(TK_RELU, TK_F32, 1, x, y, cfg, s);
-        auto t1 = std::chrono::steady_clock::now();
-        ns += std::chrono::duration<double, std::nano>(t1 - t0).count();
-        cudaStreamSynchronize(s);
-    }
-    return ns / calls;
+    const int batch = 200;
+    cudaStreamSynchronize(s);
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < batch; i++)
+        tk_elementwise_unary(TK_RELU, TK_F32, 1, x, y, cfg, s);
+    auto t1 = std::chrono::steady_clock::now();
+    cudaStreamSynchronize(s);
+    return std::chrono::duration<double, std::nano>(t1 - t0).count() / batch;
 }
 
+/* The NULL-config overhead: batches with a NULL config and with the same config given
+ * explicitly, interleaved (alternating which goes first) so drift hits both alike; the median
+ * per-call time of each. Also the lookup alone (tk_elementwise_tuned_config), which is what a
+ * NULL config adds, timed without any launch. */
 void test_null_config_overhead(Buffers &b, cudaStream_t s)
 {
-    const int calls = 100000, reps = 7;
+    const int rounds = 400;
     tk_elementwise_config explicit_cfg;
     tk_elementwise_tuned_config("elementwise.relu", TK_F32, 1, &explicit_cfg);
-    time_calls(nullptr, b.in[0], b.out, s, 5000); /* warm up: first-call caches, the driver */
-    time_calls(&explicit_cfg, b.in[0], b.out, s, 5000);
+    for (int i = 0; i < 20; i++) { /* warm up: first-call caches, the driver */
+        time_batch(nullptr, b.in[0], b.out, s);
+        time_batch(&explicit_cfg, b.in[0], b.out, s);
+    }
     std::vector<double> with_null, with_explicit;
-    for (int r = 0; r < reps; r++) {
-        with_null.push_back(time_calls(nullptr, b.in[0], b.out, s, calls));
-        with_explicit.push_back(time_calls(&explicit_cfg, b.in[0], b.out, s, calls));
+    for (int r = 0; r < rounds; r++) {
+        if (r & 1) {
+            with_null.push_back(time_batch(nullptr, b.in[0], b.out, s));
+            with_explicit.push_back(time_batch(&explicit_cfg, b.in[0], b.out, s));
+        } else {
+            with_explicit.push_back(time_batch(&explicit_cfg, b.in[0], b.out, s));
+            with_null.push_back(time_batch(nullptr, b.in[0], b.out, s));
+        }
     }
     std::sort(with_null.begin(), with_null.end());
     std::sort(with_explicit.begin(), with_explicit.end());
-    const double mn = with_null[reps / 2], me = with_explicit[reps / 2];
+    const double mn = with_null[rounds / 2], me = with_explicit[rounds / 2];
+    const int lookups = 1000000;
+    tk_elementwise_config sink;
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < lookups; i++)
+        tk_elementwise_tuned_config("elementwise.relu", TK_F32, 1 + (i & 1023), &sink);
+    auto t1 = std::chrono::steady_clock::now();
+    const double lookup_ns = std::chrono::duration<double, std::nano>(t1 - t0).count() / lookups;
     std::printf("host time per call, n = 1: NULL config %.1f ns, explicit config %.1f ns, "
-                "difference %.1f ns (limit 100)\n",
-                mn, me, mn - me);
+                "difference %.1f ns (limit 100); the tuned lookup alone %.1f ns\n",
+                mn, me, mn - me, lookup_ns);
     expect(mn - me <= 100.0, "NULL-config overhead %.1f ns per call exceeds 100 ns", mn - me);
+    expect(lookup_ns <= 100.0, "tuned lookup %.1f ns per call exceeds 100 ns", lookup_ns);
     CUDA_OK(cudaStreamSynchronize(s));
     expect(cudaGetLastError() == cudaSuccess, "overhead loop left a CUDA error");
 }
@@ -609,6 +666,7 @@ int main()
     test_all_configs(b, s);
     test_relu_special(b, s);
     test_null_config(b, s);
+    test_tuned_entries_for_this_device();
     test_null_config_overhead(b, s);
     test_beyond_int32(s);
 
