@@ -107,4 +107,8 @@ tk_status tk_elementwise_tuned_config(const char *op, tk_dtype dtype, int64_t n,
 #ifdef __cplusplus
 }
 #endif
+
+/* family headers: each further family declares its API in kernels/tunekit_<family>.h (with its
+ * own extern "C" guard), included here so that tunekit.h stays the one public header. */
+
 #endif
