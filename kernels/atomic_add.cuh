@@ -14,7 +14,12 @@
  * -0 and +0 included; +0 would turn a -0 partner into +0), so the partner element keeps its
  * bits (NaN payloads aside). Other threads may update the partner concurrently: the paired
  * atomic is one read-modify-write of both lanes, so their updates are never lost.
- * For float every strategy is the plain float atomicAdd. No helper returns the old value. Users: the atomic family (kernels/atomic.cu),
+ *   atomic_add_pack  a whole aligned Pack<T, N> (pack.cuh) in one vector reduction on sm_90
+ *                    (red.global.add.v2/v4.f32, red.global.add.noftz{.v2,.v4}.f16x2/.bf16x2:
+ *                    up to 16 bytes in one instruction), as N float or N/2 paired atomics on
+ *                    earlier architectures.
+ * For float every single-element strategy is the plain float atomicAdd. No helper returns the
+ * old value. Users: the atomic family (kernels/atomic.cu),
  * index_add and upsample's generic backward. */
 #pragma once
 #include <cuda_bf16.h>
@@ -22,6 +27,7 @@
 #include <cstdint>
 #include <type_traits>
 #include "dtype.cuh"
+#include "pack.cuh"
 
 namespace tk {
 
@@ -77,6 +83,76 @@ __device__ __forceinline__ void fast_atomic_add(T *base, int64_t index, int64_t 
         }
     } else {
         atomic_add(base + index, v);
+    }
+}
+
+/* The 32-bit word holding a pair (its bits, for the inline reductions). */
+__device__ __forceinline__ unsigned pair_bits(__half2 v)
+{
+    return *reinterpret_cast<const unsigned *>(&v);
+}
+__device__ __forceinline__ unsigned pair_bits(__nv_bfloat162 v)
+{
+    return *reinterpret_cast<const unsigned *>(&v);
+}
+
+/* p[k] += v.elem[k] for k < N, p aligned to the pack (N * sizeof(T) bytes, tk::is_aligned).
+ * Every element is added exactly once; the pack is one reduction on sm_90 (no ordering between
+ * its elements is promised, as between any two atomics). 16-bit types with N == 1 use the plain
+ * 16-bit atomic (bounds-aware widening is fast_atomic_add's job). */
+template <typename T, int N>
+__device__ __forceinline__ void atomic_add_pack(T *p, const Pack<T, N> &v)
+{
+    static_assert(kPackFits<T, N>, "atomic_add_pack: N * sizeof(T) must be a power of two <= 16");
+    if constexpr (N == 1) {
+        atomic_add(p, v.elem[0]);
+    } else if constexpr (kIs16BitFloat<T>) {
+        unsigned w[N / 2];
+#pragma unroll
+        for (int k = 0; k < N / 2; k++) w[k] = pair_bits(make_pair(v.elem[2 * k], v.elem[2 * k + 1]));
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        const size_t g = __cvta_generic_to_global(p);
+        if constexpr (N == 2) {
+            atomic_add_pair(p, make_pair(v.elem[0], v.elem[1]));
+        } else if constexpr (N == 4 && std::is_same<T, __half>::value) {
+            asm volatile("red.global.add.noftz.v2.f16x2 [%0], {%1, %2};" ::"l"(g), "r"(w[0]),
+                         "r"(w[1])
+                         : "memory");
+        } else if constexpr (N == 4) {
+            asm volatile("red.global.add.noftz.v2.bf16x2 [%0], {%1, %2};" ::"l"(g), "r"(w[0]),
+                         "r"(w[1])
+                         : "memory");
+        } else if constexpr (std::is_same<T, __half>::value) {
+            asm volatile("red.global.add.noftz.v4.f16x2 [%0], {%1, %2, %3, %4};" ::"l"(g),
+                         "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
+                         : "memory");
+        } else {
+            asm volatile("red.global.add.noftz.v4.bf16x2 [%0], {%1, %2, %3, %4};" ::"l"(g),
+                         "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
+                         : "memory");
+        }
+#else
+#pragma unroll
+        for (int k = 0; k < N / 2; k++)
+            atomic_add_pair(p + 2 * k, make_pair(v.elem[2 * k], v.elem[2 * k + 1]));
+        (void)w;
+#endif
+    } else {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        const size_t g = __cvta_generic_to_global(p);
+        if constexpr (N == 2) {
+            asm volatile("red.global.add.v2.f32 [%0], {%1, %2};" ::"l"(g), "f"(v.elem[0]),
+                         "f"(v.elem[1])
+                         : "memory");
+        } else {
+            asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(g),
+                         "f"(v.elem[0]), "f"(v.elem[1]), "f"(v.elem[2]), "f"(v.elem[3])
+                         : "memory");
+        }
+#else
+#pragma unroll
+        for (int k = 0; k < N; k++) atomic_add(p + k, v.elem[k]);
+#endif
     }
 }
 
