@@ -16,6 +16,9 @@
  *   unroll      1, 2, 4: packs a thread loads before it computes and stores any of them (more
  *               loads in flight per thread; the packs of one round are a grid apart, so every
  *               load stays coalesced) (compile time; default 1)
+ *   cache_hint  normal | evict_first: the packs are loaded and stored with the evict-first hint
+ *               (ld/st.global.cs), so data used once does not push other kernels' lines out of
+ *               L2 (compile time; default normal)
  * Alignment: when every pointer is aligned to the pack, the packed kernel runs over all of n.
  * When every pointer is misaligned by the same number of elements (views at one offset), the
  * first elements up to the pack boundary (the head) are peeled off and the rest still runs in
@@ -118,7 +121,21 @@ __device__ __forceinline__ Pack<T, N> apply_pack(const Op &op, const In &...in)
  * y[0 .. n_head) and the tail y[tail_start .. tail_start + n_tail), one element per thread by the
  * grid's first threads. A round of a thread handles U packs a grid apart (loads first, then the
  * ops and stores); kOneShot: the grid covers every pack in one round, no loop. */
-template <int N, int U, bool kOneShot, typename Op, typename T, typename... In>
+template <typename T, int N, bool kEvictFirst>
+__device__ __forceinline__ Pack<T, N> load_hinted(const T *p)
+{
+    if constexpr (kEvictFirst) return tk::load_pack_evict_first<T, N>(p);
+    else return tk::load_pack<T, N>(p);
+}
+
+template <typename T, int N, bool kEvictFirst>
+__device__ __forceinline__ void store_hinted(T *p, const Pack<T, N> &v)
+{
+    if constexpr (kEvictFirst) tk::store_pack_evict_first<T, N>(p, v);
+    else tk::store_pack<T, N>(p, v);
+}
+
+template <int N, int U, bool kOneShot, bool kEvictFirst, typename Op, typename T, typename... In>
 __global__ void __launch_bounds__(tk::kMaxBlockSize)
     elementwise_kernel(Op op, int64_t n_packs, int n_head, int64_t tail_start, int n_tail, T *y,
                        const In *...in)
@@ -132,12 +149,12 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize)
         for (int u = 0; u < U; u++) {
             const int64_t i = base + u * threads;
             if (i < n_packs)
-                out[u] = apply_pack<N, Op, T>(op, tk::load_pack<T, N>(in + n_head + i * N)...);
+                out[u] = apply_pack<N, Op, T>(op, load_hinted<T, N, kEvictFirst>(in + n_head + i * N)...);
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const int64_t i = base + u * threads;
-            if (i < n_packs) tk::store_pack<T, N>(yp + i * N, out[u]);
+            if (i < n_packs) store_hinted<T, N, kEvictFirst>(yp + i * N, out[u]);
         }
         if constexpr (kOneShot) break;
     }
@@ -149,7 +166,7 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize)
 
 /* Launches the N-element-pack, U-unrolled instantiation of op for n (> 0) elements, the first
  * n_head of them (< N) scalar so that the packs start aligned. */
-template <int N, int U, typename Op, typename T, typename... In>
+template <int N, int U, bool kEvictFirst, typename Op, typename T, typename... In>
 tk_status launch_unrolled(const Op &op, int64_t n, int n_head, const tk_elementwise_config &c,
                           cudaStream_t stream, T *y, const In *...in)
 {
@@ -164,23 +181,32 @@ tk_status launch_unrolled(const Op &op, int64_t n, int n_head, const tk_elementw
     tk_status st = tk::grid_size(c.loop, n_units, c.block_size, c.waves, &grid);
     if (st != TK_OK) return st;
     if (c.loop == TK_LOOP_ONE_SHOT)
-        elementwise_kernel<N, U, true, Op, T, In...><<<grid, c.block_size, 0, stream>>>(
+        elementwise_kernel<N, U, true, kEvictFirst, Op, T, In...><<<grid, c.block_size, 0, stream>>>(
             op, n_packs, n_head, tail_start, n_tail, y, in...);
     else
-        elementwise_kernel<N, U, false, Op, T, In...><<<grid, c.block_size, 0, stream>>>(
+        elementwise_kernel<N, U, false, kEvictFirst, Op, T, In...><<<grid, c.block_size, 0, stream>>>(
             op, n_packs, n_head, tail_start, n_tail, y, in...);
     return cudaGetLastError() == cudaSuccess ? TK_OK : TK_ERR_LAUNCH;
+}
+
+template <int N, bool kEvictFirst, typename Op, typename T, typename... In>
+tk_status launch_hinted(const Op &op, int64_t n, int n_head, const tk_elementwise_config &c,
+                        cudaStream_t stream, T *y, const In *...in)
+{
+    switch (c.unroll) {
+    case 2: return launch_unrolled<N, 2, kEvictFirst>(op, n, n_head, c, stream, y, in...);
+    case 4: return launch_unrolled<N, 4, kEvictFirst>(op, n, n_head, c, stream, y, in...);
+    default: return launch_unrolled<N, 1, kEvictFirst>(op, n, n_head, c, stream, y, in...);
+    }
 }
 
 template <int N, typename Op, typename T, typename... In>
 tk_status launch_packed(const Op &op, int64_t n, int n_head, const tk_elementwise_config &c,
                         cudaStream_t stream, T *y, const In *...in)
 {
-    switch (c.unroll) {
-    case 2: return launch_unrolled<N, 2>(op, n, n_head, c, stream, y, in...);
-    case 4: return launch_unrolled<N, 4>(op, n, n_head, c, stream, y, in...);
-    default: return launch_unrolled<N, 1>(op, n, n_head, c, stream, y, in...);
-    }
+    if (c.cache_hint == TK_CACHE_EVICT_FIRST)
+        return launch_hinted<N, true>(op, n, n_head, c, stream, y, in...);
+    return launch_hinted<N, false>(op, n, n_head, c, stream, y, in...);
 }
 
 /* Whether c is a config the library has a variant for, with elements of elem_size bytes. */
@@ -193,6 +219,7 @@ bool config_supported(const tk_elementwise_config &c, size_t elem_size)
     return pack_ok && c.block_size >= 32 && c.block_size <= tk::kMaxBlockSize &&
            c.block_size % 32 == 0 && c.waves >= 1 &&
            (c.unroll == 1 || c.unroll == 2 || c.unroll == 4) &&
+           (c.cache_hint == TK_CACHE_NORMAL || c.cache_hint == TK_CACHE_EVICT_FIRST) &&
            (c.loop == TK_LOOP_GRID_STRIDE || c.loop == TK_LOOP_ONE_SHOT);
 }
 
@@ -230,13 +257,15 @@ tk_status launch_op(const Op &op, int64_t n, const tk_elementwise_config &c, cud
 
 /* Parameter order of the space (canonical: sorted by name); tk_config_parse fills values[]
  * in this order. */
-enum { P_BLOCK_SIZE, P_LOOP, P_PACK_SIZE, P_UNROLL, P_WAVES, P_COUNT };
+enum { P_BLOCK_SIZE, P_CACHE_HINT, P_LOOP, P_PACK_SIZE, P_UNROLL, P_WAVES, P_COUNT };
 
 const int64_t kPackSizes[] = {1, 2, 4, 8};
 const int64_t kUnrolls[] = {1, 2, 4};
 const char *const kLoops[] = {"grid_stride", "one_shot"};
+const char *const kCacheHints[] = {"normal", "evict_first"};
 const tk_param_desc kParams[P_COUNT] = {
     {"block_size", 0, 0, nullptr, nullptr, 32, tk::kMaxBlockSize, 32, 256},
+    {"cache_hint", 1, 2, nullptr, kCacheHints, 0, 0, 0, TK_CACHE_NORMAL},
     {"loop", 1, 2, nullptr, kLoops, 0, 0, 0, TK_LOOP_GRID_STRIDE},
     {"pack_size", 1, 4, kPackSizes, nullptr, 0, 0, 0, 4},
     {"unroll", 1, 3, kUnrolls, nullptr, 0, 0, 0, 1},
@@ -256,6 +285,7 @@ tk_elementwise_config config_from_values(const int64_t *v)
 {
     tk_elementwise_config c;
     c.block_size = static_cast<int>(v[P_BLOCK_SIZE]);
+    c.cache_hint = static_cast<tk_cache_hint>(v[P_CACHE_HINT]);
     c.loop = static_cast<tk_loop>(v[P_LOOP]);
     c.pack_size = static_cast<int>(v[P_PACK_SIZE]);
     c.unroll = static_cast<int>(v[P_UNROLL]);
@@ -309,6 +339,7 @@ tk_elementwise_config tk_elementwise_default_config(tk_dtype dtype)
     c.waves = static_cast<int>(kParams[P_WAVES].default_value);
     c.loop = static_cast<tk_loop>(kParams[P_LOOP].default_value);
     c.unroll = static_cast<int>(kParams[P_UNROLL].default_value);
+    c.cache_hint = static_cast<tk_cache_hint>(kParams[P_CACHE_HINT].default_value);
     const size_t size = tk_dtype_size(dtype);
     c.pack_size = size ? static_cast<int>(tk::kMaxPackBytes / size)
                        : static_cast<int>(kParams[P_PACK_SIZE].default_value);

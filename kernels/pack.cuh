@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace tk {
 
@@ -46,6 +47,39 @@ template <typename T, int N>
 __device__ __forceinline__ void store_pack(T *p, const Pack<T, N> &v)
 {
     *reinterpret_cast<Pack<T, N> *>(p) = v;
+}
+
+/* The same pair with the evict-first cache hint (ld.global.cs / st.global.cs): lines of data
+ * used once are the first the caches give up, so a streaming kernel does not push out what other
+ * kernels left in L2 (dirty lines whose write-back would otherwise land in its own time). */
+template <typename Bits, typename T, int N>
+__device__ __forceinline__ Pack<T, N> load_pack_bits_cs(const T *p)
+{
+    static_assert(sizeof(Bits) == sizeof(Pack<T, N>), "pack and bit type differ in size");
+    const Bits r = __ldcs(reinterpret_cast<const Bits *>(p));
+    Pack<T, N> v;
+    memcpy(&v, &r, sizeof v);
+    return v;
+}
+
+template <typename T, int N>
+__device__ __forceinline__ Pack<T, N> load_pack_evict_first(const T *p)
+{
+    constexpr size_t kBytes = sizeof(T) * N;
+    if constexpr (kBytes == 16) return load_pack_bits_cs<uint4, T, N>(p);
+    else if constexpr (kBytes == 8) return load_pack_bits_cs<uint2, T, N>(p);
+    else if constexpr (kBytes == 4) return load_pack_bits_cs<unsigned int, T, N>(p);
+    else return load_pack_bits_cs<unsigned short, T, N>(p);
+}
+
+template <typename T, int N>
+__device__ __forceinline__ void store_pack_evict_first(T *p, const Pack<T, N> &v)
+{
+    constexpr size_t kBytes = sizeof(T) * N;
+    if constexpr (kBytes == 16) { uint4 r; memcpy(&r, &v, 16); __stcs(reinterpret_cast<uint4 *>(p), r); }
+    else if constexpr (kBytes == 8) { uint2 r; memcpy(&r, &v, 8); __stcs(reinterpret_cast<uint2 *>(p), r); }
+    else if constexpr (kBytes == 4) { unsigned int r; memcpy(&r, &v, 4); __stcs(reinterpret_cast<unsigned int *>(p), r); }
+    else { unsigned short r; memcpy(&r, &v, 2); __stcs(reinterpret_cast<unsigned short *>(p), r); }
 }
 
 } // namespace tk

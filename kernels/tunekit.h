@@ -73,6 +73,8 @@ tk_status tk_config_parse(const tk_config_space *space, const char *text, int64_
 typedef enum tk_unary_op { TK_RELU = 0, TK_GELU = 1 } tk_unary_op;
 typedef enum tk_binary_op { TK_MUL = 0, TK_ADD = 1 } tk_binary_op;
 typedef enum tk_loop { TK_LOOP_GRID_STRIDE = 0, TK_LOOP_ONE_SHOT = 1 } tk_loop;
+/* evict_first: packs loaded and stored with the evict-first hint (data used once leaves L2). */
+typedef enum tk_cache_hint { TK_CACHE_NORMAL = 0, TK_CACHE_EVICT_FIRST = 1 } tk_cache_hint;
 
 typedef struct tk_elementwise_config {
     int block_size;          /* threads per block, 32..1024, multiple of 32 */
@@ -80,10 +82,11 @@ typedef struct tk_elementwise_config {
     int pack_size;           /* elements per vector access */
     tk_loop loop;
     int unroll;              /* packs in flight per thread: 1, 2 or 4 */
+    tk_cache_hint cache_hint;
 } tk_elementwise_config;
 
 const tk_config_space *tk_elementwise_config_space(void);
-/* The classic default: 256 threads, 32 waves, 16-byte packs, grid-stride, unroll 1. */
+/* The classic default: 256 threads, 32 waves, 16-byte packs, grid-stride, unroll 1, no hint. */
 tk_elementwise_config tk_elementwise_default_config(tk_dtype dtype);
 tk_status tk_elementwise_config_from_text(const char *text, tk_elementwise_config *out);
 
@@ -110,5 +113,8 @@ tk_status tk_elementwise_tuned_config(const char *op, tk_dtype dtype, int64_t n,
 
 /* family headers: each further family declares its API in kernels/tunekit_<family>.h (with its
  * own extern "C" guard), included here so that tunekit.h stays the one public header. */
+#include "tunekit_upsample.h"
+#include "tunekit_conv1d.h"
+#include "tunekit_relu_mask.h"
 
 #endif

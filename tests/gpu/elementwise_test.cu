@@ -253,10 +253,14 @@ void test_all_configs(Buffers &b, cudaStream_t s)
                         for (int loop = 0; loop < 2; loop++)
                             for (int block : blocks)
                                 for (int w : waves)
-                                for (int unroll : {1, 2, 4}) {
+                                for (int variant = 0; variant < 4; variant++) {
+                                    /* unroll 1, 2, 4 with no hint; evict_first with unroll 1 */
+                                    const int unroll = variant == 3 ? 1 : 1 << variant;
+                                    const tk_cache_hint hint =
+                                        variant == 3 ? TK_CACHE_EVICT_FIRST : TK_CACHE_NORMAL;
                                     const tk_elementwise_config c = {block, w, pack,
                                                                      static_cast<tk_loop>(loop),
-                                                                     unroll};
+                                                                     unroll, hint};
                                     CUDA_OK(cudaMemsetAsync(b.out, 0xff, copy_bytes, s));
                                     tk_status st = call_op(static_cast<OpId>(op), dt, n, in, out,
                                                            &c, s);
@@ -274,9 +278,10 @@ void test_all_configs(Buffers &b, cudaStream_t s)
                                     configs_ok += err.empty();
                                     expect(err.empty(),
                                            "%s %s n=%lld %s block_size=%d waves=%d pack_size=%d "
-                                           "loop=%s unroll=%d: %s",
+                                           "loop=%s unroll=%d cache_hint=%d: %s",
                                            kOpNames[op], tk_dtype_name(dt), (long long)n, v.name,
-                                           block, w, pack, kLoopNames[loop], unroll, err.c_str());
+                                           block, w, pack, kLoopNames[loop], unroll, (int)hint,
+                                           err.c_str());
                                 }
                     }
                 }
@@ -340,11 +345,13 @@ void test_beyond_int32(cudaStream_t s)
         int unroll;
     } cases[] = {{8, 0, TK_LOOP_GRID_STRIDE, 1}, {8, 0, TK_LOOP_ONE_SHOT, 4},
                  {1, 0, TK_LOOP_ONE_SHOT, 2}, {4, 1, TK_LOOP_GRID_STRIDE, 4}};
+    /* the last case also takes the evict-first path over 2^31 elements */
     const int64_t win = 65536;
     std::vector<__half> host(win);
     for (const Case &k : cases) {
         CUDA_OK(cudaMemsetAsync(y, 0xff, (n + 8) * sizeof(__half), s));
-        tk_elementwise_config c = {256, 32, k.pack, k.loop, k.unroll};
+        tk_elementwise_config c = {256, 32, k.pack, k.loop, k.unroll,
+                                   k.offset ? TK_CACHE_EVICT_FIRST : TK_CACHE_NORMAL};
         const int64_t len = n - k.offset;
         const int64_t starts[] = {0, (int64_t{1} << 31) - win, len - win}; /* output elements */
         tk_status st = tk_elementwise_unary(TK_RELU, TK_F16, len, x + k.offset, y + k.offset, &c, s);
@@ -556,6 +563,7 @@ void test_bad_arguments(Buffers &b, cudaStream_t s)
         {{256, 32, 4, static_cast<tk_loop>(2), 1}, TK_F32, "loop 2"},
         {{256, 32, 4, TK_LOOP_GRID_STRIDE, 3}, TK_F32, "unroll 3"},
         {{256, 32, 4, TK_LOOP_GRID_STRIDE, 0}, TK_F32, "unroll 0"},
+        {{256, 32, 4, TK_LOOP_GRID_STRIDE, 1, static_cast<tk_cache_hint>(2)}, TK_F32, "cache_hint 2"},
     };
     for (auto &k : bad) {
         expect(tk_elementwise_unary(TK_RELU, k.dt, 100, x, y, &k.c, s) == TK_ERR_UNSUPPORTED_CONFIG,

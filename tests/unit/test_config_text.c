@@ -178,37 +178,41 @@ static void test_config_parse(void)
 static void test_elementwise_space(void)
 {
     const tk_config_space *s = tk_elementwise_config_space();
-    CHECK(s && s->n_params == 5);
+    CHECK(s && s->n_params == 6);
     CHECK_STR(s->family, "elementwise");
     CHECK_STR(s->params[0].name, "block_size");
-    CHECK_STR(s->params[1].name, "loop");
-    CHECK_STR(s->params[2].name, "pack_size");
-    CHECK_STR(s->params[3].name, "unroll");
-    CHECK_STR(s->params[4].name, "waves");
-    CHECK(s->params[2].compile_time && s->params[1].compile_time && !s->params[0].compile_time);
-    CHECK(s->params[3].compile_time && s->params[3].default_value == 1);
-    CHECK(s->params[0].default_value == 256 && s->params[4].default_value == 32);
-    CHECK(s->params[2].default_value == 4);
+    CHECK_STR(s->params[1].name, "cache_hint");
+    CHECK_STR(s->params[2].name, "loop");
+    CHECK_STR(s->params[3].name, "pack_size");
+    CHECK_STR(s->params[4].name, "unroll");
+    CHECK_STR(s->params[5].name, "waves");
+    CHECK(s->params[3].compile_time && s->params[2].compile_time && !s->params[0].compile_time);
+    CHECK(s->params[1].compile_time && s->params[1].default_value == TK_CACHE_NORMAL);
+    CHECK(s->params[4].compile_time && s->params[4].default_value == 1);
+    CHECK(s->params[0].default_value == 256 && s->params[5].default_value == 32);
+    CHECK(s->params[3].default_value == 4);
     CHECK(tk_elementwise_default_config(TK_F16).unroll == 1 && tk_elementwise_default_config(TK_F16).pack_size == 8);
 
     tk_elementwise_config c;
-    CHECK(tk_elementwise_config_from_text("block_size=96,loop=one_shot,pack_size=8,unroll=1,waves=7", &c) ==
+    CHECK(tk_elementwise_config_from_text("block_size=96,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=7", &c) ==
           TK_OK);
     CHECK(c.block_size == 96 && c.loop == TK_LOOP_ONE_SHOT && c.pack_size == 8 && c.waves == 7 &&
-          c.unroll == 1);
-    CHECK(tk_elementwise_config_from_text("block_size=96,loop=one_shot,pack_size=8,unroll=4,waves=7", &c) ==
+          c.unroll == 1 && c.cache_hint == TK_CACHE_NORMAL);
+    CHECK(tk_elementwise_config_from_text("block_size=96,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=1,waves=7",
+                                          &c) == TK_OK && c.cache_hint == TK_CACHE_EVICT_FIRST);
+    CHECK(tk_elementwise_config_from_text("block_size=96,cache_hint=normal,loop=one_shot,pack_size=8,unroll=4,waves=7", &c) ==
           TK_OK && c.unroll == 4);
-    CHECK(tk_elementwise_config_from_text("block_size=96,loop=one_shot,pack_size=8,unroll=3,waves=7", &c) ==
+    CHECK(tk_elementwise_config_from_text("block_size=96,cache_hint=normal,loop=one_shot,pack_size=8,unroll=3,waves=7", &c) ==
           TK_ERR_UNSUPPORTED_CONFIG);
-    CHECK(tk_elementwise_config_from_text("block_size=96,loop=one_shot,pack_size=8,waves=7", &c) ==
+    CHECK(tk_elementwise_config_from_text("block_size=96,cache_hint=normal,loop=one_shot,pack_size=8,waves=7", &c) ==
           TK_ERR_UNSUPPORTED_CONFIG);
-    CHECK(tk_elementwise_config_from_text("block_size=96,loop=one_shot,pack_size=16,unroll=1,waves=7",
+    CHECK(tk_elementwise_config_from_text("block_size=96,cache_hint=normal,loop=one_shot,pack_size=16,unroll=1,waves=7",
                                           &c) == TK_ERR_UNSUPPORTED_CONFIG);
-    CHECK(tk_elementwise_config_from_text("block_size=100,loop=grid_stride,pack_size=4,unroll=1,waves=7",
+    CHECK(tk_elementwise_config_from_text("block_size=100,cache_hint=normal,loop=grid_stride,pack_size=4,unroll=1,waves=7",
                                           &c) == TK_ERR_UNSUPPORTED_CONFIG);
-    CHECK(tk_elementwise_config_from_text("block_size=96,loop=unrolled,pack_size=4,unroll=1,waves=7", &c) ==
+    CHECK(tk_elementwise_config_from_text("block_size=96,cache_hint=normal,loop=unrolled,pack_size=4,unroll=1,waves=7", &c) ==
           TK_ERR_UNSUPPORTED_CONFIG);
-    CHECK(tk_elementwise_config_from_text("block_size=96,loop=one_shot,pack_size=4,unroll=1,waves=0", &c) ==
+    CHECK(tk_elementwise_config_from_text("block_size=96,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=0", &c) ==
           TK_ERR_UNSUPPORTED_CONFIG);
     CHECK(tk_elementwise_config_from_text(NULL, &c) == TK_ERR_INVALID_ARGUMENT);
 

@@ -136,8 +136,8 @@ static void test_every_setting(void)
         CHECK_STR(sp->problems[1].text, "n=33554431,offset=1");
         CHECK_STR(sp->problems[2].text, "n=1099511627776,offset=0");
     }
-    CHECK(sp->n_params == 5);   /* unroll, not listed, is fixed at the library default */
-    if (sp->n_params == 5) {
+    CHECK(sp->n_params == 6);   /* unroll and cache_hint, not listed: library defaults */
+    if (sp->n_params == 6) {
         CHECK_STR(sp->params[0].name, "block_size");
         CHECK(sp->params[0].n_values == 16 && sp->params[0].values[15].i == 1024);
         CHECK(sp->params[0].line == 20 && sp->params[0].col == 3);
@@ -221,7 +221,7 @@ static void test_minimal_defaults(void)
     CHECK_STR(sp->problems[0].text, "n=4096,offset=0");
     space_binding b = {"relu", "f32", &sp->problems[0], NULL};
     CHECK(space_count(sp, &b, err, sizeof err) == 1);
-    int choice[5] = {-1, -1, -1, -1, -1};
+    int choice[6] = {-1, -1, -1, -1, -1, -1};
     space_iter it;
     space_iter_init(&it, sp, &b);
     CHECK(space_iter_next(&it, choice) == 1);
@@ -231,8 +231,8 @@ static void test_minimal_defaults(void)
     space_iter_free(&it);
     char text[256];
     CHECK(space_config_text(sp, choice, text, sizeof text) ==
-          (int)strlen("block_size=256,loop=grid_stride,pack_size=4,unroll=1,waves=32"));
-    CHECK_STR(text, "block_size=256,loop=grid_stride,pack_size=4,unroll=1,waves=32");
+          (int)strlen("block_size=256,cache_hint=normal,loop=grid_stride,pack_size=4,unroll=1,waves=32"));
+    CHECK_STR(text, "block_size=256,cache_hint=normal,loop=grid_stride,pack_size=4,unroll=1,waves=32");
     space_free(sp);
 }
 
@@ -272,7 +272,7 @@ static void test_config_text(void)
     space_binding b = {"mul", "bf16", &sp->problems[0], NULL};
     space_iter it;
     space_iter_init(&it, sp, &b);
-    int choice[5], back[5];
+    int choice[6], back[6];
     int round_trips = 1, n = 0;
     char text[256], first[256] = "";
     while (space_iter_next(&it, choice) == 1) {
@@ -284,24 +284,24 @@ static void test_config_text(void)
     }
     space_iter_free(&it);
     CHECK(n > 0 && round_trips);
-    CHECK_STR(first, "block_size=64,loop=grid_stride,pack_size=1,unroll=1,waves=1");
+    CHECK_STR(first, "block_size=64,cache_hint=normal,loop=grid_stride,pack_size=1,unroll=1,waves=1");
     /* Truncation follows snprintf: the full length is returned. */
     int want = (int)strlen(first);
-    int zero[5] = {0, 0, 0, 0, 0};
+    int zero[6] = {0, 0, 0, 0, 0, 0};
     char small[10];
     CHECK(space_config_text(sp, zero, small, sizeof small) == want);
     CHECK_STR(small, "block_siz");
-    CHECK(space_config_parse(sp, "waves=1,block_size=64,pack_size=1,unroll=1,loop=grid_stride", back) == 0);
-    CHECK(back[0] == 0 && back[1] == 0 && back[2] == 0 && back[3] == 0 && back[4] == 0);
-    CHECK(space_config_parse(sp, "block_size=128,loop=one_shot,pack_size=8,unroll=1,waves=1024", back) == 0);
+    CHECK(space_config_parse(sp, "waves=1,block_size=64,pack_size=1,unroll=1,cache_hint=normal,loop=grid_stride", back) == 0);
+    CHECK(back[0] == 0 && back[1] == 0 && back[2] == 0 && back[3] == 0 && back[4] == 0 && back[5] == 0);
+    CHECK(space_config_parse(sp, "block_size=128,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1024", back) == 0);
     CHECK(back[0] == 1 && back[1] == 10 && back[2] == 3 && back[3] == 1);
-    CHECK(space_config_parse(sp, "block_size=65,loop=one_shot,pack_size=8,unroll=1,waves=1", back) == -1);
-    CHECK(space_config_parse(sp, "block_size=64,loop=tiled,pack_size=8,unroll=1,waves=1", back) == -1);
-    CHECK(space_config_parse(sp, "block_size=64,loop=one_shot,pack_size=8", back) == -1);
-    CHECK(space_config_parse(sp, "block_size=64,loop=one_shot,pack_size=8,unroll=1,waves=1,", back) == -1);
+    CHECK(space_config_parse(sp, "block_size=65,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1", back) == -1);
+    CHECK(space_config_parse(sp, "block_size=64,cache_hint=normal,loop=tiled,pack_size=8,unroll=1,waves=1", back) == -1);
+    CHECK(space_config_parse(sp, "block_size=64,cache_hint=normal,loop=one_shot,pack_size=8", back) == -1);
+    CHECK(space_config_parse(sp, "block_size=64,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1,", back) == -1);
     CHECK(space_config_parse(sp, "block_size=64,block_size=64,loop=one_shot,pack_size=8,unroll=1,waves=1",
                              back) == -1);
-    CHECK(space_config_parse(sp, "block_size=64,loop=one_shot,pack_size=8,unroll=1,waves=1,unroll=2",
+    CHECK(space_config_parse(sp, "block_size=64,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1,unroll=2",
                              back) == -1);
     CHECK(space_config_parse(sp, "block_size,loop=one_shot,pack_size=8,unroll=1,waves=1", back) == -1);
     CHECK(space_config_parse(sp, "", back) == -1);
@@ -377,18 +377,18 @@ static void test_iter_error(void)
     snprintf(want, sizeof want, "%s:10:41: error: division by zero", path);
     CHECK_STR(err, want);
     space_iter it;
-    int choice[5];
+    int choice[6];
     space_iter_init(&it, sp, &b);
     CHECK(space_iter_next(&it, choice) == -1);
     CHECK(it.err_constraint == 1 && it.err.offset == 11);
     CHECK(space_iter_next(&it, choice) == 0);
     space_iter_free(&it);
-    int zero[5] = {0, 0, 0, 0, 0};
+    int zero[6] = {0, 0, 0, 0, 0, 0};
     CHECK(space_allows(sp, &b, zero) == -1);
     dev.sm_count = 133;
     CHECK(space_count(sp, &b, err, sizeof err) == 2);
     CHECK(space_allows(sp, &b, zero) == 1);
-    int bad[5] = {2, 0, 0, 0, 0};
+    int bad[6] = {2, 0, 0, 0, 0, 0};
     CHECK(space_allows(sp, &b, bad) == -1);
     space_free(sp);
 }

@@ -67,7 +67,8 @@ static int ew_default_config(const char *dtype, char *buf, size_t len)
     int d = tk_dtype_parse(dtype);
     if (d < 0) return -1;
     tk_elementwise_config c = tk_elementwise_default_config((tk_dtype)d);
-    snprintf(buf, len, "block_size=%d,loop=%s,pack_size=%d,unroll=%d,waves=%d", c.block_size,
+    snprintf(buf, len, "block_size=%d,cache_hint=%s,loop=%s,pack_size=%d,unroll=%d,waves=%d",
+             c.block_size, c.cache_hint == TK_CACHE_EVICT_FIRST ? "evict_first" : "normal",
              c.loop == TK_LOOP_ONE_SHOT ? "one_shot" : "grid_stride", c.pack_size, c.unroll,
              c.waves);
     return 0;

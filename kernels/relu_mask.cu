@@ -1,0 +1,673 @@
+/* relu_mask.cu: the relu_mask family: ReLU and Add+ReLU forward passes that also write a bitmask
+ * of where the gradient passes, and backward passes that read it instead of y (OneFlow's fused
+ * BN-ReLU / BN-Add-ReLU kernels; the semantics and THE MASK LAYOUT are in tunekit_relu_mask.h).
+ *
+ * Ops: relu_fwd      s = x             y = s passes ? s : +0, mask bit = s passes
+ *      add_relu_fwd  s = x + addend    (the native add of the dtype, rounded once), the same
+ *      relu_bwd      dx = bit ? dy : +0 (bit from the mask, or for scheme none: y passes)
+ *      add_relu_bwd  the same dx, also stored to d_addend when that is a separate buffer
+ * "s passes" is !(s <= 0) (s > 0 or NaN). Dtypes f32, f16 (__half), bf16 (__nv_bfloat16).
+ * Parameters (tk_relu_mask_config_space):
+ *   mask        (compile time) how threads map to elements:
+ *               none     one thread per pack; the forward writes no mask, the backward reads y
+ *               byte8    one thread per 8 consecutive elements (8 / pack_size packs, all loaded
+ *                        before any is stored) and one mask byte; consecutive lanes are 8
+ *                        elements apart (the write-up's first scheme)
+ *               ballot32 one thread per pack, consecutive lanes on consecutive packs. Forward: a
+ *                        warp step covers 32 * pack_size elements; pack_size ballots (ballot k:
+ *                        element k of every lane's pack) give its pack_size mask words, lane m
+ *                        assembling word m by spreading each ballot's bits to stride pack_size
+ *                        (the write-up's third scheme, with vector packs). Backward: each thread
+ *                        loads the word that holds its pack's bits.
+ *   block_size  32..1024, multiple of 32 (launch time; default 256)
+ *   waves       >= 1 (launch time; the space lists 1..1024; default 32): the grid-stride grid cap
+ *               of launch.cuh's rule, over the scheme's work items (packs, mask bytes, or warp
+ *               steps x 32 threads)
+ *   pack_size   1, 2, 4, 8 elements with pack_size * sizeof(T) <= 16 (compile time; default
+ *               16 bytes: f32 4, f16/bf16 8)
+ *   cache_hint  normal | evict_first (compile time; default normal): every global load and
+ *               store of the kernel, mask included, carries the evict-first hint
+ * Alignment: when a data pointer is not aligned to the pack, the pack_size 1 instantiation runs
+ * (no head is peeled: the mask's words are tied to element indices). The last pack, byte or warp
+ * step of a size that is not a multiple of it is done with guarded scalar accesses; elements past
+ * n give 0 bits, so the mask's padding bits are 0. Indices are 64-bit.
+ *
+ * Order: device helpers, kernels, launchers, config space and resolution, public entry points. */
+#include <cstdint>
+#include <cstring>
+#include <cuda_runtime_api.h>
+#include "dtype.cuh"
+#include "launch.cuh"
+#include "pack.cuh"
+#include "tunekit.h"
+#include "tuned_lookup.h"
+
+namespace {
+
+using tk::Pack;
+
+constexpr unsigned kFullWarp = 0xffffffffu;
+
+/* ---- device helpers ------------------------------------------------------------------------ */
+
+template <typename T>
+__device__ __forceinline__ bool passes(T s)
+{
+    return !(tk::to_float(s) <= 0.0f);
+}
+
+template <typename T>
+__device__ __forceinline__ T zero()
+{
+    return tk::from_float<T>(0.0f);
+}
+
+/* s = x + a with one rounding in T (the 16-bit types add natively, as torch.add does). */
+__device__ __forceinline__ float add(float a, float b) { return a + b; }
+template <typename T>
+__device__ __forceinline__ T add(T a, T b)
+{
+    return __hadd(a, b);
+}
+
+/* Pack and scalar accesses, with or without the evict-first hint. */
+template <bool kEF, typename T, int N>
+__device__ __forceinline__ Pack<T, N> load(const T *p)
+{
+    if constexpr (kEF) return tk::load_pack_evict_first<T, N>(p);
+    else return tk::load_pack<T, N>(p);
+}
+
+template <bool kEF, typename T, int N>
+__device__ __forceinline__ void store(T *p, const Pack<T, N> &v)
+{
+    if constexpr (kEF) tk::store_pack_evict_first<T, N>(p, v);
+    else tk::store_pack<T, N>(p, v);
+}
+
+template <bool kEF, typename T>
+__device__ __forceinline__ T load1(const T *p)
+{
+    return load<kEF, T, 1>(p).elem[0];
+}
+
+template <bool kEF, typename T>
+__device__ __forceinline__ void store1(T *p, T v)
+{
+    Pack<T, 1> q;
+    q.elem[0] = v;
+    store<kEF, T, 1>(p, q);
+}
+
+/* Mask words and bytes (the same bits: see the layout in tunekit_relu_mask.h). */
+template <bool kEF, typename M>
+__device__ __forceinline__ M load_mask(const M *p)
+{
+    if constexpr (kEF) return __ldcs(p);
+    else return *p;
+}
+
+template <bool kEF, typename M>
+__device__ __forceinline__ void store_mask(M *p, M v)
+{
+    if constexpr (kEF) __stcs(p, v);
+    else *p = v;
+}
+
+/* Bits [m * 32/N, (m + 1) * 32/N) of a ballot: the lanes whose packs word m of a warp step
+ * covers. */
+template <int N>
+__device__ __forceinline__ uint32_t segment(uint32_t ballot, int m)
+{
+    if constexpr (N == 1) return ballot;
+    else return (ballot >> (m * (32 / N))) & ((1u << (32 / N)) - 1u);
+}
+
+/* The 32/N low bits of v spread to stride N: bit i moves to bit i * N. */
+template <int N>
+__device__ __forceinline__ uint32_t spread(uint32_t v)
+{
+    if constexpr (N == 2) {
+        v = (v | v << 8) & 0x00ff00ffu;
+        v = (v | v << 4) & 0x0f0f0f0fu;
+        v = (v | v << 2) & 0x33333333u;
+        v = (v | v << 1) & 0x55555555u;
+    } else if constexpr (N == 4) {
+        v = (v | v << 12) & 0x000f000fu;
+        v = (v | v << 6) & 0x03030303u;
+        v = (v | v << 3) & 0x11111111u;
+    } else if constexpr (N == 8) {
+        v = (v | v << 12) & 0x00030003u;
+        v = (v | v << 7) & 0x01010101u;
+    }
+    return v;
+}
+
+/* The forward of elements [e, e + count) one at a time (tails and misaligned pointers): stores
+ * y and returns their pass bits (bit k: element e + k). */
+template <bool kAdd, bool kEF, typename T>
+__device__ __forceinline__ unsigned fwd_scalars(int64_t e, int count, const T *x, const T *a,
+                                                T *y)
+{
+    unsigned bits = 0;
+    for (int k = 0; k < count; k++) {
+        T s = load1<kEF>(x + e + k);
+        if constexpr (kAdd) s = add(s, load1<kEF>(a + e + k));
+        const bool p = passes(s);
+        store1<kEF>(y + e + k, p ? s : zero<T>());
+        bits |= static_cast<unsigned>(p) << k;
+    }
+    return bits;
+}
+
+/* The forward of the N elements from e: stores y and returns their pass bits (bit k: element
+ * e + k). A pack wholly below n is one vector access per pointer; otherwise the elements below n
+ * are done one at a time and those past n give 0 bits. */
+template <int N, bool kAdd, bool kEF, typename T>
+__device__ __forceinline__ unsigned fwd_pack(int64_t e, int64_t n, const T *x, const T *a, T *y)
+{
+    if (e + N > n) return e < n ? fwd_scalars<kAdd, kEF>(e, static_cast<int>(n - e), x, a, y) : 0u;
+    const Pack<T, N> xv = load<kEF, T, N>(x + e);
+    Pack<T, N> av = xv;
+    if constexpr (kAdd) av = load<kEF, T, N>(a + e);
+    Pack<T, N> yv;
+    unsigned bits = 0;
+#pragma unroll
+    for (int k = 0; k < N; k++) {
+        T s = xv.elem[k];
+        if constexpr (kAdd) s = add(s, av.elem[k]);
+        const bool p = passes(s);
+        yv.elem[k] = p ? s : zero<T>();
+        bits |= static_cast<unsigned>(p) << k;
+    }
+    store<kEF, T, N>(y + e, yv);
+    return bits;
+}
+
+/* The backward of elements [e, e + count) one at a time, with pass bits `bits` (bit k: element
+ * e + k): dx, and da when not NULL. */
+template <bool kEF, typename T>
+__device__ __forceinline__ void bwd_scalars(int64_t e, int count, unsigned bits, const T *dy,
+                                            T *dx, T *da)
+{
+    for (int k = 0; k < count; k++) {
+        const T v = (bits >> k) & 1u ? load1<kEF>(dy + e + k) : zero<T>();
+        store1<kEF>(dx + e + k, v);
+        if (da) store1<kEF>(da + e + k, v);
+    }
+}
+
+/* The backward of the N elements from e with pass bits `bits`, as fwd_pack splits the work. */
+template <int N, bool kEF, typename T>
+__device__ __forceinline__ void bwd_pack(int64_t e, int64_t n, unsigned bits, const T *dy, T *dx,
+                                         T *da)
+{
+    if (e + N > n) {
+        if (e < n) bwd_scalars<kEF>(e, static_cast<int>(n - e), bits, dy, dx, da);
+        return;
+    }
+    const Pack<T, N> g = load<kEF, T, N>(dy + e);
+    Pack<T, N> o;
+#pragma unroll
+    for (int k = 0; k < N; k++)
+        o.elem[k] = (bits >> k) & 1u ? g.elem[k] : zero<T>();
+    store<kEF, T, N>(dx + e, o);
+    if (da) store<kEF, T, N>(da + e, o);
+}
+
+__device__ __forceinline__ int64_t thread_index()
+{
+    return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+
+__device__ __forceinline__ int64_t thread_count()
+{
+    return static_cast<int64_t>(gridDim.x) * blockDim.x;
+}
+
+/* ---- kernels ----------------------------------------------------------------------------------
+ * Every kernel is a grid-stride loop over its work items: packs (none, ballot32 backward), mask
+ * bytes (byte8) or warp steps (ballot32 forward). */
+
+/* Scheme none, forward: one pack per item, no mask. */
+template <int N, bool kAdd, bool kEF, typename T>
+__global__ void __launch_bounds__(tk::kMaxBlockSize)
+    fwd_none_kernel(int64_t n, int64_t n_packs, const T *x, const T *a, T *y)
+{
+    for (int64_t i = thread_index(); i < n_packs; i += thread_count())
+        fwd_pack<N, kAdd, kEF>(i * N, n, x, a, y);
+}
+
+/* Scheme byte8, forward: item t is elements [8t, 8t + 8) and mask byte t, for t below the mask's
+ * byte count (the bytes past ceil(n / 8) are the last word's zero padding). */
+template <int N, bool kAdd, bool kEF, typename T>
+__global__ void __launch_bounds__(tk::kMaxBlockSize)
+    fwd_byte8_kernel(int64_t n, int64_t n_bytes, const T *x, const T *a, T *y, uint8_t *mask)
+{
+    constexpr int kPacks = 8 / N;
+    for (int64_t t = thread_index(); t < n_bytes; t += thread_count()) {
+        const int64_t e = t * 8;
+        unsigned bits = 0;
+        if (e + 8 <= n) {
+            Pack<T, N> xv[kPacks], av[kPacks];
+#pragma unroll
+            for (int p = 0; p < kPacks; p++) {
+                xv[p] = load<kEF, T, N>(x + e + p * N);
+                av[p] = xv[p];
+                if constexpr (kAdd) av[p] = load<kEF, T, N>(a + e + p * N);
+            }
+#pragma unroll
+            for (int p = 0; p < kPacks; p++) {
+                Pack<T, N> yv;
+#pragma unroll
+                for (int k = 0; k < N; k++) {
+                    T s = xv[p].elem[k];
+                    if constexpr (kAdd) s = add(s, av[p].elem[k]);
+                    const bool ok = passes(s);
+                    yv.elem[k] = ok ? s : zero<T>();
+                    bits |= static_cast<unsigned>(ok) << (p * N + k);
+                }
+                store<kEF, T, N>(y + e + p * N, yv);
+            }
+        } else if (e < n) {
+            bits = fwd_scalars<kAdd, kEF>(e, static_cast<int>(n - e), x, a, y);
+        }
+        store_mask<kEF>(mask + t, static_cast<uint8_t>(bits));
+    }
+}
+
+/* Scheme ballot32, forward: item s is a warp step, elements [s * 32N, (s + 1) * 32N) with lane l
+ * on the pack at s * 32N + l * N, and mask words [s * N, s * N + N). Element 32m + j of the step
+ * is element j % N of lane m * 32/N + j / N's pack, i.e. bit (m * 32/N + j / N) of ballot j % N:
+ * lane m < N gathers word m from segment m of every ballot. The loop condition is the same for
+ * the 32 lanes of a warp (blocks are whole warps), so every ballot has the full warp. */
+template <int N, bool kAdd, bool kEF, typename T>
+__global__ void __launch_bounds__(tk::kMaxBlockSize)
+    fwd_ballot32_kernel(int64_t n, int64_t n_steps, int64_t n_words, const T *x, const T *a,
+                        T *y, uint32_t *mask)
+{
+    const int lane = static_cast<int>(threadIdx.x & 31u);
+    const int64_t warps = thread_count() / 32;
+    for (int64_t s = thread_index() / 32; s < n_steps; s += warps) {
+        const unsigned bits = fwd_pack<N, kAdd, kEF>(s * (32 * N) + lane * N, n, x, a, y);
+        uint32_t word = 0;
+#pragma unroll
+        for (int k = 0; k < N; k++) {
+            const uint32_t ballot = __ballot_sync(kFullWarp, (bits >> k) & 1u);
+            if (lane < N) word |= spread<N>(segment<N>(ballot, lane)) << k;
+        }
+        const int64_t w = s * N + lane;
+        if (lane < N && w < n_words) store_mask<kEF>(mask + w, word);
+    }
+}
+
+/* Scheme none, backward: one pack per item, the bits from y. */
+template <int N, bool kEF, typename T>
+__global__ void __launch_bounds__(tk::kMaxBlockSize)
+    bwd_none_kernel(int64_t n, int64_t n_packs, const T *dy, const T *y, T *dx, T *da)
+{
+    for (int64_t i = thread_index(); i < n_packs; i += thread_count()) {
+        const int64_t e = i * N;
+        unsigned bits = 0;
+        if (e + N <= n) {
+            const Pack<T, N> yv = load<kEF, T, N>(y + e);
+#pragma unroll
+            for (int k = 0; k < N; k++)
+                bits |= static_cast<unsigned>(passes(yv.elem[k])) << k;
+        } else {
+            for (int k = 0; k < N && e + k < n; k++)
+                bits |= static_cast<unsigned>(passes(load1<kEF>(y + e + k))) << k;
+        }
+        bwd_pack<N, kEF>(e, n, bits, dy, dx, da);
+    }
+}
+
+/* Scheme ballot32, backward: one pack per item; its N bits lie in one word (N divides 32). */
+template <int N, bool kEF, typename T>
+__global__ void __launch_bounds__(tk::kMaxBlockSize)
+    bwd_ballot32_kernel(int64_t n, int64_t n_packs, const T *dy, const uint32_t *mask, T *dx,
+                        T *da)
+{
+    for (int64_t i = thread_index(); i < n_packs; i += thread_count()) {
+        const int64_t e = i * N;
+        const uint32_t word = load_mask<kEF>(mask + (e >> 5));
+        bwd_pack<N, kEF>(e, n, word >> (e & 31), dy, dx, da);
+    }
+}
+
+/* Scheme byte8, backward: item t is elements [8t, 8t + 8) and mask byte t, t < ceil(n / 8). */
+template <int N, bool kEF, typename T>
+__global__ void __launch_bounds__(tk::kMaxBlockSize)
+    bwd_byte8_kernel(int64_t n, int64_t n_bytes, const T *dy, const uint8_t *mask, T *dx, T *da)
+{
+    constexpr int kPacks = 8 / N;
+    for (int64_t t = thread_index(); t < n_bytes; t += thread_count()) {
+        const int64_t e = t * 8;
+        const unsigned bits = load_mask<kEF>(mask + t);
+        if (e + 8 <= n) {
+            Pack<T, N> g[kPacks];
+#pragma unroll
+            for (int p = 0; p < kPacks; p++)
+                g[p] = load<kEF, T, N>(dy + e + p * N);
+#pragma unroll
+            for (int p = 0; p < kPacks; p++) {
+                Pack<T, N> o;
+#pragma unroll
+                for (int k = 0; k < N; k++)
+                    o.elem[k] = (bits >> (p * N + k)) & 1u ? g[p].elem[k] : zero<T>();
+                store<kEF, T, N>(dx + e + p * N, o);
+                if (da) store<kEF, T, N>(da + e + p * N, o);
+            }
+        } else {
+            bwd_scalars<kEF>(e, static_cast<int>(n - e), bits, dy, dx, da);   /* e < n here */
+        }
+    }
+}
+
+/* ---- launchers ------------------------------------------------------------------------------- */
+
+tk_status finish_launch()
+{
+    return cudaGetLastError() == cudaSuccess ? TK_OK : TK_ERR_LAUNCH;
+}
+
+/* The pointers of one forward call, typed. a is NULL for ReLU; mask NULL for scheme none. */
+template <typename T>
+struct FwdArgs {
+    int64_t n;
+    const T *x, *a;
+    T *y;
+    uint32_t *mask;
+};
+
+template <typename T>
+struct BwdArgs {
+    int64_t n;
+    const T *dy, *y;
+    const uint32_t *mask;
+    T *dx, *da;
+};
+
+/* Launches the forward instantiation <N, kAdd, kEF> of scheme c.mask for g.n > 0 elements. */
+template <int N, bool kAdd, bool kEF, typename T>
+tk_status launch_variant(const tk_relu_mask_config &c, const FwdArgs<T> &g, cudaStream_t stream)
+{
+    const int64_t n_words = tk::ceil_div(g.n, 32);
+    int64_t units = 0;
+    switch (c.mask) {
+    case TK_MASK_BYTE8: units = 4 * n_words; break;
+    case TK_MASK_BALLOT32: units = tk::ceil_div(g.n, 32 * N) * 32; break;
+    default: units = tk::ceil_div(g.n, N); break;
+    }
+    unsigned grid = 0;
+    const tk_status st = tk::grid_size(TK_LOOP_GRID_STRIDE, units, c.block_size, c.waves, &grid);
+    if (st != TK_OK) return st;
+    switch (c.mask) {
+    case TK_MASK_BYTE8:
+        fwd_byte8_kernel<N, kAdd, kEF, T><<<grid, c.block_size, 0, stream>>>(
+            g.n, units, g.x, g.a, g.y, reinterpret_cast<uint8_t *>(g.mask));
+        break;
+    case TK_MASK_BALLOT32:
+        fwd_ballot32_kernel<N, kAdd, kEF, T><<<grid, c.block_size, 0, stream>>>(
+            g.n, units / 32, n_words, g.x, g.a, g.y, g.mask);
+        break;
+    default:
+        fwd_none_kernel<N, kAdd, kEF, T><<<grid, c.block_size, 0, stream>>>(g.n, units, g.x, g.a,
+                                                                            g.y);
+        break;
+    }
+    return finish_launch();
+}
+
+/* Launches the backward instantiation <N, kEF> of scheme c.mask for g.n > 0 elements (Add+ReLU's
+ * backward is ReLU's: kAdd plays no part; g.da carries its second output). */
+template <int N, bool kAdd, bool kEF, typename T>
+tk_status launch_variant(const tk_relu_mask_config &c, const BwdArgs<T> &g, cudaStream_t stream)
+{
+    const int64_t units = c.mask == TK_MASK_BYTE8 ? tk::ceil_div(g.n, 8) : tk::ceil_div(g.n, N);
+    unsigned grid = 0;
+    const tk_status st = tk::grid_size(TK_LOOP_GRID_STRIDE, units, c.block_size, c.waves, &grid);
+    if (st != TK_OK) return st;
+    switch (c.mask) {
+    case TK_MASK_BYTE8:
+        bwd_byte8_kernel<N, kEF, T><<<grid, c.block_size, 0, stream>>>(
+            g.n, units, g.dy, reinterpret_cast<const uint8_t *>(g.mask), g.dx, g.da);
+        break;
+    case TK_MASK_BALLOT32:
+        bwd_ballot32_kernel<N, kEF, T><<<grid, c.block_size, 0, stream>>>(g.n, units, g.dy,
+                                                                          g.mask, g.dx, g.da);
+        break;
+    default:
+        bwd_none_kernel<N, kEF, T><<<grid, c.block_size, 0, stream>>>(g.n, units, g.dy, g.y,
+                                                                      g.dx, g.da);
+        break;
+    }
+    return finish_launch();
+}
+
+/* Picks the instantiation for the pack actually used (c.pack_size, or 1 when a data pointer is
+ * not aligned to it) and the cache hint. Args is FwdArgs<T> or BwdArgs<T>. */
+template <int N, bool kAdd, typename T, typename Args>
+tk_status launch_hinted(const tk_relu_mask_config &c, const Args &g, cudaStream_t stream)
+{
+    if constexpr (!tk::kPackFits<T, N>) {
+        return TK_ERR_UNSUPPORTED_CONFIG;
+    } else {
+        if (c.cache_hint == TK_CACHE_EVICT_FIRST)
+            return launch_variant<N, kAdd, true, T>(c, g, stream);
+        return launch_variant<N, kAdd, false, T>(c, g, stream);
+    }
+}
+
+template <bool kAdd, typename T, typename Args>
+tk_status launch_packed(const tk_relu_mask_config &c, int pack, const Args &g,
+                        cudaStream_t stream)
+{
+    switch (pack) {
+    case 2: return launch_hinted<2, kAdd, T>(c, g, stream);
+    case 4: return launch_hinted<4, kAdd, T>(c, g, stream);
+    case 8: return launch_hinted<8, kAdd, T>(c, g, stream);
+    default: return launch_hinted<1, kAdd, T>(c, g, stream);
+    }
+}
+
+/* ---- config space and resolution -------------------------------------------------------------- */
+
+/* Parameter order of the space (canonical: sorted by name); tk_config_parse fills values[] in
+ * this order. */
+enum { P_BLOCK_SIZE, P_CACHE_HINT, P_MASK, P_PACK_SIZE, P_WAVES, P_COUNT };
+
+const int64_t kPackSizes[] = {1, 2, 4, 8};
+const char *const kCacheHints[] = {"normal", "evict_first"};
+const char *const kSchemes[] = {"none", "byte8", "ballot32"};
+const tk_param_desc kParams[P_COUNT] = {
+    {"block_size", 0, 0, nullptr, nullptr, 32, tk::kMaxBlockSize, 32, 256},
+    {"cache_hint", 1, 2, nullptr, kCacheHints, 0, 0, 0, TK_CACHE_NORMAL},
+    {"mask", 1, 3, nullptr, kSchemes, 0, 0, 0, TK_MASK_BALLOT32},
+    {"pack_size", 1, 4, kPackSizes, nullptr, 0, 0, 0, 4},
+    {"waves", 0, 0, nullptr, nullptr, 1, 1024, 1, 32},
+};
+const tk_config_space kSpace = {"relu_mask", P_COUNT, kParams};
+
+/* The op names the tuner and the generated header use; these literals are the cache keys of
+ * tk_tuned_values, so every lookup passes one of them. */
+const char kReluFwd[] = "relu_mask.relu_fwd";
+const char kAddReluFwd[] = "relu_mask.add_relu_fwd";
+const char kReluBwd[] = "relu_mask.relu_bwd";
+const char kAddReluBwd[] = "relu_mask.add_relu_bwd";
+
+tk_relu_mask_config config_from_values(const int64_t *v)
+{
+    tk_relu_mask_config c;
+    c.block_size = static_cast<int>(v[P_BLOCK_SIZE]);
+    c.cache_hint = static_cast<tk_cache_hint>(v[P_CACHE_HINT]);
+    c.mask = static_cast<tk_mask_scheme>(v[P_MASK]);
+    c.pack_size = static_cast<int>(v[P_PACK_SIZE]);
+    c.waves = static_cast<int>(v[P_WAVES]);
+    return c;
+}
+
+/* Whether the library has a variant for c with elements of elem_size bytes. */
+bool config_supported(const tk_relu_mask_config &c, size_t elem_size)
+{
+    const bool pack_ok = (c.pack_size == 1 || c.pack_size == 2 || c.pack_size == 4 ||
+                          c.pack_size == 8) &&
+                         static_cast<size_t>(c.pack_size) * elem_size <=
+                             static_cast<size_t>(tk::kMaxPackBytes);
+    return pack_ok && c.block_size >= 32 && c.block_size <= tk::kMaxBlockSize &&
+           c.block_size % 32 == 0 && c.waves >= 1 &&
+           (c.mask == TK_MASK_NONE || c.mask == TK_MASK_BYTE8 || c.mask == TK_MASK_BALLOT32) &&
+           (c.cache_hint == TK_CACHE_NORMAL || c.cache_hint == TK_CACHE_EVICT_FIRST);
+}
+
+bool dtype_valid(tk_dtype d) { return d == TK_F32 || d == TK_F16 || d == TK_BF16; }
+
+/* The config a call uses: *given when not NULL; else the tuned entry for (op, dtype, n) when the
+ * library can run it and its scheme is of the call's kind (with_mask: a masking scheme); else the
+ * default of that kind. dtype must be valid. */
+tk_relu_mask_config resolve_config(const char *op, tk_dtype dtype, int64_t n, bool with_mask,
+                                   const tk_relu_mask_config *given)
+{
+    if (given) return *given;
+    const int64_t *v = tk_tuned_values(&kSpace, op, tk_dtype_name(dtype), n);
+    if (v) {
+        const tk_relu_mask_config c = config_from_values(v);
+        if (config_supported(c, tk_dtype_size(dtype)) && (c.mask != TK_MASK_NONE) == with_mask)
+            return c;
+    }
+    return tk_relu_mask_default_config(dtype, with_mask ? TK_MASK_BALLOT32 : TK_MASK_NONE);
+}
+
+/* One call's arguments, untyped, as the entry points receive them. */
+struct Call {
+    const char *op;       /* the tuned-lookup key */
+    bool fwd, add;
+    tk_dtype dtype;
+    int64_t n;
+    const void *in0, *in1; /* fwd: x, addend (NULL for ReLU); bwd: dy, y (NULL when masked) */
+    void *out0, *out1;     /* fwd: y, unused; bwd: dx, d_addend (NULL: not written) */
+    uint32_t *mask;        /* fwd: written when not NULL; bwd: read when not NULL */
+};
+
+inline bool aligned_to(const void *p, size_t bytes) { return tk::is_aligned(p, bytes); }
+
+/* Checks, resolves and launches one call. Pointers that must be there were checked by the entry
+ * point; with_mask says the call's kind. */
+tk_status run(const Call &k, bool with_mask, const tk_relu_mask_config *config,
+              cudaStream_t stream)
+{
+    if (!dtype_valid(k.dtype) || k.n < 0) return TK_ERR_INVALID_ARGUMENT;
+    const size_t es = tk_dtype_size(k.dtype);
+    if (config && !config_supported(*config, es)) return TK_ERR_UNSUPPORTED_CONFIG;
+    if (k.n == 0) return TK_OK;
+    if (config && (config->mask != TK_MASK_NONE) != with_mask) return TK_ERR_INVALID_ARGUMENT;
+    const void *data[] = {k.in0, k.in1, k.out0, k.out1};
+    for (const void *p : data)
+        if (!aligned_to(p, es)) return TK_ERR_INVALID_ARGUMENT;
+    if (!aligned_to(k.mask, 4)) return TK_ERR_INVALID_ARGUMENT;
+    const tk_relu_mask_config c = resolve_config(k.op, k.dtype, k.n, with_mask, config);
+    int pack = c.pack_size;
+    for (const void *p : data)
+        if (!aligned_to(p, static_cast<size_t>(c.pack_size) * es)) pack = 1;
+    return tk::dispatch_dtype(k.dtype, [&](auto tag) -> tk_status {
+        using T = decltype(tag);
+        if (k.fwd) {
+            const FwdArgs<T> g = {k.n, static_cast<const T *>(k.in0),
+                                  static_cast<const T *>(k.in1), static_cast<T *>(k.out0),
+                                  k.mask};
+            if (k.add) return launch_packed<true, T>(c, pack, g, stream);
+            return launch_packed<false, T>(c, pack, g, stream);
+        }
+        const BwdArgs<T> g = {k.n, static_cast<const T *>(k.in0), static_cast<const T *>(k.in1),
+                              k.mask, static_cast<T *>(k.out0), static_cast<T *>(k.out1)};
+        return launch_packed<false, T>(c, pack, g, stream);
+    });
+}
+
+} // namespace
+
+/* ---- public entry points ---------------------------------------------------------------------- */
+
+extern "C" {
+
+int64_t tk_relu_mask_words(int64_t n) { return n > 0 ? tk::ceil_div(n, 32) : 0; }
+
+const tk_config_space *tk_relu_mask_config_space(void) { return &kSpace; }
+
+tk_relu_mask_config tk_relu_mask_default_config(tk_dtype dtype, tk_mask_scheme scheme)
+{
+    tk_relu_mask_config c;
+    c.block_size = static_cast<int>(kParams[P_BLOCK_SIZE].default_value);
+    c.waves = static_cast<int>(kParams[P_WAVES].default_value);
+    c.cache_hint = static_cast<tk_cache_hint>(kParams[P_CACHE_HINT].default_value);
+    c.mask = scheme;
+    const size_t size = tk_dtype_size(dtype);
+    c.pack_size = size ? static_cast<int>(tk::kMaxPackBytes / size)
+                       : static_cast<int>(kParams[P_PACK_SIZE].default_value);
+    return c;
+}
+
+tk_status tk_relu_mask_config_from_text(const char *text, tk_relu_mask_config *out)
+{
+    if (!text || !out) return TK_ERR_INVALID_ARGUMENT;
+    int64_t v[P_COUNT];
+    const tk_status st = tk_config_parse(&kSpace, text, v);
+    if (st != TK_OK) return st;
+    *out = config_from_values(v);
+    return TK_OK;
+}
+
+tk_status tk_relu_fwd(tk_dtype dtype, int64_t n, const void *x, void *y, uint32_t *mask,
+                      const tk_relu_mask_config *config, cudaStream_t stream)
+{
+    if (n > 0 && (!x || !y)) return TK_ERR_INVALID_ARGUMENT;
+    const Call k = {kReluFwd, true, false, dtype, n, x, nullptr, y, nullptr, mask};
+    return run(k, mask != nullptr, config, stream);
+}
+
+tk_status tk_add_relu_fwd(tk_dtype dtype, int64_t n, const void *x, const void *addend, void *y,
+                          uint32_t *mask, const tk_relu_mask_config *config, cudaStream_t stream)
+{
+    if (n > 0 && (!x || !addend || !y)) return TK_ERR_INVALID_ARGUMENT;
+    const Call k = {kAddReluFwd, true, true, dtype, n, x, addend, y, nullptr, mask};
+    return run(k, mask != nullptr, config, stream);
+}
+
+tk_status tk_relu_bwd(tk_dtype dtype, int64_t n, const void *dy, const uint32_t *mask,
+                      const void *y, void *dx, const tk_relu_mask_config *config,
+                      cudaStream_t stream)
+{
+    if (n > 0 && (!dy || !dx || (mask == nullptr) == (y == nullptr)))
+        return TK_ERR_INVALID_ARGUMENT;
+    const Call k = {kReluBwd, false, false, dtype, n, dy, y, dx, nullptr,
+                    const_cast<uint32_t *>(mask)};
+    return run(k, mask != nullptr, config, stream);
+}
+
+tk_status tk_add_relu_bwd(tk_dtype dtype, int64_t n, const void *dy, const uint32_t *mask,
+                          const void *y, void *dx, void *d_addend,
+                          const tk_relu_mask_config *config, cudaStream_t stream)
+{
+    if (n > 0 && (!dy || !dx || (mask == nullptr) == (y == nullptr)))
+        return TK_ERR_INVALID_ARGUMENT;
+    void *da = d_addend == dx ? nullptr : d_addend;
+    const Call k = {da ? kAddReluBwd : kReluBwd, false, true, dtype, n, dy, y, dx, da,
+                    const_cast<uint32_t *>(mask)};
+    return run(k, mask != nullptr, config, stream);
+}
+
+tk_status tk_relu_mask_tuned_config(const char *op, tk_dtype dtype, int64_t n, int with_mask,
+                                    tk_relu_mask_config *out)
+{
+    static const char *const names[] = {kReluFwd, kAddReluFwd, kReluBwd, kAddReluBwd};
+    if (!op || !out || !dtype_valid(dtype) || n < 0) return TK_ERR_INVALID_ARGUMENT;
+    for (const char *name : names) {
+        if (std::strcmp(op, name) == 0) {
+            *out = resolve_config(name, dtype, n, with_mask != 0, nullptr);
+            return TK_OK;
+        }
+    }
+    return TK_ERR_INVALID_ARGUMENT;
+}
+
+} // extern "C"

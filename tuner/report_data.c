@@ -1,0 +1,357 @@
+/* report_data.c: reads one device model's measurements for the report (see report_data.h): its
+ * cards, problems, every evaluation row (pooled over cards, fastest ok row per config), the
+ * parameters parsed from the configs' text, winners with their comparisons, runs and, for
+ * non-exhaustive runs, best-so-far traces. */
+#include "report_data.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- small helpers ---- */
+static char *dup_col(sqlite3_stmt *st, int col, int *oom)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    char *s = strdup(t ? (const char *)t : "");
+    if (!s) *oom = 1;
+    return s;
+}
+
+static int grow(void **v, int *cap, int need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    int cap2 = *cap ? *cap * 2 : 16;
+    while (cap2 < need) cap2 *= 2;
+    void *g = realloc(*v, (size_t)cap2 * elem);
+    if (!g) return -1;
+    memset((char *)g + (size_t)*cap * elem, 0, (size_t)(cap2 - *cap) * elem);
+    *v = g;
+    *cap = cap2;
+    return 0;
+}
+
+void rp_slug(const char *name, char *buf, size_t len)
+{
+    size_t n = 0;
+    int dash = 0;
+    if (len == 0) return;
+    for (const char *p = name; *p && n + 2 < len; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (isalnum(c) && c < 128) {
+            if (dash && n > 0) buf[n++] = '-';
+            buf[n++] = (char)tolower(c);
+            dash = 0;
+        } else {
+            dash = 1;
+        }
+    }
+    buf[n] = 0;
+    if (n == 0) snprintf(buf, len, "device");
+}
+
+void rp_size_label(int64_t n, char *buf, size_t len)
+{
+    static const char *const units[] = {"Ki", "Mi", "Gi", "Ti"};
+    for (int u = 3; u >= 0; u--) {
+        int64_t unit = (int64_t)1 << (10 * (u + 1));
+        for (int off = 0; off <= 1; off++) {
+            for (int sign = 1; sign >= -1; sign -= 2) {
+                int64_t m = n - sign * off;
+                if (m >= unit && m % unit == 0) {
+                    if (off == 0) snprintf(buf, len, "%lld %s", (long long)(m / unit), units[u]);
+                    else snprintf(buf, len, "%lld %s %s 1", (long long)(m / unit), units[u],
+                                  sign > 0 ? "+" : "-");
+                    return;
+                }
+                if (off == 0) break;
+            }
+        }
+    }
+    snprintf(buf, len, "%lld", (long long)n);
+}
+
+int rp_device_names(db *d, char ***names)
+{
+    sqlite3_stmt *st = NULL;
+    char **v = NULL;
+    int n = 0, cap = 0, oom = 0, rc = -1;
+    *names = NULL;
+    if (sqlite3_prepare_v2(db_handle(d), "SELECT DISTINCT name FROM devices ORDER BY name", -1,
+                           &st, NULL) != SQLITE_OK)
+        goto done;
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        if (grow((void **)&v, &cap, n + 1, sizeof *v) != 0) goto done;
+        v[n] = dup_col(st, 0, &oom);
+        if (oom) goto done;
+        n++;
+    }
+    if (s != SQLITE_DONE) goto done;
+    *names = v;
+    v = NULL;
+    rc = n;
+done:
+    if (v) rp_free_names(v, n);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+void rp_free_names(char **names, int n)
+{
+    for (int i = 0; i < n; i++) free(names[i]);
+    free(names);
+}
+
+/* ---- parameters from the configs' text ---- */
+static int is_number(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    return *s && !*end && isfinite(v);
+}
+
+static int cmp_num(const void *a, const void *b)
+{
+    double x = strtod(*(char *const *)a, NULL), y = strtod(*(char *const *)b, NULL);
+    if (x != y) return x < y ? -1 : 1;
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_text(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_param(const void *a, const void *b)
+{
+    return strcmp(((const rp_param *)a)->name, ((const rp_param *)b)->name);
+}
+
+/* The value of key in a "k=v,k=v" text into buf; 0, or -1 when the key is absent. */
+static int config_value(const char *config, const char *key, char *buf, size_t len)
+{
+    size_t kl = strlen(key);
+    for (const char *p = config; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t item = comma ? (size_t)(comma - p) : strlen(p);
+        if (item > kl && strncmp(p, key, kl) == 0 && p[kl] == '=') {
+            snprintf(buf, len, "%.*s", (int)(item - kl - 1), p + kl + 1);
+            return 0;
+        }
+        p += item + (comma ? 1 : 0);
+    }
+    return -1;
+}
+
+static int find_text(char **v, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(v[i], s) == 0) return i;
+    return -1;
+}
+
+/* Builds p->params and every variant's value indices. Returns 0 or -1 (out of memory). */
+static int parse_params(rp_problem *p)
+{
+    int cap = 0, rc = -1;
+    char val[512];
+    for (int i = 0; i < p->n_variants; i++) {
+        for (const char *s = p->variants[i].config; *s;) {
+            const char *comma = strchr(s, ','), *eq = strchr(s, '=');
+            size_t item = comma ? (size_t)(comma - s) : strlen(s);
+            size_t kl = eq && (size_t)(eq - s) < item ? (size_t)(eq - s) : item;
+            int found = 0;
+            for (int k = 0; k < p->n_params && !found; k++)
+                found = strlen(p->params[k].name) == kl && strncmp(p->params[k].name, s, kl) == 0;
+            if (!found && kl > 0) {
+                if (grow((void **)&p->params, &cap, p->n_params + 1, sizeof *p->params) != 0)
+                    goto done;
+                p->params[p->n_params].name = strndup(s, kl);
+                if (!p->params[p->n_params].name) goto done;
+                p->n_params++;
+            }
+            s += item + (comma ? 1 : 0);
+        }
+    }
+    if (p->n_params) qsort(p->params, (size_t)p->n_params, sizeof *p->params, cmp_param);
+    for (int k = 0; k < p->n_params; k++) {
+        rp_param *pa = &p->params[k];
+        int vcap = 0, numeric = 1;
+        for (int i = 0; i < p->n_variants; i++) {
+            if (config_value(p->variants[i].config, pa->name, val, sizeof val) != 0)
+                snprintf(val, sizeof val, "-");
+            if (find_text(pa->values, pa->n_values, val) >= 0) continue;
+            if (grow((void **)&pa->values, &vcap, pa->n_values + 1, sizeof *pa->values) != 0)
+                goto done;
+            if (!(pa->values[pa->n_values] = strdup(val))) goto done;
+            pa->n_values++;
+            numeric = numeric && is_number(val);
+        }
+        if (pa->n_values)
+            qsort(pa->values, (size_t)pa->n_values, sizeof *pa->values, numeric ? cmp_num : cmp_text);
+    }
+    for (int i = 0; i < p->n_variants; i++) {
+        rp_variant *v = &p->variants[i];
+        v->value = calloc((size_t)(p->n_params ? p->n_params : 1), sizeof *v->value);
+        if (!v->value) goto done;
+        for (int k = 0; k < p->n_params; k++) {
+            if (config_value(v->config, p->params[k].name, val, sizeof val) != 0)
+                snprintf(val, sizeof val, "-");
+            v->value[k] = find_text(p->params[k].values, p->params[k].n_values, val);
+        }
+    }
+    rc = 0;
+done:
+    return rc;
+}
+
+static int cmp_variant(const void *a, const void *b)
+{
+    const rp_variant *x = a, *y = b;
+    if (x->us != y->us) return x->us < y->us ? -1 : 1;
+    return strcmp(x->config, y->config);
+}
+
+/* ---- loading ---- */
+static const char *const sql_cards =
+    "SELECT uuid, name, cc_major, cc_minor, sm_count, max_threads_per_sm, max_threads_per_block,"
+    " regs_per_sm, smem_per_sm, l2_bytes, mem_bytes, sm_clock_khz, mem_clock_khz, mem_bus_bits,"
+    " driver_version, runtime_version FROM devices WHERE name = ?1 ORDER BY uuid";
+
+/* Every row of the device; per config the fastest ok row first. */
+static const char *const sql_rows =
+    "SELECT p.op, p.dtype, p.shape, p.elements, p.bytes, p.size_key, c.text, e.status,"
+    " e.median_us, e.ci_lo_us, e.ci_hi_us, e.gbps, e.frac_copy, d.uuid, r.copy_gbps"
+    " FROM evaluations e JOIN devices d ON d.id = e.device_id"
+    " JOIN problems p ON p.id = e.problem_id JOIN configs c ON c.id = e.config_id"
+    " JOIN runs r ON r.id = e.run_id WHERE d.name = ?1"
+    " ORDER BY p.op, p.dtype, p.elements, p.shape, c.text, e.status <> 'ok', e.median_us,"
+    " e.kernel_hash, d.uuid";
+
+static const char *const sql_peers =
+    "SELECT pe.library, count(*) FROM peers pe JOIN devices d ON d.id = pe.device_id"
+    " WHERE d.name = ?1 GROUP BY pe.library ORDER BY pe.library";
+
+static const char *const sql_runs =
+    "SELECT d.uuid, r.started_at, r.finished_at, r.space, r.strategy, r.backend,"
+    " r.tuner_version, r.seed, r.copy_gbps,"
+    " (SELECT count(*) FROM evaluations e WHERE e.run_id = r.id), r.id"
+    " FROM runs r JOIN devices d ON d.id = r.device_id WHERE d.name = ?1"
+    " ORDER BY r.started_at, d.uuid";
+
+static const char *const sql_trace =
+    "SELECT p.op, p.dtype, p.shape, e.status, e.median_us FROM evaluations e"
+    " JOIN problems p ON p.id = e.problem_id WHERE e.run_id = ?1"
+    " ORDER BY p.op, p.dtype, p.shape, e.seq";
+
+static int load_cards(db *d, rp_device *dev)
+{
+    sqlite3_stmt *st = NULL;
+    int cap = 0, oom = 0, rc = -1, s;
+    if (sqlite3_prepare_v2(db_handle(d), sql_cards, -1, &st, NULL) != SQLITE_OK) goto done;
+    sqlite3_bind_text(st, 1, dev->name, -1, SQLITE_STATIC);
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        if (grow((void **)&dev->uuids, &cap, dev->n_cards + 1, sizeof *dev->uuids) != 0) goto done;
+        dev->uuids[dev->n_cards] = dup_col(st, 0, &oom);
+        if (oom) goto done;
+        if (dev->n_cards == 0) {
+            device_info *i = &dev->info;
+            snprintf(i->uuid, sizeof i->uuid, "%s", (const char *)sqlite3_column_text(st, 0));
+            snprintf(i->name, sizeof i->name, "%s", (const char *)sqlite3_column_text(st, 1));
+            i->cc_major = sqlite3_column_int(st, 2);
+            i->cc_minor = sqlite3_column_int(st, 3);
+            i->sm_count = sqlite3_column_int(st, 4);
+            i->max_threads_per_sm = sqlite3_column_int(st, 5);
+            i->max_threads_per_block = sqlite3_column_int(st, 6);
+            i->regs_per_sm = sqlite3_column_int(st, 7);
+            i->smem_per_sm = sqlite3_column_int64(st, 8);
+            i->l2_bytes = sqlite3_column_int64(st, 9);
+            i->mem_bytes = sqlite3_column_int64(st, 10);
+            i->sm_clock_khz = sqlite3_column_int(st, 11);
+            i->mem_clock_khz = sqlite3_column_int(st, 12);
+            i->mem_bus_bits = sqlite3_column_int(st, 13);
+            i->driver_version = sqlite3_column_int(st, 14);
+            i->runtime_version = sqlite3_column_int(st, 15);
+        }
+        dev->n_cards++;
+    }
+    rc = s == SQLITE_DONE ? 0 : -1;
+done:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int load_rows(db *d, rp_device *dev)
+{
+    sqlite3_stmt *st = NULL;
+    int pcap = 0, vcap = 0, oom = 0, rc = -1, s;
+    rp_problem *p = NULL;
+    char *last_config = NULL;     /* the config of the previous row in this problem */
+    if (sqlite3_prepare_v2(db_handle(d), sql_rows, -1, &st, NULL) != SQLITE_OK) goto done;
+    sqlite3_bind_text(st, 1, dev->name, -1, SQLITE_STATIC);
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *op = (const char *)sqlite3_column_text(st, 0);
+        const char *dtype = (const char *)sqlite3_column_text(st, 1);
+        const char *shape = (const char *)sqlite3_column_text(st, 2);
+        const char *config = (const char *)sqlite3_column_text(st, 6);
+        int status = eval_status_parse((const char *)sqlite3_column_text(st, 7));
+        dev->n_rows++;
+        if (!p || strcmp(p->op, op) || strcmp(p->dtype, dtype) || strcmp(p->shape, shape)) {
+            if (grow((void **)&dev->problems, &pcap, dev->n_problems + 1, sizeof *dev->problems))
+                goto done;
+            p = &dev->problems[dev->n_problems++];
+            p->op = dup_col(st, 0, &oom);
+            p->dtype = dup_col(st, 1, &oom);
+            p->shape = dup_col(st, 2, &oom);
+            if (oom) goto done;
+            p->elements = sqlite3_column_int64(st, 3);
+            p->bytes = sqlite3_column_int64(st, 4);
+            p->size_key = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
+            vcap = 0;
+            free(last_config);
+            last_config = NULL;
+        }
+        if (status >= 0 && status < EVAL_STATUS_COUNT) p->status_count[status]++;
+        int first_of_config = !last_config || strcmp(last_config, config) != 0;
+        if (first_of_config) {
+            free(last_config);
+            if (!(last_config = strdup(config))) goto done;
+        }
+        if (!first_of_config || status != EVAL_OK) continue;
+        double us = sqlite3_column_double(st, 8);
+        if (grow((void **)&p->variants, &vcap, p->n_variants + 1, sizeof *p->variants)) goto done;
+        rp_variant *v = &p->variants[p->n_variants++];
+        v->config = dup_col(st, 6, &oom);
+        if (oom) goto done;
+        v->us = us;
+        /* the winner: smallest time, then smallest config text (rows come in text order) */
+        if (p->n_variants == 1 || us < p->variants[0].us || !p->win_uuid) {
+            int better = p->n_variants == 1;
+            for (int i = 0; i < p->n_variants - 1 && !better; i++) better = 1;
+            (void)better;
+        }
+        if (!p->win_uuid || us < p->win_ci_lo * 0 + p->cmp.default_us * 0 + p->copy_gbps * 0 + p->win_gbps * 0 + 0) {
+        }
+        int wins = 1;
+        for (int i = 0; i < p->n_variants - 1; i++)
+            if (p->variants[i].us <= us) { wins = 0; break; }
+        if (wins) {
+            free(p->win_uuid);
+            p->win_uuid = dup_col(st, 13, &oom);
+            if (oom) goto done;
+            p->win_ci_lo = sqlite3_column_double(st, 9);
+            p->win_ci_hi = sqlite3_column_double(st, 10);
+            p->win_gbps = sqlite3_column_double(st, 11);
+            p->win_frac = sqlite3_column_double(st, 12);
+            p->copy_gbps = sqlite3_column_double(st, 14);
+        }
+    }
+    rc = s == SQLITE_DONE ? 0 : -1;
+done:
+    free(last_config);
+    sqlite3_finalize(st);
+    return rc;
+}
