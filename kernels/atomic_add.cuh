@@ -63,6 +63,21 @@ __device__ __forceinline__ void atomic_add_pair(__nv_bfloat16 *pair, __nv_bfloat
     atomicAdd(reinterpret_cast<__nv_bfloat162 *>(pair), v);
 }
 
+/* fast_atomic_add's choice for base[index] in a buffer of `length` elements (0 <= index <
+ * length): the index of the first element of the pair its paired atomic covers (index when the
+ * element starts a 4-byte-aligned pair and base[index + 1] exists, index - 1 when it ends one and
+ * base[index - 1] exists), or -1 for the plain 16-bit atomic. Pure, host and device, so the
+ * bounds rule is testable anywhere (tests/gpu/atomic_bounds_test.cu). */
+template <typename T>
+__host__ __device__ __forceinline__ int64_t fast_atomic_pair_start(const T *base, int64_t index,
+                                                                  int64_t length)
+{
+    const bool starts_pair =
+        (reinterpret_cast<uintptr_t>(base + index) & (2 * sizeof(T) - 1)) == 0;
+    if (starts_pair) return index + 1 < length ? index : -1;
+    return index > 0 ? index - 1 : -1;
+}
+
 /* base[index] += v for a buffer of `length` elements starting at base (0 <= index < length;
  * base aligned to sizeof(T) as any T pointer). 16-bit types: one paired atomic with a -0
  * partner when the partner is inside the buffer, else the plain 16-bit atomic; the only memory
@@ -72,15 +87,10 @@ template <typename T>
 __device__ __forceinline__ void fast_atomic_add(T *base, int64_t index, int64_t length, T v)
 {
     if constexpr (kIs16BitFloat<T>) {
-        T *const target = base + index;
-        const bool starts_pair = (reinterpret_cast<uintptr_t>(target) & (2 * sizeof(T) - 1)) == 0;
-        if (starts_pair && index + 1 < length) {
-            atomic_add_pair(target, make_pair(v, negative_zero<T>()));
-        } else if (!starts_pair && index > 0) {
-            atomic_add_pair(target - 1, make_pair(negative_zero<T>(), v));
-        } else {
-            atomic_add(target, v);
-        }
+        const int64_t pair = fast_atomic_pair_start(base, index, length);
+        if (pair == index) atomic_add_pair(base + index, make_pair(v, negative_zero<T>()));
+        else if (pair >= 0) atomic_add_pair(base + pair, make_pair(negative_zero<T>(), v));
+        else atomic_add(base + index, v);
     } else {
         atomic_add(base + index, v);
     }
