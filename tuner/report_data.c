@@ -290,6 +290,7 @@ static int load_rows(db *d, rp_device *dev)
     int pcap = 0, vcap = 0, oom = 0, rc = -1, s;
     rp_problem *p = NULL;
     char *last_config = NULL;     /* the config of the previous row in this problem */
+    double best_us = 0;           /* the problem's winner so far */
     if (sqlite3_prepare_v2(db_handle(d), sql_rows, -1, &st, NULL) != SQLITE_OK) goto done;
     sqlite3_bind_text(st, 1, dev->name, -1, SQLITE_STATIC);
     while ((s = sqlite3_step(st)) == SQLITE_ROW) {
@@ -328,17 +329,9 @@ static int load_rows(db *d, rp_device *dev)
         if (oom) goto done;
         v->us = us;
         /* the winner: smallest time, then smallest config text (rows come in text order) */
-        if (p->n_variants == 1 || us < p->variants[0].us || !p->win_uuid) {
-            int better = p->n_variants == 1;
-            for (int i = 0; i < p->n_variants - 1 && !better; i++) better = 1;
-            (void)better;
-        }
-        if (!p->win_uuid || us < p->win_ci_lo * 0 + p->cmp.default_us * 0 + p->copy_gbps * 0 + p->win_gbps * 0 + 0) {
-        }
-        int wins = 1;
-        for (int i = 0; i < p->n_variants - 1; i++)
-            if (p->variants[i].us <= us) { wins = 0; break; }
+        int wins = p->n_variants == 1 || us < best_us;
         if (wins) {
+            best_us = us;
             free(p->win_uuid);
             p->win_uuid = dup_col(st, 13, &oom);
             if (oom) goto done;
@@ -354,4 +347,204 @@ done:
     free(last_config);
     sqlite3_finalize(st);
     return rc;
+}
+
+static int load_peers(db *d, rp_device *dev)
+{
+    sqlite3_stmt *st = NULL;
+    int cap = 0, oom = 0, rc = -1, s;
+    if (sqlite3_prepare_v2(db_handle(d), sql_peers, -1, &st, NULL) != SQLITE_OK) goto done;
+    sqlite3_bind_text(st, 1, dev->name, -1, SQLITE_STATIC);
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        if (grow((void **)&dev->peer_libraries, &cap, dev->n_peer_libraries + 1,
+                 sizeof *dev->peer_libraries))
+            goto done;
+        dev->peer_libraries[dev->n_peer_libraries] = dup_col(st, 0, &oom);
+        if (oom) goto done;
+        dev->n_peer_libraries++;
+        dev->n_peer_rows += sqlite3_column_int64(st, 1);
+    }
+    rc = s == SQLITE_DONE ? 0 : -1;
+done:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int find_problem(const rp_device *dev, const char *op, const char *dtype, const char *shape)
+{
+    for (int i = 0; i < dev->n_problems; i++) {
+        const rp_problem *p = &dev->problems[i];
+        if (!strcmp(p->op, op) && !strcmp(p->dtype, dtype) && !strcmp(p->shape, shape)) return i;
+    }
+    return -1;
+}
+
+/* The best-so-far traces of one run: one per problem, over the rows that count against a
+ * budget (configs rejected by a constraint or the op never do). */
+static int load_traces(db *d, rp_device *dev, rp_run *run, int64_t run_id)
+{
+    sqlite3_stmt *st = NULL;
+    int cap = 0, rc = -1, s, tcap = 0;
+    rp_trace *t = NULL;
+    if (sqlite3_prepare_v2(db_handle(d), sql_trace, -1, &st, NULL) != SQLITE_OK) goto done;
+    sqlite3_bind_int64(st, 1, run_id);
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        int pi = find_problem(dev, (const char *)sqlite3_column_text(st, 0),
+                              (const char *)sqlite3_column_text(st, 1),
+                              (const char *)sqlite3_column_text(st, 2));
+        int status = eval_status_parse((const char *)sqlite3_column_text(st, 3));
+        if (pi < 0 || status == EVAL_SKIPPED || status == EVAL_UNSUPPORTED) continue;
+        if (!t || t->problem != pi) {
+            if (grow((void **)&run->traces, &cap, run->n_traces + 1, sizeof *run->traces))
+                goto done;
+            t = &run->traces[run->n_traces++];
+            t->problem = pi;
+            tcap = 0;
+        }
+        if (grow((void **)&t->best, &tcap, t->n + 1, sizeof *t->best)) goto done;
+        double prev = t->n ? t->best[t->n - 1] : NAN;
+        double us = status == EVAL_OK ? sqlite3_column_double(st, 4) : NAN;
+        t->best[t->n++] = isnan(prev) || us < prev ? (isnan(us) ? prev : us) : prev;
+    }
+    rc = s == SQLITE_DONE ? 0 : -1;
+done:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int load_runs(db *d, rp_device *dev)
+{
+    sqlite3_stmt *st = NULL;
+    int cap = 0, oom = 0, rc = -1, s;
+    if (sqlite3_prepare_v2(db_handle(d), sql_runs, -1, &st, NULL) != SQLITE_OK) goto done;
+    sqlite3_bind_text(st, 1, dev->name, -1, SQLITE_STATIC);
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        if (grow((void **)&dev->runs, &cap, dev->n_runs + 1, sizeof *dev->runs)) goto done;
+        rp_run *r = &dev->runs[dev->n_runs++];
+        r->uuid = dup_col(st, 0, &oom);
+        r->started_at = dup_col(st, 1, &oom);
+        r->finished_at = dup_col(st, 2, &oom);
+        r->space = dup_col(st, 3, &oom);
+        r->strategy = dup_col(st, 4, &oom);
+        r->backend = dup_col(st, 5, &oom);
+        r->tuner_version = dup_col(st, 6, &oom);
+        if (oom) goto done;
+        r->seed = sqlite3_column_int64(st, 7);
+        r->copy_gbps = sqlite3_column_double(st, 8);
+        r->n_evals = sqlite3_column_int64(st, 9);
+        if (strcmp(r->strategy, "exhaustive") != 0 &&
+            load_traces(d, dev, r, sqlite3_column_int64(st, 10)) != 0)
+            goto done;
+    }
+    rc = s == SQLITE_DONE ? 0 : -1;
+done:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int build_groups(rp_device *dev)
+{
+    int cap = 0;
+    for (int i = 0; i < dev->n_problems; i++) {
+        rp_problem *p = &dev->problems[i];
+        rp_group *g = dev->n_groups ? &dev->groups[dev->n_groups - 1] : NULL;
+        if (g && !strcmp(g->op, p->op) && !strcmp(g->dtype, p->dtype)) {
+            g->count++;
+            continue;
+        }
+        if (grow((void **)&dev->groups, &cap, dev->n_groups + 1, sizeof *dev->groups)) return -1;
+        dev->groups[dev->n_groups++] = (rp_group){p->op, p->dtype, i, 1};
+    }
+    return 0;
+}
+
+int rp_load(db *d, const char *name, rp_device **out, char *err, size_t len)
+{
+    rp_device *dev = calloc(1, sizeof *dev);
+    char slug[256];
+    const char *what = "out of memory";
+    *out = NULL;
+    if (!dev || !(dev->name = strdup(name))) goto fail;
+    rp_slug(name, slug, sizeof slug);
+    if (!(dev->slug = strdup(slug))) goto fail;
+    what = "reading the devices";
+    if (load_cards(d, dev) != 0) goto fail;
+    what = "reading the evaluations";
+    if (load_rows(d, dev) != 0) goto fail;
+    for (int i = 0; i < dev->n_problems; i++) {
+        rp_problem *p = &dev->problems[i];
+        what = "out of memory";
+        if (p->n_variants)
+            qsort(p->variants, (size_t)p->n_variants, sizeof *p->variants, cmp_variant);
+        if (parse_params(p) != 0) goto fail;
+        if (p->n_variants == 0) continue;
+        best_row r;
+        memset(&r, 0, sizeof r);
+        r.device = dev->name;
+        r.device_uuid = p->win_uuid;
+        r.op = p->op;
+        r.dtype = p->dtype;
+        r.shape = p->shape;
+        r.config = p->variants[0].config;
+        r.size_key = p->size_key;
+        r.median_us = p->variants[0].us;
+        what = "reading the default and peer times";
+        if (winner_compare(d, &r, &p->cmp) != 0) goto fail;
+    }
+    what = "reading the peers";
+    if (load_peers(d, dev) != 0) goto fail;
+    what = "reading the runs";
+    if (load_runs(d, dev) != 0) goto fail;
+    what = "out of memory";
+    if (build_groups(dev) != 0 || rp_importance(dev) != 0) goto fail;
+    *out = dev;
+    return 0;
+fail:
+    snprintf(err, len, "report for '%s': %s%s%s", name, what, d ? ": " : "",
+             d ? sqlite3_errmsg(db_handle(d)) : "");
+    rp_free(dev);
+    return -1;
+}
+
+void rp_free(rp_device *dev)
+{
+    if (!dev) return;
+    for (int i = 0; i < dev->n_problems; i++) {
+        rp_problem *p = &dev->problems[i];
+        for (int k = 0; k < p->n_params; k++) {
+            for (int j = 0; j < p->params[k].n_values; j++) free(p->params[k].values[j]);
+            free(p->params[k].values);
+            free(p->params[k].name);
+            if (p->best_by_value) free(p->best_by_value[k]);
+        }
+        free(p->params);
+        free(p->best_by_value);
+        free(p->spread);
+        for (int j = 0; j < p->n_variants; j++) {
+            free(p->variants[j].config);
+            free(p->variants[j].value);
+        }
+        free(p->variants);
+        free(p->op);
+        free(p->dtype);
+        free(p->shape);
+        free(p->win_uuid);
+    }
+    free(dev->problems);
+    free(dev->groups);
+    for (int i = 0; i < dev->n_runs; i++) {
+        rp_run *r = &dev->runs[i];
+        free(r->uuid); free(r->started_at); free(r->finished_at); free(r->space);
+        free(r->strategy); free(r->backend); free(r->tuner_version);
+        for (int t = 0; t < r->n_traces; t++) free(r->traces[t].best);
+        free(r->traces);
+    }
+    free(dev->runs);
+    for (int i = 0; i < dev->n_cards; i++) free(dev->uuids[i]);
+    free(dev->uuids);
+    for (int i = 0; i < dev->n_peer_libraries; i++) free(dev->peer_libraries[i]);
+    free(dev->peer_libraries);
+    free(dev->name);
+    free(dev->slug);
+    free(dev);
 }

@@ -307,20 +307,31 @@ static int linear_ticks(double lo, double hi, double *ticks, int max)
 
 int svg_axis_ticks(const svg_axis *a, double *ticks, int max)
 {
-    if (a->scale == SVG_LINEAR || a->lo <= 0) return linear_ticks(a->lo, a->hi, ticks, max);
+    double lo = a->lo < a->hi ? a->lo : a->hi, hi = a->lo < a->hi ? a->hi : a->lo;
+    if (a->scale == SVG_LINEAR || lo <= 0) return linear_ticks(lo, hi, ticks, max);
     double base = a->scale == SVG_LOG2 ? 2 : 10;
-    int e0 = (int)ceil(scale_of(a->scale, a->lo) - 1e-9);
-    int e1 = (int)floor(scale_of(a->scale, a->hi) + 1e-9);
-    if (e1 < e0) return linear_ticks(a->lo, a->hi, ticks, max);
-    int count = e1 - e0 + 1, step = 1;
-    while (count / step + 1 > max && step < 64) step++;
+    int e0 = (int)ceil(scale_of(a->scale, lo) - 1e-9);
+    int e1 = (int)floor(scale_of(a->scale, hi) + 1e-9);
     int n = 0;
-    for (int e = e0; e <= e1 && n < max; e++) {
-        if (((e % step) + step) % step) continue;
-        ticks[n++] = base == 2 ? ldexp(1, e) : pow(10, e);
+    if (e1 - e0 + 1 >= 3) {
+        int count = e1 - e0 + 1, step = 1;
+        while ((count + step - 1) / step > max && step < 64) step++;
+        for (int e = e0; e <= e1 && n < max; e++) {
+            if (((e % step) + step) % step) continue;
+            ticks[n++] = base == 2 ? ldexp(1, e) : pow(10, e);
+        }
+        return n;
     }
-    if (n == 0) ticks[n++] = base == 2 ? ldexp(1, e0) : pow(10, e0);
-    return n;
+    /* a short log range: 1-2-5 multiples of the powers of ten in it, else linear steps */
+    static const double mult[] = {1, 2, 5};
+    int d0 = (int)floor(log10(lo)), d1 = (int)ceil(log10(hi));
+    for (int d = d0; d <= d1 && n < max; d++)
+        for (int m = 0; m < 3 && n < max; m++) {
+            double t = mult[m] * pow(10, d);
+            if (t >= lo * (1 - 1e-9) && t <= hi * (1 + 1e-9)) ticks[n++] = t;
+        }
+    if (n >= 3) return n;
+    return linear_ticks(lo, hi, ticks, max);
 }
 
 void svg_tick_default(double v, char *buf, size_t len) { svg_num(v, 3, buf, len); }
@@ -465,14 +476,15 @@ void svg_colormap(double t, char out[8])
 
 const char *svg_colormap_ink(double t) { return t > 0.55 ? "#222" : "#fff"; }
 
-/* t in [0, 1] for v in [lo, hi]. */
+/* t in [0, 1] for v in [lo, hi] (lo > hi: a reversed scale), clamped by svg_colormap. */
 static double color_pos(double v, double lo, double hi, int log_scale)
 {
+    if (lo == hi) return 0;
     if (log_scale) {
-        if (!(v > 0) || !(lo > 0) || !(hi > lo)) return 0;
+        if (!(lo > 0) || !(hi > 0)) return 0;
+        if (!(v > 0)) return lo < hi ? 0 : 1;
         return (log(v) - log(lo)) / (log(hi) - log(lo));
     }
-    if (!(hi > lo)) return 0;
     return (v - lo) / (hi - lo);
 }
 
@@ -536,7 +548,6 @@ void svg_colorbar(svg *s, double x, double y, double w, double h, double lo, dou
     svg_axis a = {log_scale ? SVG_LOG10 : SVG_LINEAR, lo, hi, x, x + w};
     double t[16];
     int n = svg_axis_ticks(&a, t, 6);
-    if (log_scale && n < 3) n = linear_ticks(lo, hi, t, 5);
     svg_font f = {9, SVG_MIDDLE, 0, 0, "#444"};
     char label[64];
     if (!fmt) fmt = svg_tick_default;

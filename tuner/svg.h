@@ -111,7 +111,8 @@ const char *svg_colormap_ink(double t);
 typedef struct svg_heatmap {
     int rows, cols;
     const double *v;                 /* rows * cols values, row-major; NaN: no data (blank) */
-    double lo, hi;                   /* colour range: lo -> 0, hi -> 1 (clamped) */
+    double lo, hi;                   /* colour range: lo -> 0, hi -> 1 (clamped); lo > hi
+                                        reverses the map */
     int log;                         /* colour by log(v) between log(lo) and log(hi) */
     const char *const *row_labels;   /* rows labels (may be NULL) */
     const char *const *col_labels;   /* cols labels (may be NULL) */
@@ -126,6 +127,7 @@ typedef struct svg_heatmap {
 /* Draws the cells in the rectangle (x, y, w, h), row 0 at the top; row labels to the left of x,
  * column labels above y. */
 void svg_draw_heatmap(svg *s, double x, double y, double w, double h, const svg_heatmap *hm);
-/* A horizontal colour bar from lo to hi (log when log) in (x, y, w, h) with labels under it. */
+/* A horizontal colour bar from lo (left, colour 0) to hi (right, colour 1; lo > hi allowed),
+ * log when log, in (x, y, w, h), with tick labels under it and a title to its left. */
 void svg_colorbar(svg *s, double x, double y, double w, double h, double lo, double hi, int log,
                   svg_tick_format fmt, const char *title);

@@ -1,0 +1,23 @@
+/* report.h: `tuner report`, the static report of what was measured. Per device model recorded
+ * in the inputs it writes DIR/<device-slug>/ with index.html, its Markdown twin README.md and
+ * the SVG figures the pages show: per op, dtype and problem the tuned config with its time,
+ * GB/s, share of the copy ceiling, gain over the classic default and speedup over the peer
+ * library; bandwidth against problem size; parameter importance and two-parameter slices;
+ * the distribution of all variants' times with statuses counted; the convergence of
+ * non-exhaustive strategy runs. The output is a function of the inputs alone (no clock, no
+ * locale): the same inputs give the same bytes. A device's folder is replaced as a whole. */
+#pragma once
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct report_options {
+    const char *const *inputs;   /* dumps (.sql) or one database file, in the order given */
+    int n_inputs;
+    const char *device;          /* a device name, its slug or a card's uuid; NULL: every device */
+    const char *out_dir;         /* the folder that receives <device-slug>/ */
+    FILE *progress;              /* one line per device written, or NULL */
+} report_options;
+
+/* Writes the reports. Returns 0; 2 when o->device matches no recorded device or the inputs
+ * hold no device (err says which devices there are); -1 on any other error (err). */
+int report_generate(const report_options *o, char *err, size_t len);

@@ -1,0 +1,566 @@
+/* report_plots.c: the report's figures (see report_plots.h). Layout constants are in pixels of
+ * the SVG's own coordinate system; the HTML scales figures down to the page width. */
+#include "report_plots.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "svg.h"
+
+#define C_TUNED "#1f77b4"
+#define C_DEFAULT "#ff7f0e"
+#define C_PEER "#2ca02c"
+#define C_CEIL "#d62728"
+#define C_MARK "#e0112b"
+
+static const svg_style st_tuned = {C_TUNED, NULL, 2, NULL, 0};
+static const svg_style st_default = {C_DEFAULT, NULL, 1.6, "6 3", 0};
+static const svg_style st_peer = {C_PEER, NULL, 1.6, "2 3", 0};
+static const svg_style st_ceil = {C_CEIL, NULL, 1.2, "8 4", 0};
+static const svg_font f_title = {13, SVG_START, 1, 0, "#222"};
+static const svg_font f_panel = {11, SVG_START, 1, 0, "#222"};
+static const svg_font f_small = {10, SVG_START, 0, 0, "#444"};
+
+static int finish(svg *s, char **out, size_t *len)
+{
+    if (!s) return -1;
+    return svg_finish(s, out, len);
+}
+
+static double gbps_of(const rp_problem *p, double us)
+{
+    return us > 0 ? (double)p->bytes / (us * 1e3) : NAN;
+}
+
+static void size_tick(double v, char *buf, size_t len) { rp_size_label((int64_t)llround(v), buf, len); }
+
+static void ratio_tick(double v, char *buf, size_t len)
+{
+    char n[32];
+    svg_num(v, 2, n, sizeof n);
+    snprintf(buf, len, "%s\xc3\x97", n);   /* U+00D7 multiplication sign */
+}
+
+static void percent_tick(double v, char *buf, size_t len)
+{
+    char n[32];
+    svg_num(v * 100, v * 100 < 1 ? 1 : 0, n, sizeof n);
+    snprintf(buf, len, "%s%%", n);
+}
+
+void rp_peer_name(const rp_device *dev, char *buf, size_t len)
+{
+    if (dev->n_peer_libraries == 0) { snprintf(buf, len, "reference library"); return; }
+    const char *lib = dev->peer_libraries[0], *colon = strchr(lib, ':');
+    snprintf(buf, len, "%.*s", colon ? (int)(colon - lib) : (int)strlen(lib), lib);
+}
+
+/* ---- bandwidth ---- */
+enum { BW_W = 300, BW_H = 200, BW_L = 62, BW_R = 16, BW_T = 40, BW_B = 50, BW_HEAD = 46 };
+
+static void bandwidth_series(const svg_plot *pl, const rp_device *dev, const rp_group *g,
+                             int which, const svg_style *st, double *xs, double *ys)
+{
+    int n = 0;
+    for (int i = g->first; i < g->first + g->count; i++) {
+        const rp_problem *p = &dev->problems[i];
+        double us = which == 0 ? (p->n_variants ? p->variants[0].us : 0)
+                    : which == 1 ? p->cmp.default_us : p->cmp.peer_us;
+        if (p->size_key < 0 || !(us > 0)) continue;
+        xs[n] = (double)p->elements;
+        ys[n] = gbps_of(p, us);
+        n++;
+    }
+    svg_plot_line(pl, xs, ys, n, st);
+    svg_style dot = {st->stroke, st->stroke, 1, NULL, 0};
+    svg_style hollow = {st->stroke, "#fff", 1.4, NULL, 0};
+    static const char *const what[] = {"tuned", "default", "peer"};
+    for (int i = g->first; i < g->first + g->count; i++) {
+        const rp_problem *p = &dev->problems[i];
+        double us = which == 0 ? (p->n_variants ? p->variants[0].us : 0)
+                    : which == 1 ? p->cmp.default_us : p->cmp.peer_us;
+        if (!(us > 0)) continue;
+        double x = (double)p->elements, y = gbps_of(p, us);
+        char title[512], gb[32], t[32];
+        svg_num(us, 2, t, sizeof t);
+        svg_num(y, 1, gb, sizeof gb);
+        snprintf(title, sizeof title, "%s %s %s: %s %s us, %s GB/s%s%s", p->op, p->dtype, p->shape,
+                 what[which], t, gb, which == 2 ? " (" : "",
+                 which == 2 ? p->cmp.peer : "");
+        if (which == 2) strncat(title, ")", sizeof title - strlen(title) - 1);
+        const char *tip[1] = {title};
+        svg_plot_points(pl, &x, &y, 1, p->size_key < 0 ? 3.5 : 2.6,
+                        p->size_key < 0 ? &hollow : &dot, tip);
+    }
+}
+
+int rp_plot_bandwidth(const rp_device *dev, const char *op, char **out, size_t *len)
+{
+    const rp_group *gs[64];
+    int ng = 0;
+    double xmin = 0, xmax = 0, ymax = 0, ceiling = 0;
+    for (int i = 0; i < dev->n_groups && ng < 64; i++)
+        if (strcmp(dev->groups[i].op, op) == 0) gs[ng++] = &dev->groups[i];
+    for (int k = 0; k < ng; k++)
+        for (int i = gs[k]->first; i < gs[k]->first + gs[k]->count; i++) {
+            const rp_problem *p = &dev->problems[i];
+            double e = (double)p->elements;
+            if (xmin == 0 || e < xmin) xmin = e;
+            if (e > xmax) xmax = e;
+            double us[3] = {p->n_variants ? p->variants[0].us : 0, p->cmp.default_us, p->cmp.peer_us};
+            for (int j = 0; j < 3; j++)
+                if (us[j] > 0 && gbps_of(p, us[j]) > ymax) ymax = gbps_of(p, us[j]);
+            if (p->copy_gbps > ceiling) ceiling = p->copy_gbps;
+        }
+    if (xmin <= 0) xmin = 1;
+    if (xmax <= xmin) xmax = xmin * 2;
+    if (ceiling > ymax) ymax = ceiling;
+    if (ymax <= 0) ymax = 1;
+    int cols = ng < 3 ? (ng ? ng : 1) : 3, rows = (ng + cols - 1) / cols;
+    if (rows < 1) rows = 1;
+    double pw = BW_L + BW_W + BW_R, ph = BW_T + BW_H + BW_B;
+    char title[512], peer[256], cl[96], num[32];
+    snprintf(title, sizeof title, "Bandwidth against problem size: %s on %s", op, dev->name);
+    svg *s = svg_new(cols * pw + 10, BW_HEAD + rows * ph, title);
+    if (!s) return -1;
+    svg_text(s, 12, 20, &f_title, title);
+    rp_peer_name(dev, peer, sizeof peer);
+    const char *labels[4] = {"tuned (fastest config)", "classic default", peer, "copy ceiling"};
+    svg_style styles[4] = {st_tuned, st_default, st_peer, st_ceil};
+    for (int i = 0; i < 4; i++) svg_legend(s, 14 + 190.0 * i, 36, 1, &labels[i], &styles[i]);
+    int n_max = 0;
+    for (int k = 0; k < ng; k++) n_max = gs[k]->count > n_max ? gs[k]->count : n_max;
+    double *xs = malloc((size_t)(n_max + 1) * sizeof *xs), *ys = malloc((size_t)(n_max + 1) * sizeof *ys);
+    if (!xs || !ys) { free(xs); free(ys); svg_free(s); return -1; }
+    for (int k = 0; k < ng; k++) {
+        double ox = (k % cols) * pw, oy = BW_HEAD + (k / cols) * ph;
+        svg_plot pl;
+        svg_plot_init(&pl, s, ox + BW_L, oy + BW_T, BW_W, BW_H, SVG_LOG2, xmin / 1.6, xmax * 1.6,
+                      SVG_LINEAR, 0, ymax * 1.12);
+        snprintf(title, sizeof title, "%s %s", op, gs[k]->dtype);
+        svg_text(s, ox + BW_L, oy + BW_T - 8, &f_panel, title);
+        svg_plot_axes(&pl, "elements", "GB/s (read + written)", size_tick, NULL);
+        if (ceiling > 0) {
+            svg_num(ceiling, 0, num, sizeof num);
+            snprintf(cl, sizeof cl, "copy %s GB/s", num);
+            svg_plot_hline(&pl, ceiling, &st_ceil, cl);
+        }
+        bandwidth_series(&pl, dev, gs[k], 1, &st_default, xs, ys);
+        bandwidth_series(&pl, dev, gs[k], 2, &st_peer, xs, ys);
+        bandwidth_series(&pl, dev, gs[k], 0, &st_tuned, xs, ys);
+    }
+    free(xs);
+    free(ys);
+    return finish(s, out, len);
+}
+
+/* ---- importance ---- */
+enum { IM_LABEL = 190, IM_CW = 84, IM_CH = 18, IM_TOP = 64, IM_NOISE = 96 };
+
+/* The problem's row label: dtype and shape. */
+static void row_label(const rp_problem *p, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s %s", p->dtype, p->shape);
+}
+
+/* A tooltip: every value's best time relative to the fastest value. */
+static void value_title(const rp_problem *p, int k, char *buf, size_t len)
+{
+    double lo = NAN;
+    for (int j = 0; j < p->params[k].n_values; j++)
+        if (!isnan(p->best_by_value[k][j]) && (isnan(lo) || p->best_by_value[k][j] < lo))
+            lo = p->best_by_value[k][j];
+    size_t n = (size_t)snprintf(buf, len, "%s at %s %s %s, best time per value:", p->params[k].name,
+                                p->op, p->dtype, p->shape);
+    for (int j = 0; j < p->params[k].n_values && n < len; j++) {
+        double b = p->best_by_value[k][j];
+        char v[32];
+        if (isnan(b)) snprintf(v, sizeof v, "none ok");
+        else if (b == lo) snprintf(v, sizeof v, "fastest");
+        else {
+            char num[32];
+            svg_num((b / lo - 1) * 100, 1, num, sizeof num);
+            snprintf(v, sizeof v, "+%s%%", num);
+        }
+        n += (size_t)snprintf(buf + n, len - n, "%s %s=%s %s", j ? "," : "", p->params[k].name,
+                              p->params[k].values[j], v);
+    }
+}
+
+int rp_plot_importance(const rp_device *dev, const char *op, char **out, size_t *len)
+{
+    const char *names[64];
+    int nn = 0, nrows = 0, rc = -1;
+    double hi = 0.01;
+    for (int i = 0; i < dev->n_problems; i++) {
+        const rp_problem *p = &dev->problems[i];
+        if (strcmp(p->op, op) != 0) continue;
+        nrows++;
+        for (int k = 0; k < p->n_params; k++) {
+            int known = 0;
+            for (int j = 0; j < nn && !known; j++) known = strcmp(names[j], p->params[k].name) == 0;
+            if (!known && nn < 64) names[nn++] = p->params[k].name;
+            if (!isnan(p->spread[k]) && p->spread[k] > hi) hi = p->spread[k];
+        }
+    }
+    for (int i = 1; i < nn; i++)          /* sort names */
+        for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+            const char *t = names[j]; names[j] = names[j - 1]; names[j - 1] = t;
+        }
+    int cols = nn ? nn : 1;
+    double *v = malloc((size_t)(nrows ? nrows : 1) * cols * sizeof *v);
+    char **labels = calloc((size_t)(nrows ? nrows : 1), sizeof *labels);
+    char **titles = calloc((size_t)(nrows ? nrows : 1) * cols, sizeof *titles);
+    int *mark = malloc((size_t)(nrows ? nrows : 1) * sizeof *mark);
+    char title[512];
+    snprintf(title, sizeof title, "Parameter importance: %s on %s", op, dev->name);
+    double w = IM_LABEL + cols * IM_CW + IM_NOISE, h = IM_TOP + nrows * IM_CH + 64;
+    svg *s = svg_new(w, h, title);
+    if (!v || !labels || !titles || !mark || !s) goto done;
+    int r = 0;
+    for (int i = 0; i < dev->n_problems; i++) {
+        const rp_problem *p = &dev->problems[i];
+        if (strcmp(p->op, op) != 0) continue;
+        char buf[2048];
+        row_label(p, buf, sizeof buf);
+        if (!(labels[r] = strdup(buf))) goto done;
+        int m = rp_most_important(p);
+        mark[r] = -1;
+        for (int c = 0; c < cols; c++) {
+            int k = c < nn ? rp_param_index(p, names[c]) : -1;
+            v[r * cols + c] = k >= 0 ? p->spread[k] : NAN;
+            if (k >= 0 && k == m) mark[r] = c;
+            if (k >= 0) {
+                value_title(p, k, buf, sizeof buf);
+                if (!(titles[r * cols + c] = strdup(buf))) goto done;
+            }
+        }
+        r++;
+    }
+    svg_text(s, 12, 20, &f_title, title);
+    svg_text(s, 12, 36, &f_small,
+             "Cell: how much slower the best config gets when this parameter is held at its worst "
+             "value (everything else tuned). Outlined: the row's largest.");
+    svg_heatmap hm = {nrows, cols, v, 0.002, hi, 1, (const char *const *)labels, names,
+                      (const char *const *)titles, -1, -1, 1, "%", 100};
+    svg_draw_heatmap(s, IM_LABEL, IM_TOP, cols * IM_CW, nrows * IM_CH, &hm);
+    static const svg_style outline = {C_MARK, NULL, 2, NULL, 0};
+    svg_font nf = {10, SVG_START, 0, 0, "#444"};
+    svg_text(s, IM_LABEL + cols * IM_CW + 8, IM_TOP - 4, &nf, "winner \xc2\xb1 CI");
+    r = 0;
+    for (int i = 0; i < dev->n_problems; i++) {
+        const rp_problem *p = &dev->problems[i];
+        if (strcmp(p->op, op) != 0) continue;
+        if (mark[r] >= 0)
+            svg_rect(s, IM_LABEL + mark[r] * IM_CW + 1, IM_TOP + r * IM_CH + 1, IM_CW - 2,
+                     IM_CH - 2, &outline, NULL);
+        if (p->n_variants && p->variants[0].us > 0 && p->win_ci_hi > p->win_ci_lo) {
+            char num[32], txt[48];
+            svg_num((p->win_ci_hi - p->win_ci_lo) / 2 / p->variants[0].us * 100, 2, num, sizeof num);
+            snprintf(txt, sizeof txt, "\xc2\xb1%s%%", num);
+            svg_text(s, IM_LABEL + cols * IM_CW + 8, IM_TOP + r * IM_CH + IM_CH / 2 + 3.5, &nf, txt);
+        }
+        r++;
+    }
+    svg_colorbar(s, IM_LABEL + 40, IM_TOP + nrows * IM_CH + 22, 260, 10, 0.002, hi, 1,
+                 percent_tick, "spread");
+    rc = 0;
+done:
+    if (rc == 0) rc = finish(s, out, len);
+    else svg_free(s);
+    for (int i = 0; i < nrows && labels; i++) free(labels[i]);
+    for (int i = 0; titles && i < nrows * cols; i++) free(titles[i]);
+    free(labels);
+    free(titles);
+    free(v);
+    free(mark);
+    return rc;
+}
+
+/* ---- slices ---- */
+enum { SL_CW = 26, SL_CH = 15, SL_PER_LINE = 3, SL_GAP = 28 };
+
+typedef struct pair { const char *row, *col; int nr, nc; double label_w, w; } pair;
+
+/* Largest value count and label width of parameter name over the group's problems. */
+static void param_extent(const rp_device *dev, const rp_group *g, const char *name, int *n, double *label_w)
+{
+    *n = 0;
+    *label_w = 0;
+    for (int i = g->first; i < g->first + g->count; i++) {
+        const rp_problem *p = &dev->problems[i];
+        int k = rp_param_index(p, name);
+        if (k < 0) continue;
+        if (p->params[k].n_values > *n) *n = p->params[k].n_values;
+        for (int j = 0; j < p->params[k].n_values; j++) {
+            double w = 6.0 * (double)strlen(p->params[k].values[j]) + 8;
+            if (w > *label_w) *label_w = w;
+        }
+    }
+}
+
+int rp_plot_slices(const rp_device *dev, const rp_group *g, char **out, size_t *len)
+{
+    const char *top[4];
+    int nt = rp_group_ranking(dev, g, top, 4), np = 0, rc = -1;
+    pair pairs[6];
+    for (int b = 1; b < nt; b++)
+        for (int a = 0; a < b; a++) {
+            pair *q = &pairs[np++];
+            int na, nb;
+            double la, lb;
+            param_extent(dev, g, top[a], &na, &la);
+            param_extent(dev, g, top[b], &nb, &lb);
+            /* the parameter with fewer values runs down the rows */
+            int swap = nb < na;
+            q->row = swap ? top[b] : top[a];
+            q->col = swap ? top[a] : top[b];
+            q->nr = swap ? nb : na;
+            q->nc = swap ? na : nb;
+            q->label_w = swap ? lb : la;
+            double cells = q->label_w + q->nc * SL_CW;
+            double title_w = 6.2 * (double)(strlen(q->row) + strlen(q->col) + 18);
+            q->w = (cells > title_w ? cells : title_w) + SL_GAP;
+        }
+    /* column widths and line heights of the panel grid */
+    double colw[SL_PER_LINE] = {0, 0, 0}, lineh[2] = {0, 0};
+    for (int i = 0; i < np; i++) {
+        int c = i % SL_PER_LINE, l = i / SL_PER_LINE;
+        if (pairs[i].w > colw[c]) colw[c] = pairs[i].w;
+        double hgt = 30 + pairs[i].nr * SL_CH + 14;
+        if (hgt > lineh[l]) lineh[l] = hgt;
+    }
+    double block_h = 22 + lineh[0] + lineh[1], width = 24;
+    for (int c = 0; c < SL_PER_LINE; c++) width += colw[c];
+    if (width < 560) width = 560;
+    /* the colour range: the slowest cell of the figure, within [1.05, 4] */
+    double worst = 1.05;
+    int max_cells = 1;
+    for (int i = 0; i < np; i++) max_cells = pairs[i].nr * pairs[i].nc > max_cells ? pairs[i].nr * pairs[i].nc : max_cells;
+    double *cells = malloc((size_t)max_cells * sizeof *cells);
+    char title[512];
+    snprintf(title, sizeof title, "Two-parameter slices: %s %s on %s", g->op, g->dtype, dev->name);
+    svg *s = svg_new(width, 78 + g->count * block_h, title);
+    if (!cells || !s) goto done;
+    for (int i = g->first; i < g->first + g->count; i++)
+        for (int q = 0; q < np; q++) {
+            const rp_problem *p = &dev->problems[i];
+            int a = rp_param_index(p, pairs[q].row), b = rp_param_index(p, pairs[q].col);
+            if (a < 0 || b < 0 || !p->n_variants) continue;
+            rp_slice(p, a, b, cells);
+            for (int c = 0; c < p->params[a].n_values * p->params[b].n_values; c++)
+                if (isfinite(cells[c]) && cells[c] > worst) worst = cells[c];
+        }
+    if (worst > 4) worst = 4;
+    svg_text(s, 12, 20, &f_title, title);
+    svg_text(s, 12, 36, &f_small,
+             "Cell: the best time with both parameters fixed (everything else tuned), over the "
+             "winner's. Outlined: the winner. Blank: nothing ran ok there.");
+    svg_colorbar(s, width - 300, 46, 260, 10, worst, 1, 1, ratio_tick, "time / best");
+    for (int bi = 0; bi < g->count; bi++) {
+        const rp_problem *p = &dev->problems[g->first + bi];
+        double y0 = 78 + bi * block_h;
+        char sz[64], head[512], num[32];
+        rp_size_label(p->elements, sz, sizeof sz);
+        svg_num(p->n_variants ? p->variants[0].us : 0, 2, num, sizeof num);
+        snprintf(head, sizeof head, "%s %s %s (%s elements): best %s us", p->op, p->dtype, p->shape, sz, num);
+        svg_text(s, 12, y0 + 12, &f_panel, head);
+        double x = 12;
+        for (int q = 0; q < np; q++) {
+            int c = q % SL_PER_LINE, l = q / SL_PER_LINE;
+            if (c == 0) x = 12;
+            double py = y0 + 22 + (l ? lineh[0] : 0);
+            int a = rp_param_index(p, pairs[q].row), b = rp_param_index(p, pairs[q].col);
+            char pt[256];
+            snprintf(pt, sizeof pt, "%s (rows) \xc3\x97 %s (cols)", pairs[q].row, pairs[q].col);
+            svg_text(s, x, py + 10, &f_small, pt);
+            if (a >= 0 && b >= 0 && p->n_variants) {
+                int na = p->params[a].n_values, nb = p->params[b].n_values;
+                rp_slice(p, a, b, cells);
+                int mr = p->variants[0].value[a], mc = p->variants[0].value[b];
+                svg_heatmap hm = {na, nb, cells, worst, 1, 1,
+                                  (const char *const *)p->params[a].values,
+                                  (const char *const *)p->params[b].values, NULL, mr, mc, 2, NULL, 1};
+                svg_draw_heatmap(s, x + pairs[q].label_w, py + 30, nb * SL_CW, na * SL_CH, &hm);
+            }
+            x += colw[c];
+        }
+    }
+    rc = 0;
+done:
+    free(cells);
+    if (rc == 0) return finish(s, out, len);
+    svg_free(s);
+    return -1;
+}
+
+/* ---- distribution ---- */
+enum { DI_LABEL = 210, DI_W = 520, DI_ROW = 46, DI_STRIP = 34, DI_BINS = 64, DI_RIGHT = 170 };
+
+static void status_text(const rp_problem *p, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (int s = 0; s < EVAL_STATUS_COUNT && n < len; s++)
+        if (p->status_count[s])
+            n += (size_t)snprintf(buf + n, len - n, "%s%d %s", n ? ", " : "", p->status_count[s],
+                                  eval_status_name((eval_status)s));
+    if (n == 0) snprintf(buf, len, "nothing recorded");
+}
+
+int rp_plot_distribution(const rp_device *dev, const rp_group *g, char **out, size_t *len)
+{
+    double hi = 1.1;
+    for (int i = g->first; i < g->first + g->count; i++) {
+        const rp_problem *p = &dev->problems[i];
+        if (p->n_variants && p->variants[p->n_variants - 1].us / p->variants[0].us > hi)
+            hi = p->variants[p->n_variants - 1].us / p->variants[0].us;
+    }
+    hi *= 1.02;
+    char title[512], peer[256];
+    rp_peer_name(dev, peer, sizeof peer);
+    snprintf(title, sizeof title, "Distribution of all variants' times: %s %s on %s", g->op, g->dtype, dev->name);
+    svg *s = svg_new(DI_LABEL + DI_W + DI_RIGHT, 84 + g->count * DI_ROW + 40, title);
+    if (!s) return -1;
+    svg_text(s, 12, 20, &f_title, title);
+    svg_text(s, 12, 36, &f_small,
+             "Each strip: how many configs ran at each time over the winner's (log scale), "
+             "bars scaled to the strip's tallest.");
+    const char *labels[3] = {"winner", "classic default", peer};
+    svg_style marks[3] = {{C_MARK, NULL, 2, NULL, 0}, {C_DEFAULT, NULL, 2, "4 2", 0}, {C_PEER, NULL, 2, "2 2", 0}};
+    for (int i = 0; i < 3; i++) svg_legend(s, 14 + 170.0 * i, 56, 1, &labels[i], &marks[i]);
+    svg_axis xa = {SVG_LOG10, 0.985, hi, DI_LABEL, DI_LABEL + DI_W};
+    double ticks[16];
+    int nt = svg_axis_ticks(&xa, ticks, 10);
+    static const svg_style grid = {"#e3e3e3", NULL, 1, NULL, 0};
+    static const svg_style frame = {"#bbb", NULL, 0.8, NULL, 0};
+    svg_style bar = {NULL, C_TUNED, 0, NULL, 0};
+    int bins[DI_BINS];
+    for (int bi = 0; bi < g->count; bi++) {
+        const rp_problem *p = &dev->problems[g->first + bi];
+        double y0 = 84 + bi * DI_ROW, yb = y0 + DI_STRIP;
+        char lab[512], sz[64];
+        rp_size_label(p->elements, sz, sizeof sz);
+        snprintf(lab, sizeof lab, "%s (%s)", p->shape, sz);
+        svg_font lf = {10, SVG_END, 0, 0, "#222"};
+        svg_text(s, DI_LABEL - 8, y0 + DI_STRIP / 2 + 4, &lf, lab);
+        for (int t = 0; t < nt; t++) {
+            double px = svg_axis_px(&xa, ticks[t]);
+            svg_line(s, px, y0, px, yb, &grid);
+        }
+        svg_rect(s, DI_LABEL, y0, DI_W, DI_STRIP, &frame, NULL);
+        status_text(p, lab, sizeof lab);
+        char right[600];
+        snprintf(right, sizeof right, "%s", lab);
+        svg_text(s, DI_LABEL + DI_W + 8, y0 + DI_STRIP / 2 + 4, &f_small, right);
+        if (!p->n_variants) continue;
+        rp_histogram(p, hi, DI_BINS, bins);
+        int top = 1;
+        for (int b = 0; b < DI_BINS; b++) top = bins[b] > top ? bins[b] : top;
+        for (int b = 0; b < DI_BINS; b++) {
+            if (!bins[b]) continue;
+            double r0 = exp(log(hi) * b / DI_BINS), r1 = exp(log(hi) * (b + 1) / DI_BINS);
+            double x0 = svg_axis_px(&xa, r0), x1 = svg_axis_px(&xa, r1);
+            double bh = (DI_STRIP - 3) * bins[b] / top;
+            char tip[160], a[32], c[32];
+            svg_num(r0, 3, a, sizeof a);
+            svg_num(r1, 3, c, sizeof c);
+            snprintf(tip, sizeof tip, "%d configs at %s to %s times the winner", bins[b], a, c);
+            svg_rect(s, x0 + 0.3, yb - bh, x1 - x0 - 0.6, bh, &bar, tip);
+        }
+        double best = p->variants[0].us;
+        double at[3] = {1, p->cmp.default_us / best, p->cmp.peer_us / best};
+        for (int m = 0; m < 3; m++) {
+            if (!(at[m] > 0)) continue;
+            double px = svg_axis_px(&xa, at[m] < hi ? at[m] : hi);
+            svg_line(s, px, y0 - 2, px, yb + 2, &marks[m]);
+        }
+    }
+    svg_font tf = {10, SVG_MIDDLE, 0, 0, "#444"};
+    double ya = 84 + g->count * DI_ROW;
+    for (int t = 0; t < nt; t++) {
+        char lab[32];
+        ratio_tick(ticks[t], lab, sizeof lab);
+        svg_text(s, svg_axis_px(&xa, ticks[t]), ya + 4, &tf, lab);
+    }
+    svg_text(s, DI_LABEL + DI_W / 2.0, ya + 22, &tf, "time over the winner's (log scale)");
+    return finish(s, out, len);
+}
+
+/* ---- convergence ---- */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int rp_plot_convergence(const rp_device *dev, const rp_run *run, char **out, size_t *len)
+{
+    int nmax = 1, rc = -1;
+    double ymax = 1.1;
+    for (int t = 0; t < run->n_traces; t++) {
+        const rp_trace *tr = &run->traces[t];
+        const rp_problem *p = &dev->problems[tr->problem];
+        if (tr->n > nmax) nmax = tr->n;
+        if (!p->n_variants) continue;
+        for (int i = 0; i < tr->n; i++)
+            if (isfinite(tr->best[i]) && tr->best[i] / p->variants[0].us > ymax)
+                ymax = tr->best[i] / p->variants[0].us;
+    }
+    if (ymax > 10) ymax = 10;
+    double *xs = malloc((size_t)nmax * sizeof *xs), *ys = malloc((size_t)nmax * sizeof *ys);
+    double *col = malloc((size_t)(run->n_traces ? run->n_traces : 1) * sizeof *col);
+    char title[512];
+    snprintf(title, sizeof title, "Convergence: %s (seed %lld), %s on %s", run->strategy,
+             (long long)run->seed, run->started_at, dev->name);
+    svg *s = svg_new(760, 420, title);
+    if (!xs || !ys || !col || !s) goto done;
+    svg_text(s, 12, 20, &f_title, title);
+    svg_text(s, 12, 36, &f_small,
+             "Best time found so far over the best known for the problem, against evaluations "
+             "counted by the budget. Grey: one problem each; blue: the median.");
+    svg_plot pl;
+    svg_plot_init(&pl, s, 70, 60, 660, 300, SVG_LINEAR, 1, nmax > 1 ? nmax : 2, SVG_LOG10, 1, ymax * 1.02);
+    svg_plot_axes(&pl, "evaluations", "best so far / best known", NULL, ratio_tick);
+    static const svg_style thin = {"#888", NULL, 0.8, NULL, 0.45};
+    static const svg_style med = {C_TUNED, NULL, 2.4, NULL, 0};
+    static const svg_style ref = {C_CEIL, NULL, 0.8, "4 3", 0};
+    svg_plot_hline(&pl, 1.01, &ref, "1%");
+    svg_plot_hline(&pl, 1.05, &ref, "5%");
+    for (int t = 0; t < run->n_traces; t++) {
+        const rp_trace *tr = &run->traces[t];
+        const rp_problem *p = &dev->problems[tr->problem];
+        if (!p->n_variants) continue;
+        for (int i = 0; i < tr->n; i++) {
+            xs[i] = i + 1;
+            ys[i] = isfinite(tr->best[i]) ? fmin(tr->best[i] / p->variants[0].us, ymax) : NAN;
+        }
+        svg_plot_line(&pl, xs, ys, tr->n, &thin);
+    }
+    int m = 0;
+    for (int i = 0; i < nmax; i++) {
+        int k = 0;
+        for (int t = 0; t < run->n_traces; t++) {
+            const rp_trace *tr = &run->traces[t];
+            const rp_problem *p = &dev->problems[tr->problem];
+            if (p->n_variants && i < tr->n && isfinite(tr->best[i]))
+                col[k++] = tr->best[i] / p->variants[0].us;
+        }
+        if (k == 0) continue;
+        qsort(col, (size_t)k, sizeof *col, cmp_double);
+        xs[m] = i + 1;
+        ys[m] = fmin(k % 2 ? col[k / 2] : (col[k / 2 - 1] + col[k / 2]) / 2, ymax);
+        m++;
+    }
+    svg_plot_line(&pl, xs, ys, m, &med);
+    rc = 0;
+done:
+    free(xs);
+    free(ys);
+    free(col);
+    if (rc == 0) return finish(s, out, len);
+    svg_free(s);
+    return -1;
+}
