@@ -98,7 +98,7 @@ $(B)/tests/gpu/%: tests/gpu/%.cu $(B)/libtunekit.a
 	$(NVCC) $(NVFLAGS) -Ikernels -o $@ $< $(B)/libtunekit.a
 
 unit: $(UNIT_BIN)
-test: all $(UNIT_BIN)
+test: all $(UNIT_BIN) $(GPU_BIN)
 	@bash tests/run.sh
 gpu-test: all $(GPU_BIN)
 	@bash tests/gpu/run.sh

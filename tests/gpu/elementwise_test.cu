@@ -552,17 +552,17 @@ void test_bad_arguments(Buffers &b, cudaStream_t s)
         tk_dtype dt;
         const char *what;
     } bad[] = {
-        {{33, 32, 4, TK_LOOP_GRID_STRIDE, 1}, TK_F32, "block_size 33"},
-        {{0, 32, 4, TK_LOOP_GRID_STRIDE, 1}, TK_F32, "block_size 0"},
-        {{1056, 32, 4, TK_LOOP_GRID_STRIDE, 1}, TK_F32, "block_size 1056"},
-        {{256, 0, 4, TK_LOOP_GRID_STRIDE, 1}, TK_F32, "waves 0"},
-        {{256, -4, 4, TK_LOOP_GRID_STRIDE, 1}, TK_F32, "waves -4"},
-        {{256, 32, 3, TK_LOOP_GRID_STRIDE, 1}, TK_F32, "pack_size 3"},
-        {{256, 32, 8, TK_LOOP_GRID_STRIDE, 1}, TK_F32, "pack_size 8 for f32"},
-        {{256, 32, 16, TK_LOOP_GRID_STRIDE, 1}, TK_F16, "pack_size 16 for f16"},
-        {{256, 32, 4, static_cast<tk_loop>(2), 1}, TK_F32, "loop 2"},
-        {{256, 32, 4, TK_LOOP_GRID_STRIDE, 3}, TK_F32, "unroll 3"},
-        {{256, 32, 4, TK_LOOP_GRID_STRIDE, 0}, TK_F32, "unroll 0"},
+        {{33, 32, 4, TK_LOOP_GRID_STRIDE, 1, TK_CACHE_NORMAL}, TK_F32, "block_size 33"},
+        {{0, 32, 4, TK_LOOP_GRID_STRIDE, 1, TK_CACHE_NORMAL}, TK_F32, "block_size 0"},
+        {{1056, 32, 4, TK_LOOP_GRID_STRIDE, 1, TK_CACHE_NORMAL}, TK_F32, "block_size 1056"},
+        {{256, 0, 4, TK_LOOP_GRID_STRIDE, 1, TK_CACHE_NORMAL}, TK_F32, "waves 0"},
+        {{256, -4, 4, TK_LOOP_GRID_STRIDE, 1, TK_CACHE_NORMAL}, TK_F32, "waves -4"},
+        {{256, 32, 3, TK_LOOP_GRID_STRIDE, 1, TK_CACHE_NORMAL}, TK_F32, "pack_size 3"},
+        {{256, 32, 8, TK_LOOP_GRID_STRIDE, 1, TK_CACHE_NORMAL}, TK_F32, "pack_size 8 for f32"},
+        {{256, 32, 16, TK_LOOP_GRID_STRIDE, 1, TK_CACHE_NORMAL}, TK_F16, "pack_size 16 for f16"},
+        {{256, 32, 4, static_cast<tk_loop>(2), 1, TK_CACHE_NORMAL}, TK_F32, "loop 2"},
+        {{256, 32, 4, TK_LOOP_GRID_STRIDE, 3, TK_CACHE_NORMAL}, TK_F32, "unroll 3"},
+        {{256, 32, 4, TK_LOOP_GRID_STRIDE, 0, TK_CACHE_NORMAL}, TK_F32, "unroll 0"},
         {{256, 32, 4, TK_LOOP_GRID_STRIDE, 1, static_cast<tk_cache_hint>(2)}, TK_F32, "cache_hint 2"},
     };
     for (auto &k : bad) {
