@@ -9,7 +9,7 @@ set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-build/out}
 mkdir -p "$OUT"
-T=build/tuner
+T=${TUNER:-build/tuner}
 DB=${DB:-build/gpu.db}
 gpu_test=1 peers=1
 while [ $# -gt 0 ]; do
