@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cuda_runtime_api.h>
+#include "tunekit.h"
 
 #ifdef __cplusplus
 extern "C" {
