@@ -75,8 +75,10 @@ void conv1d_tolerance(int64_t len_a, int64_t len_b, double *rtol, double *atol)
 {
     const double u = ldexp(1.0, -24);
     const double l = (double)(len_a < len_b ? len_a : len_b);
-    const double det = l + 1.0, prob = 4.0 * sqrt(l);
-    *atol = u * l * (det < prob ? det : prob) * CONV1D_INPUT_BOUND * CONV1D_INPUT_BOUND;
+    const double steps = fmin(l + 1.0, 4.0 * sqrt(l));
+    const double sum_abs = fmin(l, l / 4.0 + 2.0 * sqrt(l)) * CONV1D_INPUT_BOUND *
+                           CONV1D_INPUT_BOUND;
+    *atol = u * steps * sum_abs;
     *rtol = 2.0 * u;
 }
 
@@ -87,6 +89,10 @@ static int cv_check_problem(const char *op, const char *dtype, const problem *p,
 {
     (void)op; (void)dtype;
     const int64_t la = problem_int(p, "len_a", 0), lb = problem_int(p, "len_b", 0);
+    if (la < 1 || lb < 1) {
+        snprintf(err, len, "conv1d: len_a and len_b must be at least 1");
+        return -1;
+    }
     if (la > CONV1D_MAX_MACS / lb) {
         snprintf(err, len, "conv1d: len_a * len_b = %.3g multiply-adds; the double CPU reference "
                  "takes at most 2^38 (%.3g)", (double)la * (double)lb, (double)CONV1D_MAX_MACS);
