@@ -1,0 +1,169 @@
+/* test_atomic.c: the CPU side of the atomic family: its harness's problem rules (size key,
+ * bytes moved, the out_index check, the default config text against the library's config space)
+ * and the dot product's tolerance rule (atomic_tolerance), checked against simulated
+ * half-precision atomic accumulations: partials of random products summed in float per thread,
+ * rounded to the dtype and added in a random order with a rounding after every add, as the GPU's
+ * atomics do. Correct accumulations must pass in every trial; accumulations that lose half the
+ * partials, or a tenth of them with bf16-sized errors, must fail in nearly every trial. */
+#include "check.h"
+#include "ops/ops.h"
+#include "ops/atomic.h"
+#include "problem.h"
+#include "tk_check.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+static uint64_t rng_state = 88172645463325252ull;
+static uint64_t next_u64(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+static double uniform(void) { return (double)(next_u64() >> 11) * 0x1p-53 * 2.0 - 1.0; }
+
+/* v rounded to the dtype. */
+static double round_to(tk_dtype dt, double v)
+{
+    unsigned char b[4];
+    tk_host_from_double(dt, &v, b, 1);
+    double r;
+    tk_host_to_double(dt, b, &r, 1);
+    return r;
+}
+
+typedef struct sim {
+    double exact, got, sum_sq, start;
+} sim;
+
+/* n products of dtype-rounded uniform inputs, k threads of contiguous chunks summed in float,
+ * each partial rounded to the dtype and added to start (rounded after every add) in a random
+ * order; `keep` of every 10 partials are added (10: all). */
+static sim simulate(tk_dtype dt, int n, int k, int keep)
+{
+    sim s = {0, 0, 0, 0};
+    double *partial = malloc((size_t)k * sizeof *partial);
+    int *order = malloc((size_t)k * sizeof *order);
+    s.start = round_to(dt, uniform());
+    int per = (n + k - 1) / k;
+    for (int t = 0; t < k; t++) {
+        float acc = 0.0f;
+        for (int i = t * per; i < n && i < (t + 1) * per; i++) {
+            double x = round_to(dt, uniform()), y = round_to(dt, uniform());
+            acc += (float)(x * y);
+            s.exact += x * y;
+            s.sum_sq += x * y * x * y;
+        }
+        partial[t] = round_to(dt, acc);
+        order[t] = t;
+    }
+    for (int t = k - 1; t > 0; t--) {
+        int j = (int)(next_u64() % (uint64_t)(t + 1));
+        int tmp = order[t]; order[t] = order[j]; order[j] = tmp;
+    }
+    double sum = s.start;
+    for (int t = 0; t < k; t++)
+        if (order[t] % 10 < keep) sum = round_to(dt, sum + partial[order[t]]);
+    s.got = sum;
+    s.exact += s.start;
+    free(partial);
+    free(order);
+    return s;
+}
+
+/* Trials out of `trials` whose error is within atomic_tolerance. */
+static int passing(tk_dtype dt, int n, int k, int keep, int trials)
+{
+    int ok = 0;
+    for (int r = 0; r < trials; r++) {
+        sim s = simulate(dt, n, k, keep);
+        double tol = atomic_tolerance(dt, k, 0, (n + k - 1) / k, s.start, s.sum_sq, s.exact);
+        ok += fabs(s.got - s.exact) <= tol;
+    }
+    return ok;
+}
+
+static void test_tolerance(void)
+{
+    /* correct accumulations always pass */
+    CHECK(passing(TK_F16, 65536, 1024, 10, 100) == 100);
+    CHECK(passing(TK_F16, 65536, 64, 10, 100) == 100);
+    CHECK(passing(TK_F16, 100000, 8192, 10, 50) == 50);
+    CHECK(passing(TK_BF16, 65536, 1024, 10, 100) == 100);
+    CHECK(passing(TK_BF16, 20000, 20000, 10, 50) == 50);
+    /* losing half the partials fails nearly always (f16: tolerance ~4% of the result's spread) */
+    CHECK(passing(TK_F16, 65536, 1024, 5, 100) <= 8);
+    CHECK(passing(TK_F16, 65536, 64, 5, 100) <= 8);
+    CHECK(passing(TK_BF16, 65536, 64, 5, 100) <= 20);
+
+    /* the rule's shape: grows with the adds and the unit roundoff, never below one subnormal */
+    double base = atomic_tolerance(TK_F16, 100, 0, 8, 0.5, 100.0, 3.0);
+    CHECK(atomic_tolerance(TK_F16, 10000, 0, 8, 0.5, 100.0, 3.0) > 5 * base);
+    CHECK(atomic_tolerance(TK_BF16, 100, 0, 8, 0.5, 100.0, 3.0) > 7 * base);
+    CHECK(atomic_tolerance(TK_F16, 0, 0, 0, 0, 0, 0) >= 0x1p-24);
+    /* float_acc: one rounding in the dtype, float adds barely count */
+    double fa = atomic_tolerance(TK_F16, 1, 1000000, 128, 0.5, 1e6, 1000.0);
+    CHECK(fa < 1000.0 * 0x1p-11 + 6 * 0x1p-11 * sqrt(1e6 / 6 + 1e6 / 3) + 1.0);
+}
+
+static void test_harness_rules(void)
+{
+    const op_family *f = op_family_find("atomic");
+    CHECK(f != NULL);
+    if (!f) return;
+    CHECK(op_family_op_index(f, "dot") == 0);
+    CHECK(op_family_dtype_index(f, "f16") >= 0 && op_family_dtype_index(f, "bf16") >= 0);
+    CHECK(op_family_dtype_index(f, "f32") < 0);
+
+    problem p;
+    char err[200];
+    CHECK(problem_parse(&p, "n=33554432,offset=0,out_index=0,out_len=2,out_offset=0") == 0);
+    CHECK(f->size_key(&p) == 33554432);
+    CHECK(f->elements(&p) == 33554432);
+    CHECK(f->bytes_moved("dot", "f16", &p) == 2 * 33554432LL * 2);
+    CHECK(f->check_problem("dot", "f16", &p, err, sizeof err) == 0);
+    problem_clear(&p);
+    const char *not_keys[] = {
+        "n=1000,offset=1,out_index=0,out_len=2,out_offset=0",
+        "n=1000,offset=0,out_index=0,out_len=1,out_offset=0",
+        "n=1000,offset=0,out_index=1,out_len=2,out_offset=0",
+        "n=1000,offset=0,out_index=0,out_len=2,out_offset=1",
+    };
+    for (int i = 0; i < 4; i++) {
+        CHECK(problem_parse(&p, not_keys[i]) == 0);
+        CHECK(f->size_key(&p) == -1);
+        problem_clear(&p);
+    }
+    CHECK(problem_parse(&p, "n=10,offset=0,out_index=5,out_len=5,out_offset=0") == 0);
+    err[0] = 0;
+    CHECK(f->check_problem("dot", "f16", &p, err, sizeof err) == -1);
+    CHECK(strstr(err, "out_index") != NULL);
+    problem_clear(&p);
+
+    char text[200];
+    CHECK(f->default_config("f16", text, sizeof text) == 0);
+    CHECK_STR(text, "block_size=256,strategy=block_reduce,waves=32");
+    tk_atomic_config c;
+    CHECK(tk_atomic_config_from_text(text, &c) == TK_OK);
+    tk_atomic_config d = tk_atomic_default_config();
+    CHECK(c.block_size == d.block_size && c.strategy == d.strategy && c.waves == d.waves);
+    CHECK(f->default_config("f64", text, sizeof text) == -1);
+
+    const tk_config_space *cs = f->config_space();
+    CHECK(cs && cs->n_params == 3);
+    CHECK_STR(cs->params[1].name, "strategy");
+    CHECK(tk_param_supports(&cs->params[1], 4) && !tk_param_supports(&cs->params[1], 5));
+    CHECK(tk_param_supports(&cs->params[0], 96) && !tk_param_supports(&cs->params[0], 48));
+    CHECK(tk_param_supports(&cs->params[2], 1024) && !tk_param_supports(&cs->params[2], 0));
+    CHECK(tk_atomic_config_from_text("block_size=64,strategy=fast", &c) == TK_ERR_UNSUPPORTED_CONFIG);
+}
+
+int main(void)
+{
+    test_tolerance();
+    test_harness_rules();
+    return CHECK_DONE();
+}
