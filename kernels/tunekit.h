@@ -117,5 +117,6 @@ tk_status tk_elementwise_tuned_config(const char *op, tk_dtype dtype, int64_t n,
 #include "tunekit_conv1d.h"
 #include "tunekit_relu_mask.h"
 #include "tunekit_atomic.h"
+#include "tunekit_index_add.h"
 
 #endif
