@@ -66,6 +66,23 @@ PEERS = {
 }
 
 
+# upsample: nearest 2x forward and backward on NCHW problems {N, C, H, W} (the input's sizes),
+# as autograd runs them: F.interpolate(scale_factor=2) and the aten backward it records.
+def up_forward(s, dt):
+    x = torch.empty(s["N"], s["C"], s["H"], s["W"], dtype=dt, device="cuda").uniform_(-4, 4)
+    return lambda: torch.nn.functional.interpolate(x, scale_factor=2, mode="nearest")
+
+
+def up_backward(s, dt):
+    n, c, h, w = s["N"], s["C"], s["H"], s["W"]
+    dy = torch.empty(n, c, 2 * h, 2 * w, dtype=dt, device="cuda").uniform_(-4, 4)
+    return lambda: torch.ops.aten.upsample_nearest2d_backward(dy, [2 * h, 2 * w], [n, c, h, w], 2.0, 2.0)
+
+
+PEERS["upsample.nearest2x_fwd"] = ("torch.nn.functional.interpolate", up_forward)
+PEERS["upsample.nearest2x_bwd"] = ("torch.ops.aten.upsample_nearest2d_backward", up_backward)
+
+
 def median_ci(samples):
     """The distribution-free 95% CI of the median (tuner/stats.c computes the same)."""
     s = sorted(samples)
