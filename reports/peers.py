@@ -83,6 +83,27 @@ PEERS["upsample.nearest2x_fwd"] = ("torch.nn.functional.interpolate", up_forward
 PEERS["upsample.nearest2x_bwd"] = ("torch.ops.aten.upsample_nearest2d_backward", up_backward)
 
 
+# conv1d: the full 1-D convolution of len_a and len_b f32 samples as cuDNN computes it through
+# torch.nn.functional.conv1d. That is a cross-correlation, so the filter is flipped (once, outside
+# the timed call, as stored weights would be) and padded by len_b - 1 on both sides: the
+# len_a + len_b - 1 outputs of the full convolution. cuDNN picks its algorithm by benchmarking
+# (cudnn.benchmark, during the warm-up) and computes in true f32 (no TF32), as tunekit does.
+def conv1d_full(s, dt):
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cudnn.allow_tf32 = False
+    probe = torch.nn.functional.conv1d(torch.tensor([[[1.0, 2.0, 3.0]]], device="cuda"),
+                                       torch.tensor([[[1.0, -1.0]]], device="cuda").flip(-1),
+                                       padding=1)
+    assert probe.flatten().tolist() == [1.0, 1.0, 1.0, -3.0], "conv1d is not the full convolution"
+    la, lb = s["len_a"], s["len_b"]
+    a = torch.empty(1, 1, la, dtype=dt, device="cuda").uniform_(-1, 1)
+    w = torch.empty(lb, dtype=dt, device="cuda").uniform_(-1, 1).flip(0).reshape(1, 1, lb).contiguous()
+    return lambda: torch.nn.functional.conv1d(a, w, padding=lb - 1)
+
+
+PEERS["conv1d.full"] = ("torch.nn.functional.conv1d (cuDNN)", conv1d_full)
+
+
 def median_ci(samples):
     """The distribution-free 95% CI of the median (tuner/stats.c computes the same)."""
     s = sorted(samples)
