@@ -18,39 +18,11 @@
 #include <random>
 #include <vector>
 #include <cuda_runtime.h>
+#include "gpu_check.h"
 #include "tk_check.h"
 #include "tunekit.h"
 
 namespace {
-
-int g_passed = 0, g_failed = 0;
-
-void expect(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void expect(bool ok, const char *fmt, ...)
-{
-    if (ok) {
-        g_passed++;
-        return;
-    }
-    if (++g_failed <= 40) {
-        va_list ap;
-        va_start(ap, fmt);
-        std::fprintf(stderr, "FAIL: ");
-        std::vfprintf(stderr, fmt, ap);
-        std::fprintf(stderr, "\n");
-        va_end(ap);
-    }
-}
-
-#define CUDA_OK(call)                                                                          \
-    do {                                                                                       \
-        cudaError_t e_ = (call);                                                               \
-        if (e_ != cudaSuccess) {                                                               \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                  \
-                         cudaGetErrorString(e_));                                              \
-            std::exit(2);                                                                      \
-        }                                                                                      \
-    } while (0)
 
 const tk_dtype kDtypes[] = {TK_F32, TK_F16, TK_BF16};
 
@@ -406,6 +378,5 @@ int main()
     CUDA_OK(cudaStreamSynchronize(s));
     expect(cudaGetLastError() == cudaSuccess, "no CUDA error left behind");
     cudaStreamDestroy(s);
-    std::printf("%d passed, %d failed\n", g_passed, g_failed);
-    return g_failed ? 1 : 0;
+    return gpu_check_done();
 }

@@ -27,32 +27,13 @@
 #include <cuda_runtime.h>
 #include "launch.cuh"
 #include "pack.cuh"
+#include "gpu_check.h"
 #include "tk_check.h"
 #include "tuned_lookup.h"
 #include "tunekit.h"
 #include "tuned_configs.h"
 
 namespace {
-
-int g_passed = 0, g_failed = 0;
-
-/* Counts one check; prints the message of the first 40 failures. */
-void expect(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void expect(bool ok, const char *fmt, ...)
-{
-    if (ok) {
-        g_passed++;
-        return;
-    }
-    if (++g_failed <= 40) {
-        va_list ap;
-        va_start(ap, fmt);
-        std::fprintf(stderr, "FAIL: ");
-        std::vfprintf(stderr, fmt, ap);
-        std::fprintf(stderr, "\n");
-        va_end(ap);
-    }
-}
 
 enum OpId { RELU, GELU, MUL, ADD, FMA, N_OPS };
 const char *const kOpNames[N_OPS] = {"elementwise.relu", "elementwise.gelu", "elementwise.mul",
@@ -97,16 +78,6 @@ bool close_enough(double got, double ref, double rtol, double atol)
     if (std::isinf(ref)) return got == ref;
     return std::fabs(got - ref) <= atol + rtol * std::fabs(ref);
 }
-
-#define CUDA_OK(call)                                                                          \
-    do {                                                                                       \
-        cudaError_t e_ = (call);                                                               \
-        if (e_ != cudaSuccess) {                                                               \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                  \
-                         cudaGetErrorString(e_));                                              \
-            std::exit(2);                                                                      \
-        }                                                                                      \
-    } while (0)
 
 constexpr int64_t kMaxN = (1 << 20) + 3;
 constexpr int64_t kGuard = 8;           /* poisoned elements checked after the output */
@@ -654,8 +625,7 @@ int main()
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         std::printf("elementwise_test: no CUDA device, GPU part skipped\n");
-        std::printf("%d passed, %d failed\n", g_passed, g_failed);
-        return g_failed ? 1 : 0;
+        return gpu_check_done();
     }
     cudaDeviceProp prop;
     CUDA_OK(cudaGetDeviceProperties(&prop, 0));
@@ -683,6 +653,5 @@ int main()
     cudaFree(b.out);
     cudaFreeHost(b.host_out);
     cudaStreamDestroy(s);
-    std::printf("%d passed, %d failed\n", g_passed, g_failed);
-    return g_failed ? 1 : 0;
+    return gpu_check_done();
 }
