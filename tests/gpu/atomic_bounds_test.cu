@@ -12,7 +12,6 @@
  * partners' concurrent updates intact. The same layouts through the dot product
  * (tk_atomic_dot: fast, block_reduce, half2_pack where a partner exists, half): odd offsets,
  * the last element, length 1. Prints "N passed, N failed"; exits non-zero on failure. */
-#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -24,37 +23,9 @@
 #include "atomic_add.cuh"
 #include "tk_check.h"
 #include "tunekit.h"
+#include "gpu_check.h"
 
 namespace {
-
-int g_passed = 0, g_failed = 0;
-
-void expect(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void expect(bool ok, const char *fmt, ...)
-{
-    if (ok) {
-        g_passed++;
-        return;
-    }
-    if (++g_failed <= 40) {
-        va_list ap;
-        va_start(ap, fmt);
-        std::fprintf(stderr, "FAIL: ");
-        std::vfprintf(stderr, fmt, ap);
-        std::fprintf(stderr, "\n");
-        va_end(ap);
-    }
-}
-
-#define CUDA_OK(call)                                                                          \
-    do {                                                                                       \
-        cudaError_t e_ = (call);                                                               \
-        if (e_ != cudaSuccess) {                                                               \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                  \
-                         cudaGetErrorString(e_));                                              \
-            std::exit(2);                                                                      \
-        }                                                                                      \
-    } while (0)
 
 constexpr int kMaxLen = 9;
 constexpr int kAddsPerElement = 64;
@@ -265,6 +236,5 @@ int main()
         test_dot_edges(TK_F16);
         test_dot_edges(TK_BF16);
     }
-    std::printf("%d passed, %d failed\n", g_passed, g_failed);
-    return g_failed ? 1 : 0;
+    return gpu_check_done();
 }

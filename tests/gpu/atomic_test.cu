@@ -15,7 +15,6 @@
  * Prints "N passed, N failed" last; exits non-zero on failure; skips without a GPU. */
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -27,37 +26,9 @@
 #include <cuda_runtime.h>
 #include "tk_check.h"
 #include "tunekit.h"
+#include "gpu_check.h"
 
 namespace {
-
-int g_passed = 0, g_failed = 0;
-
-void expect(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void expect(bool ok, const char *fmt, ...)
-{
-    if (ok) {
-        g_passed++;
-        return;
-    }
-    if (++g_failed <= 40) {
-        va_list ap;
-        va_start(ap, fmt);
-        std::fprintf(stderr, "FAIL: ");
-        std::vfprintf(stderr, fmt, ap);
-        std::fprintf(stderr, "\n");
-        va_end(ap);
-    }
-}
-
-#define CUDA_OK(call)                                                                          \
-    do {                                                                                       \
-        cudaError_t e_ = (call);                                                               \
-        if (e_ != cudaSuccess) {                                                               \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                  \
-                         cudaGetErrorString(e_));                                              \
-            std::exit(2);                                                                      \
-        }                                                                                      \
-    } while (0)
 
 const char *const kStrategyNames[] = {"half", "half2_pack", "fast", "float_acc", "block_reduce"};
 const tk_dtype kDtypes[] = {TK_F16, TK_BF16};
@@ -502,8 +473,7 @@ int main()
     int n_dev = 0;
     if (cudaGetDeviceCount(&n_dev) != cudaSuccess || n_dev == 0) {
         std::printf("atomic_test: no CUDA device, GPU part skipped\n");
-        std::printf("%d passed, %d failed\n", g_passed, g_failed);
-        return 0;
+        return gpu_check_done();
     }
     cudaDeviceProp prop;
     CUDA_OK(cudaGetDeviceProperties(&prop, 0));
@@ -526,6 +496,5 @@ int main()
     test_huge();
     time_strategies();
     CUDA_OK(cudaFree(o.dev));
-    std::printf("%d passed, %d failed\n", g_passed, g_failed);
-    return g_failed ? 1 : 0;
+    return gpu_check_done();
 }
