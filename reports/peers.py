@@ -104,6 +104,39 @@ def conv1d_full(s, dt):
 PEERS["conv1d.full"] = ("torch.nn.functional.conv1d (cuDNN)", conv1d_full)
 
 
+# atomic: dot of x and y (f16/bf16 views at the problem's offset), the write-up's benchmark of
+# half atomics; PyTorch's answer is torch.dot (a new one-element tensor: tunekit adds into one).
+def atomic_dot(s, dt):
+    x, y = rand(s["n"], dt, s.get("offset", 0)), rand(s["n"], dt, s.get("offset", 0))
+    return lambda: torch.dot(x, y)
+
+
+PEERS["atomic.dot"] = ("torch.dot", atomic_dot)
+
+
+# index_add: self.index_add_(dim, index, source, alpha=0.75) in place on the harness's problems
+# {self0..self7 (leading non-zero sizes), dim, n_index, index_range (0: the whole dimension),
+# idx64, offset (self and source shifted by that many elements)}; indices drawn uniformly.
+def index_add(s, dt):
+    dims = []
+    for k in range(8):
+        if s.get(f"self{k}", 0) == 0:
+            break
+        dims.append(s[f"self{k}"])
+    dim, n_index, off = s.get("dim", 0), s["n_index"], s.get("offset", 0)
+    high = s.get("index_range", 0) or dims[dim]
+    src_dims = list(dims)
+    src_dims[dim] = n_index
+    x = torch.empty(math.prod(dims) + off, dtype=dt, device="cuda").uniform_(-1, 1)[off:].view(dims)
+    t = torch.empty(math.prod(src_dims) + off, dtype=dt, device="cuda").uniform_(-1, 1)[off:].view(src_dims)
+    itype = torch.int64 if s.get("idx64", 1) else torch.int32
+    index = torch.randint(0, high, (n_index,), device="cuda", dtype=itype)
+    return lambda: x.index_add_(dim, index, t, alpha=0.75)
+
+
+PEERS["index_add.add"] = ("Tensor.index_add_", index_add)
+
+
 def median_ci(samples):
     """The distribution-free 95% CI of the median (tuner/stats.c computes the same)."""
     s = sorted(samples)
