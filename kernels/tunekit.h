@@ -115,6 +115,7 @@ tk_status tk_elementwise_tuned_config(const char *op, tk_dtype dtype, int64_t n,
  * own extern "C" guard), included here so that tunekit.h stays the one public header. */
 #include "tunekit_upsample.h"
 #include "tunekit_conv1d.h"
+#include "tunekit_reduce.h"
 #include "tunekit_relu_mask.h"
 #include "tunekit_atomic.h"
 #include "tunekit_index_add.h"

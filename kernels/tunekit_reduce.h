@@ -100,10 +100,12 @@ tk_status tk_reduce_tuned_config(const char *op, tk_dtype dtype, int64_t n,
                                  tk_reduce_config *out);
 
 /* What a call with these arguments does on the current device (x may be NULL: taken as aligned
- * to every pack). error_depth bounds the float operations on any element's path to the result:
- * the computed sum s of exact inputs x_i satisfies |s - sum x_i| <= gamma(error_depth) *
- * sum |x_i|, gamma(k) = k u / (1 - k u), u = 2^-24 for round-to-nearest (Higham, Accuracy and
- * Stability of Numerical Algorithms, 2nd ed., eq. 4.4, for a summation tree of that height). */
+ * to every pack). error_depth bounds the float additions on any element's path to the result,
+ * so the computed sum s of exact inputs x_i satisfies |s - sum x_i| <= gamma(error_depth) *
+ * sum |x_i|, gamma(k) = k u / (1 - k u), u = 2^-24 for round-to-nearest (the bound for any
+ * summation tree of that height: Higham, Accuracy and Stability of Numerical Algorithms, 2nd
+ * ed., section 4.2); the atomic finish adds at most error_depth * FLT_MIN (atom.add.f32 flushes
+ * subnormals). Versions 0..5 need no device for their plan; 6..9 read its SM count. */
 typedef struct tk_reduce_plan {
     unsigned grid;             /* blocks of the main launch */
     int launches;              /* 1, or 2 for two_pass over more than one block */

@@ -83,6 +83,27 @@ PEERS["upsample.nearest2x_fwd"] = ("torch.nn.functional.interpolate", up_forward
 PEERS["upsample.nearest2x_bwd"] = ("torch.ops.aten.upsample_nearest2d_backward", up_backward)
 
 
+# reduce: sum, max and min of n elements into one value. tunekit accumulates in float and writes
+# a float for every dtype, so the f16/bf16 sum is torch.sum(x, dtype=torch.float32) (the same
+# float accumulation and output); torch.amax/amin return the input dtype, which holds the exact
+# maximum/minimum of 16-bit inputs anyway.
+def red_sum(s, dt):
+    x = rand(s["n"], dt, s.get("offset", 0))
+    return lambda: torch.sum(x, dtype=torch.float32)
+
+
+def red_extreme(fn):
+    def build(s, dt):
+        x = rand(s["n"], dt, s.get("offset", 0))
+        return lambda: fn(x)
+    return build
+
+
+PEERS["reduce.sum"] = ("torch.sum", red_sum)
+PEERS["reduce.max"] = ("torch.amax", red_extreme(torch.amax))
+PEERS["reduce.min"] = ("torch.amin", red_extreme(torch.amin))
+
+
 # conv1d: the full 1-D convolution of len_a and len_b f32 samples as cuDNN computes it through
 # torch.nn.functional.conv1d. That is a cross-correlation, so the filter is flipped (once, outside
 # the timed call, as stored weights would be) and padded by len_b - 1 on both sides: the
