@@ -41,10 +41,12 @@ typedef struct tk_upsample_config {
     int pack_size;           /* vec: input elements per thread (1, 2, 4, 8; at most 16 bytes;
                               * 1 is pack2x); generic and pack2x ignore it */
     int waves;               /* grid = min(work / block, waves * resident blocks), grid-stride */
+    tk_cache_hint cache_hint; /* evict_first: every load and store carries the evict-first hint */
 } tk_upsample_config;
 
 const tk_config_space *tk_upsample_config_space(void);
-/* The classic default: vec with 16-byte packs (f32 4, f16/bf16 8), 256 threads, 32 waves. */
+/* The classic default: vec with 16-byte packs (f32 4, f16/bf16 8), 256 threads, 32 waves, no
+ * cache hint. */
 tk_upsample_config tk_upsample_default_config(tk_dtype dtype);
 tk_status tk_upsample_config_from_text(const char *text, tk_upsample_config *out);
 

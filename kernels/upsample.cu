@@ -23,6 +23,10 @@
  *               bytes: f32 4, f16/bf16 8); ignored by generic and pack2x
  *   block_size  32..1024, multiple of 32 (launch time; default 256)
  *   waves       >= 1 (launch time; default 32): grid-stride grid cap, launch.cuh's rule
+ *   cache_hint  normal | evict_first (compile time; default normal): evict_first gives every
+ *               load and store the evict-first hint (pack.cuh), so the tensors streamed through
+ *               L2 once replace each other there rather than what other kernels left behind
+ *               (under a cold-L2 measurement: dirty lines, whose write-back costs DRAM time)
  * Fallbacks: scales other than 2 x 2 run generic; pointers not aligned to the requested packs run
  * the widest pack they allow (V halved down to pack2x, then generic). The last n % V input
  * elements (the tail) are done one per thread by the first threads of the same launch.
@@ -83,8 +87,24 @@ struct Divider<uint64_t> {
 template <typename T, int V>
 constexpr int kWideChunk = 2 * V < tk::kMaxPackSize<T> ? 2 * V : tk::kMaxPackSize<T>;
 
+/* Loads and stores of N-element packs (N = 1: one element), with the evict-first hint when
+ * kEF. */
+template <typename T, int N, bool kEF>
+__device__ __forceinline__ Pack<T, N> load(const T *p)
+{
+    if constexpr (kEF) return tk::load_pack_evict_first<T, N>(p);
+    return tk::load_pack<T, N>(p);
+}
+
+template <typename T, int N, bool kEF>
+__device__ __forceinline__ void store(T *p, const Pack<T, N> &v)
+{
+    if constexpr (kEF) tk::store_pack_evict_first<T, N>(p, v);
+    else tk::store_pack<T, N>(p, v);
+}
+
 /* Writes {v0 v0 v1 v1 ...} (2V elements) to top and to bottom, in packs of kWideChunk. */
-template <typename T, int V>
+template <typename T, int V, bool kEF>
 __device__ __forceinline__ void store_doubled(T *top, T *bottom, const Pack<T, V> &in)
 {
     constexpr int kChunk = kWideChunk<T, V>;
@@ -94,20 +114,20 @@ __device__ __forceinline__ void store_doubled(T *top, T *bottom, const Pack<T, V
 #pragma unroll
         for (int k = 0; k < kChunk; k++)
             out.elem[k] = in.elem[(c + k) / 2];
-        tk::store_pack<T, kChunk>(top + c, out);
-        tk::store_pack<T, kChunk>(bottom + c, out);
+        store<T, kChunk, kEF>(top + c, out);
+        store<T, kChunk, kEF>(bottom + c, out);
     }
 }
 
 /* s[k] = p[2k] + p[2k + 1] in float for k < V, loading the 2V elements at p in packs of
  * kWideChunk. */
-template <typename T, int V>
+template <typename T, int V, bool kEF>
 __device__ __forceinline__ void pair_sums(const T *p, float (&s)[V])
 {
     constexpr int kChunk = kWideChunk<T, V>;
 #pragma unroll
     for (int c = 0; c < 2 * V; c += kChunk) {
-        const Pack<T, kChunk> v = tk::load_pack<T, kChunk>(p + c);
+        const Pack<T, kChunk> v = load<T, kChunk, kEF>(p + c);
 #pragma unroll
         for (int k = 0; k < kChunk; k += 2)
             s[(c + k) / 2] = tk::to_float(v.elem[k]) + tk::to_float(v.elem[k + 1]);
@@ -116,29 +136,42 @@ __device__ __forceinline__ void pair_sums(const T *p, float (&s)[V])
 
 /* The four outputs of one input element, top = its first output (the 2-wide pack at top and
  * the one w2 = 2W elements on). */
-template <typename T, typename I>
+template <typename T, bool kEF, typename I>
 __device__ __forceinline__ void store_four(T *top, I w2, T v)
 {
     const Pack<T, 2> p = {{v, v}};
-    tk::store_pack<T, 2>(top, p);
-    tk::store_pack<T, 2>(top + w2, p);
+    store<T, 2, kEF>(top, p);
+    store<T, 2, kEF>(top + w2, p);
 }
 
 /* The sum of the four dy elements of one dx element (top as in store_four), rounded once. */
-template <typename T, typename I>
+template <typename T, bool kEF, typename I>
 __device__ __forceinline__ T sum_four(const T *top, I w2)
 {
-    const Pack<T, 2> a = tk::load_pack<T, 2>(top);
-    const Pack<T, 2> b = tk::load_pack<T, 2>(top + w2);
+    const Pack<T, 2> a = load<T, 2, kEF>(top);
+    const Pack<T, 2> b = load<T, 2, kEF>(top + w2);
     return tk::from_float<T>((tk::to_float(a.elem[0]) + tk::to_float(a.elem[1])) +
                              (tk::to_float(b.elem[0]) + tk::to_float(b.elem[1])));
+}
+
+template <typename T, bool kEF>
+__device__ __forceinline__ T load_one(const T *p)
+{
+    return load<T, 1, kEF>(p).elem[0];
+}
+
+template <typename T, bool kEF>
+__device__ __forceinline__ void store_one(T *p, T v)
+{
+    const Pack<T, 1> one = {{v}};
+    store<T, 1, kEF>(p, one);
 }
 
 /* ---- kernels ---------------------------------------------------------------------------------
  * 2 x 2 kernels: input element i (row r = i / W, column i - r W) has its first output at
  * 2 (i + r W) (= 2r * 2W + 2 col). Thread u handles input elements [uV, uV + V) in a grid-stride
  * loop; the tail [n_packs V, n) goes to threads 0 .. n % V - 1 afterwards. */
-template <typename T, int V, bool kWideRows, typename I>
+template <typename T, int V, bool kWideRows, bool kEF, typename I>
 __global__ void __launch_bounds__(tk::kMaxBlockSize)
     up2x_fwd_kernel(const T *__restrict__ x, T *__restrict__ y, I n, I w, Divider<I> by_w)
 {
@@ -148,25 +181,25 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize)
     const I w2 = 2 * w;
     for (I u = tid; u < n_packs; u += threads) {
         const I i0 = u * V;
-        const Pack<T, V> in = tk::load_pack<T, V>(x + i0);
+        const Pack<T, V> in = load<T, V, kEF>(x + i0);
         I row = by_w.div(i0);
         if constexpr (kWideRows) {
             T *top = y + 2 * (i0 + row * w);
-            store_doubled<T, V>(top, top + w2, in);
+            store_doubled<T, V, kEF>(top, top + w2, in);
         } else {
             I col = i0 - row * w;
 #pragma unroll
             for (int k = 0; k < V; k++) {
-                store_four<T, I>(y + 2 * (i0 + k + row * w), w2, in.elem[k]);
+                store_four<T, kEF, I>(y + 2 * (i0 + k + row * w), w2, in.elem[k]);
                 if (++col == w) col = 0, row++;
             }
         }
     }
     const I t = n_packs * V + tid;
-    if (t < n) store_four<T, I>(y + 2 * (t + by_w.div(t) * w), w2, x[t]);
+    if (t < n) store_four<T, kEF, I>(y + 2 * (t + by_w.div(t) * w), w2, load_one<T, kEF>(x + t));
 }
 
-template <typename T, int V, bool kWideRows, typename I>
+template <typename T, int V, bool kWideRows, bool kEF, typename I>
 __global__ void __launch_bounds__(tk::kMaxBlockSize)
     up2x_bwd_kernel(const T *__restrict__ dy, T *__restrict__ dx, I n, I w, Divider<I> by_w)
 {
@@ -181,8 +214,8 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize)
         if constexpr (kWideRows) {
             const T *top = dy + 2 * (i0 + row * w);
             float a[V], b[V];
-            pair_sums<T, V>(top, a);
-            pair_sums<T, V>(top + w2, b);
+            pair_sums<T, V, kEF>(top, a);
+            pair_sums<T, V, kEF>(top + w2, b);
 #pragma unroll
             for (int k = 0; k < V; k++)
                 out.elem[k] = tk::from_float<T>(a[k] + b[k]);
@@ -190,18 +223,18 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize)
             I col = i0 - row * w;
 #pragma unroll
             for (int k = 0; k < V; k++) {
-                out.elem[k] = sum_four<T, I>(dy + 2 * (i0 + k + row * w), w2);
+                out.elem[k] = sum_four<T, kEF, I>(dy + 2 * (i0 + k + row * w), w2);
                 if (++col == w) col = 0, row++;
             }
         }
-        tk::store_pack<T, V>(dx + i0, out);
+        store<T, V, kEF>(dx + i0, out);
     }
     const I t = n_packs * V + tid;
-    if (t < n) dx[t] = sum_four<T, I>(dy + 2 * (t + by_w.div(t) * w), w2);
+    if (t < n) store_one<T, kEF>(dx + t, sum_four<T, kEF, I>(dy + 2 * (t + by_w.div(t) * w), w2));
 }
 
 /* generic forward: one output element per thread; ow = W * sw is the output row length. */
-template <typename T, typename I>
+template <typename T, bool kEF, typename I>
 __global__ void __launch_bounds__(tk::kMaxBlockSize)
     generic_fwd_kernel(const T *__restrict__ x, T *__restrict__ y, I n_out, I w, I ow,
                        Divider<I> by_ow, Divider<I> by_sh, Divider<I> by_sw)
@@ -211,13 +244,13 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize)
     for (I o = tid; o < n_out; o += threads) {
         const I orow = by_ow.div(o);
         const I ocol = o - orow * ow;
-        y[o] = x[by_sh.div(orow) * w + by_sw.div(ocol)];
+        store_one<T, kEF>(y + o, load_one<T, kEF>(x + by_sh.div(orow) * w + by_sw.div(ocol)));
     }
 }
 
 /* generic backward: one dx element per thread, its dy window starting at row r * sh, column
  * col * sw, summed row by row in float from -0 (the exact additive identity). */
-template <typename T, typename I>
+template <typename T, bool kEF, typename I>
 __global__ void __launch_bounds__(tk::kMaxBlockSize)
     generic_bwd_kernel(const T *__restrict__ dy, T *__restrict__ dx, I n, I w, I ow, I sh, I sw,
                        Divider<I> by_w)
@@ -230,8 +263,8 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize)
         float acc = -0.0f;
         for (I a = 0; a < sh; a++, p += ow)
             for (I b = 0; b < sw; b++)
-                acc += tk::to_float(p[b]);
-        dx[i] = tk::from_float<T>(acc);
+                acc += tk::to_float(load_one<T, kEF>(p + b));
+        store_one<T, kEF>(dx + i, tk::from_float<T>(acc));
     }
 }
 
@@ -281,22 +314,22 @@ tk_status launch(Kernel kernel, int64_t n_units, const tk_upsample_config &c, cu
     return cudaGetLastError() == cudaSuccess ? TK_OK : TK_ERR_LAUNCH;
 }
 
-template <bool kBwd, typename T, typename I>
+template <bool kBwd, typename T, bool kEF, typename I>
 tk_status launch_generic(const Shape &s, const T *src, T *dst, const tk_upsample_config &c,
                          cudaStream_t stream)
 {
     const I w = static_cast<I>(s.w), ow = static_cast<I>(s.ow);
     const I sh = static_cast<I>(s.sh), sw = static_cast<I>(s.sw);
     if constexpr (kBwd)
-        return launch(generic_bwd_kernel<T, I>, s.n, c, stream, src, dst, static_cast<I>(s.n), w,
-                      ow, sh, sw, Divider<I>(w));
+        return launch(generic_bwd_kernel<T, kEF, I>, s.n, c, stream, src, dst,
+                      static_cast<I>(s.n), w, ow, sh, sw, Divider<I>(w));
     else
-        return launch(generic_fwd_kernel<T, I>, s.n_out, c, stream, src, dst,
+        return launch(generic_fwd_kernel<T, kEF, I>, s.n_out, c, stream, src, dst,
                       static_cast<I>(s.n_out), w, ow, Divider<I>(ow), Divider<I>(sh),
                       Divider<I>(sw));
 }
 
-template <bool kBwd, typename T, typename I, int V, bool kWideRows>
+template <bool kBwd, typename T, bool kEF, typename I, int V, bool kWideRows>
 tk_status launch_2x(const Shape &s, const T *src, T *dst, const tk_upsample_config &c,
                     cudaStream_t stream)
 {
@@ -304,47 +337,63 @@ tk_status launch_2x(const Shape &s, const T *src, T *dst, const tk_upsample_conf
     const int64_t n_units = n_packs > n_tail ? n_packs : n_tail;
     const I n = static_cast<I>(s.n), w = static_cast<I>(s.w);
     if constexpr (kBwd)
-        return launch(up2x_bwd_kernel<T, V, kWideRows, I>, n_units, c, stream, src, dst, n, w,
-                      Divider<I>(w));
+        return launch(up2x_bwd_kernel<T, V, kWideRows, kEF, I>, n_units, c, stream, src, dst, n,
+                      w, Divider<I>(w));
     else
-        return launch(up2x_fwd_kernel<T, V, kWideRows, I>, n_units, c, stream, src, dst, n, w,
-                      Divider<I>(w));
+        return launch(up2x_fwd_kernel<T, V, kWideRows, kEF, I>, n_units, c, stream, src, dst, n,
+                      w, Divider<I>(w));
 }
 
-template <bool kBwd, typename T, typename I, int V>
+template <bool kBwd, typename T, bool kEF, typename I, int V>
 tk_status launch_vec(const Shape &s, bool wide_rows, const T *src, T *dst,
                      const tk_upsample_config &c, cudaStream_t stream)
 {
     if constexpr (tk::kPackFits<T, V>) {
-        if (wide_rows) return launch_2x<kBwd, T, I, V, true>(s, src, dst, c, stream);
-        return launch_2x<kBwd, T, I, V, false>(s, src, dst, c, stream);
+        if (wide_rows) return launch_2x<kBwd, T, kEF, I, V, true>(s, src, dst, c, stream);
+        return launch_2x<kBwd, T, kEF, I, V, false>(s, src, dst, c, stream);
     }
     return TK_ERR_UNSUPPORTED_CONFIG;
 }
 
-template <bool kBwd, typename T, typename I>
+template <bool kBwd, typename T, bool kEF, typename I>
 tk_status launch_plan(const Plan &p, const Shape &s, const T *src, T *dst,
                       const tk_upsample_config &c, cudaStream_t stream)
 {
     switch (p.v) {
-    case 1: return launch_2x<kBwd, T, I, 1, true>(s, src, dst, c, stream);
-    case 2: return launch_vec<kBwd, T, I, 2>(s, p.wide_rows, src, dst, c, stream);
-    case 4: return launch_vec<kBwd, T, I, 4>(s, p.wide_rows, src, dst, c, stream);
-    case 8: return launch_vec<kBwd, T, I, 8>(s, p.wide_rows, src, dst, c, stream);
-    default: return launch_generic<kBwd, T, I>(s, src, dst, c, stream);
+    case 1: return launch_2x<kBwd, T, kEF, I, 1, true>(s, src, dst, c, stream);
+    case 2: return launch_vec<kBwd, T, kEF, I, 2>(s, p.wide_rows, src, dst, c, stream);
+    case 4: return launch_vec<kBwd, T, kEF, I, 4>(s, p.wide_rows, src, dst, c, stream);
+    case 8: return launch_vec<kBwd, T, kEF, I, 8>(s, p.wide_rows, src, dst, c, stream);
+    default: return launch_generic<kBwd, T, kEF, I>(s, src, dst, c, stream);
     }
+}
+
+/* launch_plan for the config's cache hint and the index width. */
+template <bool kBwd, typename T>
+tk_status launch_hinted(const Plan &p, const Shape &s, const T *src, T *dst,
+                        const tk_upsample_config &c, cudaStream_t stream)
+{
+    const bool index32 = s.n_out <= INT32_MAX;
+    if (c.cache_hint == TK_CACHE_EVICT_FIRST) {
+        if (index32) return launch_plan<kBwd, T, true, uint32_t>(p, s, src, dst, c, stream);
+        return launch_plan<kBwd, T, true, uint64_t>(p, s, src, dst, c, stream);
+    }
+    if (index32) return launch_plan<kBwd, T, false, uint32_t>(p, s, src, dst, c, stream);
+    return launch_plan<kBwd, T, false, uint64_t>(p, s, src, dst, c, stream);
 }
 
 /* ---- config space and resolution ------------------------------------------------------------- */
 
 /* Parameter order of the space (canonical: sorted by name); tk_config_parse fills values[]
  * in this order. */
-enum { P_BLOCK_SIZE, P_IMPL, P_PACK_SIZE, P_WAVES, P_COUNT };
+enum { P_BLOCK_SIZE, P_CACHE_HINT, P_IMPL, P_PACK_SIZE, P_WAVES, P_COUNT };
 
 const int64_t kPackSizes[] = {1, 2, 4, 8};
 const char *const kImpls[] = {"generic", "pack2x", "vec"};
+const char *const kCacheHints[] = {"normal", "evict_first"};
 const tk_param_desc kParams[P_COUNT] = {
     {"block_size", 0, 0, nullptr, nullptr, 32, tk::kMaxBlockSize, 32, 256},
+    {"cache_hint", 1, 2, nullptr, kCacheHints, 0, 0, 0, TK_CACHE_NORMAL},
     {"impl", 1, 3, nullptr, kImpls, 0, 0, 0, TK_UPSAMPLE_VEC},
     {"pack_size", 1, 4, kPackSizes, nullptr, 0, 0, 0, 4},
     {"waves", 0, 0, nullptr, nullptr, 1, 1024, 1, 32},
@@ -363,6 +412,7 @@ tk_upsample_config config_from_values(const int64_t *v)
     c.impl = static_cast<tk_upsample_impl>(v[P_IMPL]);
     c.pack_size = static_cast<int>(v[P_PACK_SIZE]);
     c.waves = static_cast<int>(v[P_WAVES]);
+    c.cache_hint = static_cast<tk_cache_hint>(v[P_CACHE_HINT]);
     return c;
 }
 
@@ -375,6 +425,7 @@ bool config_supported(const tk_upsample_config &c, size_t es)
            c.block_size % 32 == 0 && c.waves >= 1 &&
            (c.impl == TK_UPSAMPLE_GENERIC || c.impl == TK_UPSAMPLE_PACK2X ||
             c.impl == TK_UPSAMPLE_VEC) &&
+           (c.cache_hint == TK_CACHE_NORMAL || c.cache_hint == TK_CACHE_EVICT_FIRST) &&
            (c.impl != TK_UPSAMPLE_VEC ||
             static_cast<size_t>(c.pack_size) * es <= static_cast<size_t>(tk::kMaxPackBytes));
 }
@@ -428,13 +479,10 @@ tk_status upsample_call(tk_dtype dtype, int64_t n, int64_t c, int64_t h, int64_t
     const tk_upsample_config cfg = resolve_config(kBwd ? kOpBwd : kOpFwd, dtype, s.n, config);
     /* the narrow side is x (forward) or dx (backward), the wide side y or dy */
     const Plan plan = kBwd ? plan_for(cfg, s, es, dst, src) : plan_for(cfg, s, es, src, dst);
-    const bool index32 = s.n_out <= INT32_MAX;
     return tk::dispatch_dtype(dtype, [&](auto tag) {
         using T = decltype(tag);
-        const T *in = static_cast<const T *>(src);
-        T *out = static_cast<T *>(dst);
-        if (index32) return launch_plan<kBwd, T, uint32_t>(plan, s, in, out, cfg, stream);
-        return launch_plan<kBwd, T, uint64_t>(plan, s, in, out, cfg, stream);
+        return launch_hinted<kBwd, T>(plan, s, static_cast<const T *>(src), static_cast<T *>(dst),
+                                      cfg, stream);
     });
 }
 
@@ -460,6 +508,7 @@ tk_upsample_config tk_upsample_default_config(tk_dtype dtype)
     c.block_size = static_cast<int>(kParams[P_BLOCK_SIZE].default_value);
     c.impl = static_cast<tk_upsample_impl>(kParams[P_IMPL].default_value);
     c.waves = static_cast<int>(kParams[P_WAVES].default_value);
+    c.cache_hint = static_cast<tk_cache_hint>(kParams[P_CACHE_HINT].default_value);
     const size_t size = tk_dtype_size(dtype);
     c.pack_size = size ? static_cast<int>(tk::kMaxPackBytes / size)
                        : static_cast<int>(kParams[P_PACK_SIZE].default_value);

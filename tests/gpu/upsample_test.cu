@@ -5,8 +5,9 @@
  * tk_upsample_nearest_bwd_error_bound for the largest |dy| actually drawn):
  *   - 2 x 2 on 13 small shapes (W = 1, 2, 3, 4, 6, 7, 8, 12, 16, 40, 80, 81; odd and even H),
  *     every implementation (generic, pack2x, vec with pack 2, 4, 8), block sizes {32, 96, 256,
- *     1024}, waves {1, 3, 32}, and 8 pairs of (input, output) pointer offsets in elements, so
- *     the alignment fallbacks (vec -> narrower vec -> pack2x -> generic) all run;
+ *     1024}, waves {1, 3, 32}, both cache hints, and 8 pairs of (input, output) pointer offsets
+ *     in elements, so the alignment fallbacks (vec -> narrower vec -> pack2x -> generic) all
+ *     run;
  *   - two large shapes where the grid-stride loop turns more than once (waves 1);
  *   - other scales (1x1, 1x2, 2x1, 3x3, 2x3, 4x4, 5x1), where every impl must run generic;
  * each with the output poisoned first (0xff bytes: NaN in every dtype) and the elements around
@@ -194,10 +195,11 @@ std::string describe(const Case &k, const tk_upsample_config &c)
     char buf[256];
     std::snprintf(buf, sizeof buf,
                   "%s %s (%lld,%lld,%lld,%lld) scale %dx%d offsets in %lld out %lld "
-                  "impl=%s pack=%d block=%d waves=%d",
+                  "impl=%s pack=%d block=%d waves=%d hint=%s",
                   k.bwd ? "bwd" : "fwd", tk_dtype_name(k.dt), (long long)k.s.n, (long long)k.s.c,
                   (long long)k.s.h, (long long)k.s.w, k.sh, k.sw, (long long)k.off.in,
-                  (long long)k.off.out, kImplNames[c.impl], c.pack_size, c.block_size, c.waves);
+                  (long long)k.off.out, kImplNames[c.impl], c.pack_size, c.block_size, c.waves,
+                  c.cache_hint == TK_CACHE_EVICT_FIRST ? "evict_first" : "normal");
     return buf;
 }
 
@@ -247,22 +249,25 @@ std::string run_case(const Case &k, const tk_upsample_config *c, Buffers &b, con
 std::vector<tk_upsample_config> impls_for(tk_dtype dt)
 {
     std::vector<tk_upsample_config> v;
-    v.push_back({256, TK_UPSAMPLE_GENERIC, 1, 32});
-    v.push_back({256, TK_UPSAMPLE_PACK2X, 1, 32});
+    v.push_back({256, TK_UPSAMPLE_GENERIC, 1, 32, TK_CACHE_NORMAL});
+    v.push_back({256, TK_UPSAMPLE_PACK2X, 1, 32, TK_CACHE_NORMAL});
     for (int p : {2, 4, 8})
-        if (p * tk_dtype_size(dt) <= 16) v.push_back({256, TK_UPSAMPLE_VEC, p, 32});
+        if (p * tk_dtype_size(dt) <= 16) v.push_back({256, TK_UPSAMPLE_VEC, p, 32, TK_CACHE_NORMAL});
     return v;
 }
 
-/* Runs every config of impls x blocks x waves on the case; prints nothing unless one fails. */
+/* Runs every config of impls x blocks x waves x cache hints on the case; prints nothing unless
+ * one fails. */
 void run_configs(Case &k, Buffers &b, const Decoder &dec, const std::vector<int> &blocks,
                  const std::vector<int> &waves, cudaStream_t st, int *ok, int *run)
 {
     for (tk_upsample_config c : impls_for(k.dt))
         for (int block : blocks)
-            for (int w : waves) {
+            for (int w : waves)
+            for (tk_cache_hint hint : {TK_CACHE_NORMAL, TK_CACHE_EVICT_FIRST}) {
                 c.block_size = block;
                 c.waves = w;
+                c.cache_hint = hint;
                 const std::string err = run_case(k, &c, b, dec, st);
                 (*run)++;
                 *ok += err.empty();
@@ -514,16 +519,17 @@ void test_bad_arguments(Buffers &b, cudaStream_t st)
             tk_dtype dt;
             const char *what;
         } bad[] = {
-            {{33, TK_UPSAMPLE_VEC, 4, 32}, TK_F32, "block_size 33"},
-            {{0, TK_UPSAMPLE_VEC, 4, 32}, TK_F32, "block_size 0"},
-            {{1056, TK_UPSAMPLE_VEC, 4, 32}, TK_F32, "block_size 1056"},
-            {{256, TK_UPSAMPLE_VEC, 4, 0}, TK_F32, "waves 0"},
-            {{256, TK_UPSAMPLE_PACK2X, 1, -2}, TK_F16, "waves -2"},
-            {{256, TK_UPSAMPLE_VEC, 3, 32}, TK_F32, "pack_size 3"},
-            {{256, TK_UPSAMPLE_GENERIC, 16, 32}, TK_F16, "pack_size 16"},
-            {{256, TK_UPSAMPLE_VEC, 8, 32}, TK_F32, "vec pack_size 8 for f32"},
-            {{256, static_cast<tk_upsample_impl>(3), 2, 32}, TK_F16, "impl 3"},
-            {{256, static_cast<tk_upsample_impl>(-1), 2, 32}, TK_F16, "impl -1"},
+            {{33, TK_UPSAMPLE_VEC, 4, 32, TK_CACHE_NORMAL}, TK_F32, "block_size 33"},
+            {{0, TK_UPSAMPLE_VEC, 4, 32, TK_CACHE_NORMAL}, TK_F32, "block_size 0"},
+            {{1056, TK_UPSAMPLE_VEC, 4, 32, TK_CACHE_NORMAL}, TK_F32, "block_size 1056"},
+            {{256, TK_UPSAMPLE_VEC, 4, 0, TK_CACHE_NORMAL}, TK_F32, "waves 0"},
+            {{256, TK_UPSAMPLE_PACK2X, 1, -2, TK_CACHE_NORMAL}, TK_F16, "waves -2"},
+            {{256, TK_UPSAMPLE_VEC, 3, 32, TK_CACHE_NORMAL}, TK_F32, "pack_size 3"},
+            {{256, TK_UPSAMPLE_GENERIC, 16, 32, TK_CACHE_NORMAL}, TK_F16, "pack_size 16"},
+            {{256, TK_UPSAMPLE_VEC, 8, 32, TK_CACHE_NORMAL}, TK_F32, "vec pack_size 8 for f32"},
+            {{256, static_cast<tk_upsample_impl>(3), 2, 32, TK_CACHE_NORMAL}, TK_F16, "impl 3"},
+            {{256, static_cast<tk_upsample_impl>(-1), 2, 32, TK_CACHE_NORMAL}, TK_F16, "impl -1"},
+            {{256, TK_UPSAMPLE_VEC, 2, 32, static_cast<tk_cache_hint>(2)}, TK_F16, "cache_hint 2"},
         };
         for (auto &k : bad) {
             expect(call(bwd, k.dt, s, 2, 2, x, y, &k.c, st) == TK_ERR_UNSUPPORTED_CONFIG, "%s: %s",
@@ -624,9 +630,10 @@ void test_beyond_int32(cudaStream_t st)
     const int64_t rows[] = {0, 1, (int64_t{1} << 31) / ow - 1, (int64_t{1} << 31) / ow,
                             (int64_t{1} << 31) / ow + 1, 2 * s.h - 2, 2 * s.h - 1};
     std::vector<__half> host(ow);
-    const tk_upsample_config configs[] = {{256, TK_UPSAMPLE_GENERIC, 1, 32},
-                                          {256, TK_UPSAMPLE_PACK2X, 1, 32},
-                                          {512, TK_UPSAMPLE_VEC, 8, 4}};
+    const tk_upsample_config configs[] = {{256, TK_UPSAMPLE_GENERIC, 1, 32, TK_CACHE_NORMAL},
+                                          {256, TK_UPSAMPLE_PACK2X, 1, 32, TK_CACHE_EVICT_FIRST},
+                                          {512, TK_UPSAMPLE_VEC, 8, 4, TK_CACHE_NORMAL},
+                                          {128, TK_UPSAMPLE_VEC, 4, 1, TK_CACHE_EVICT_FIRST}};
     for (const tk_upsample_config &c : configs) {
         /* forward: x = pattern, every checked output row must repeat its input row */
         fill_pattern_f16<<<1024, 256, 0, st>>>(small, n_in);
@@ -674,19 +681,23 @@ void test_beyond_int32(cudaStream_t st)
 void test_config_space()
 {
     const tk_config_space *sp = tk_upsample_config_space();
-    expect(sp && sp->n_params == 4 && std::strcmp(sp->family, "upsample") == 0,
+    expect(sp && sp->n_params == 5 && std::strcmp(sp->family, "upsample") == 0,
            "upsample config space");
     tk_upsample_config c;
-    expect(tk_upsample_config_from_text("block_size=128,impl=vec,pack_size=8,waves=4", &c) ==
+    expect(tk_upsample_config_from_text(
+               "block_size=128,cache_hint=evict_first,impl=vec,pack_size=8,waves=4", &c) ==
                    TK_OK &&
-               c.block_size == 128 && c.impl == TK_UPSAMPLE_VEC && c.pack_size == 8 && c.waves == 4,
+               c.block_size == 128 && c.impl == TK_UPSAMPLE_VEC && c.pack_size == 8 &&
+               c.waves == 4 && c.cache_hint == TK_CACHE_EVICT_FIRST,
            "config text parses");
-    expect(tk_upsample_config_from_text("block_size=128,impl=rows,pack_size=8,waves=4", &c) ==
+    expect(tk_upsample_config_from_text(
+               "block_size=128,cache_hint=normal,impl=rows,pack_size=8,waves=4", &c) ==
                TK_ERR_UNSUPPORTED_CONFIG,
            "unknown impl refused");
     const tk_upsample_config d = tk_upsample_default_config(TK_BF16);
-    expect(d.impl == TK_UPSAMPLE_VEC && d.pack_size == 8 && d.block_size == 256 && d.waves == 32,
-           "bf16 default: vec 8, 256 threads, 32 waves");
+    expect(d.impl == TK_UPSAMPLE_VEC && d.pack_size == 8 && d.block_size == 256 && d.waves == 32 &&
+               d.cache_hint == TK_CACHE_NORMAL,
+           "bf16 default: vec 8, 256 threads, 32 waves, no hint");
 }
 
 } // namespace

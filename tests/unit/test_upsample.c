@@ -18,46 +18,62 @@
 static void test_config_space(void)
 {
     const tk_config_space *s = tk_upsample_config_space();
-    CHECK(s && s->n_params == 4);
+    CHECK(s && s->n_params == 5);
     CHECK_STR(s->family, "upsample");
     CHECK_STR(s->params[0].name, "block_size");
-    CHECK_STR(s->params[1].name, "impl");
-    CHECK_STR(s->params[2].name, "pack_size");
-    CHECK_STR(s->params[3].name, "waves");
+    CHECK_STR(s->params[1].name, "cache_hint");
+    CHECK_STR(s->params[2].name, "impl");
+    CHECK_STR(s->params[3].name, "pack_size");
+    CHECK_STR(s->params[4].name, "waves");
     CHECK(!s->params[0].compile_time && s->params[1].compile_time && s->params[2].compile_time &&
-          !s->params[3].compile_time);
-    CHECK(s->params[1].n_values == 3);
-    CHECK_STR(s->params[1].str_values[TK_UPSAMPLE_GENERIC], "generic");
-    CHECK_STR(s->params[1].str_values[TK_UPSAMPLE_PACK2X], "pack2x");
-    CHECK_STR(s->params[1].str_values[TK_UPSAMPLE_VEC], "vec");
-    CHECK(tk_param_supports(&s->params[2], 8) && !tk_param_supports(&s->params[2], 16) &&
-          !tk_param_supports(&s->params[2], 3));
+          s->params[3].compile_time && !s->params[4].compile_time);
+    CHECK(s->params[1].n_values == 2 && s->params[1].default_value == TK_CACHE_NORMAL);
+    CHECK_STR(s->params[1].str_values[TK_CACHE_NORMAL], "normal");
+    CHECK_STR(s->params[1].str_values[TK_CACHE_EVICT_FIRST], "evict_first");
+    CHECK(s->params[2].n_values == 3);
+    CHECK_STR(s->params[2].str_values[TK_UPSAMPLE_GENERIC], "generic");
+    CHECK_STR(s->params[2].str_values[TK_UPSAMPLE_PACK2X], "pack2x");
+    CHECK_STR(s->params[2].str_values[TK_UPSAMPLE_VEC], "vec");
+    CHECK(tk_param_supports(&s->params[3], 8) && !tk_param_supports(&s->params[3], 16) &&
+          !tk_param_supports(&s->params[3], 3));
     CHECK(tk_param_supports(&s->params[0], 96) && !tk_param_supports(&s->params[0], 100));
 
     tk_upsample_config d = tk_upsample_default_config(TK_F32);
-    CHECK(d.impl == TK_UPSAMPLE_VEC && d.pack_size == 4 && d.block_size == 256 && d.waves == 32);
+    CHECK(d.impl == TK_UPSAMPLE_VEC && d.pack_size == 4 && d.block_size == 256 && d.waves == 32 &&
+          d.cache_hint == TK_CACHE_NORMAL);
     CHECK(tk_upsample_default_config(TK_F16).pack_size == 8);
     CHECK(tk_upsample_default_config(TK_BF16).pack_size == 8);
 
     tk_upsample_config c;
-    CHECK(tk_upsample_config_from_text("block_size=64,impl=pack2x,pack_size=1,waves=3", &c) ==
+    CHECK(tk_upsample_config_from_text(
+              "block_size=64,cache_hint=normal,impl=pack2x,pack_size=1,waves=3", &c) == TK_OK);
+    CHECK(c.block_size == 64 && c.impl == TK_UPSAMPLE_PACK2X && c.pack_size == 1 && c.waves == 3 &&
+          c.cache_hint == TK_CACHE_NORMAL);
+    CHECK(tk_upsample_config_from_text(
+              "waves=1,pack_size=2,impl=generic,cache_hint=evict_first,block_size=1024", &c) ==
           TK_OK);
-    CHECK(c.block_size == 64 && c.impl == TK_UPSAMPLE_PACK2X && c.pack_size == 1 && c.waves == 3);
-    CHECK(tk_upsample_config_from_text("waves=1,pack_size=2,impl=generic,block_size=1024", &c) ==
-          TK_OK);
-    CHECK(c.block_size == 1024 && c.impl == TK_UPSAMPLE_GENERIC && c.pack_size == 2 && c.waves == 1);
-    CHECK(tk_upsample_config_from_text("block_size=64,impl=vec,pack_size=16,waves=3", &c) ==
+    CHECK(c.block_size == 1024 && c.impl == TK_UPSAMPLE_GENERIC && c.pack_size == 2 &&
+          c.waves == 1 && c.cache_hint == TK_CACHE_EVICT_FIRST);
+    CHECK(tk_upsample_config_from_text(
+              "block_size=64,cache_hint=normal,impl=vec,pack_size=16,waves=3", &c) ==
           TK_ERR_UNSUPPORTED_CONFIG);
-    CHECK(tk_upsample_config_from_text("block_size=64,impl=rows,pack_size=2,waves=3", &c) ==
+    CHECK(tk_upsample_config_from_text(
+              "block_size=64,cache_hint=normal,impl=rows,pack_size=2,waves=3", &c) ==
           TK_ERR_UNSUPPORTED_CONFIG);
-    CHECK(tk_upsample_config_from_text("block_size=64,impl=vec,pack_size=2", &c) ==
+    CHECK(tk_upsample_config_from_text(
+              "block_size=64,cache_hint=streaming,impl=vec,pack_size=2,waves=3", &c) ==
           TK_ERR_UNSUPPORTED_CONFIG);
-    CHECK(tk_upsample_config_from_text("block_size=64,impl=vec,pack_size=2,waves=0", &c) ==
+    CHECK(tk_upsample_config_from_text("block_size=64,impl=vec,pack_size=2,waves=3", &c) ==
           TK_ERR_UNSUPPORTED_CONFIG);
-    CHECK(tk_upsample_config_from_text("block_size=64,impl=vec,pack_size=x,waves=2", &c) ==
+    CHECK(tk_upsample_config_from_text(
+              "block_size=64,cache_hint=normal,impl=vec,pack_size=2,waves=0", &c) ==
+          TK_ERR_UNSUPPORTED_CONFIG);
+    CHECK(tk_upsample_config_from_text(
+              "block_size=64,cache_hint=normal,impl=vec,pack_size=x,waves=2", &c) ==
           TK_ERR_INVALID_ARGUMENT);
     CHECK(tk_upsample_config_from_text(NULL, &c) == TK_ERR_INVALID_ARGUMENT);
-    CHECK(tk_upsample_config_from_text("block_size=64,impl=vec,pack_size=2,waves=2", NULL) ==
+    CHECK(tk_upsample_config_from_text(
+              "block_size=64,cache_hint=normal,impl=vec,pack_size=2,waves=2", NULL) ==
           TK_ERR_INVALID_ARGUMENT);
 }
 
@@ -261,10 +277,10 @@ static void test_harness(void)
     char buf[128];
     tk_upsample_config c;
     CHECK(f->default_config("f32", buf, sizeof buf) == 0);
-    CHECK_STR(buf, "block_size=256,impl=vec,pack_size=4,waves=32");
+    CHECK_STR(buf, "block_size=256,cache_hint=normal,impl=vec,pack_size=4,waves=32");
     CHECK(tk_upsample_config_from_text(buf, &c) == TK_OK && c.pack_size == 4);
     CHECK(f->default_config("bf16", buf, sizeof buf) == 0);
-    CHECK_STR(buf, "block_size=256,impl=vec,pack_size=8,waves=32");
+    CHECK_STR(buf, "block_size=256,cache_hint=normal,impl=vec,pack_size=8,waves=32");
     CHECK(f->default_config("f64", buf, sizeof buf) == -1);
 }
 
@@ -305,8 +321,9 @@ static void test_space_file(void)
             }
     CHECK(bad == 0);
     CHECK(default_seen == 2 * 3 * 4);   /* the classic default is measured on every problem */
-    /* f32: generic, pack2x, vec 2, vec 4; f16 and bf16 also vec 8; x 4 blocks x 6 waves */
-    CHECK(total == 2 * 4 * (4 + 5 + 5) * 4 * 6);
+    /* f32: generic, pack2x, vec 2, vec 4; f16 and bf16 also vec 8; x 4 blocks x 4 waves x 2
+     * cache hints */
+    CHECK(total == 2 * 4 * (4 + 5 + 5) * 4 * 4 * 2);
     printf("spaces/upsample.yaml: %lld configs over 24 (op, dtype, problem)\n", (long long)total);
     space_free(sp);
 }

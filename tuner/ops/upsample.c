@@ -95,7 +95,8 @@ static int up_default_config(const char *dtype, char *buf, size_t len)
     int d = tk_dtype_parse(dtype);
     if (d < 0) return -1;
     tk_upsample_config c = tk_upsample_default_config((tk_dtype)d);
-    snprintf(buf, len, "block_size=%d,impl=%s,pack_size=%d,waves=%d", c.block_size,
+    snprintf(buf, len, "block_size=%d,cache_hint=%s,impl=%s,pack_size=%d,waves=%d",
+             c.block_size, c.cache_hint == TK_CACHE_EVICT_FIRST ? "evict_first" : "normal",
              up_impl_names[c.impl], c.pack_size, c.waves);
     return 0;
 }
