@@ -95,10 +95,13 @@ __device__ __forceinline__ void accumulate_chunk(const float *tile, const float 
 #pragma unroll
                 for (int r = 0; r < P; r++)
                     bv[r] = c_filter[m + r];
-            } else {
+            } else {   /* the last group: taps past the filter are 0; the index is clamped
+                        * so that even a speculated load stays inside c_filter */
 #pragma unroll
-                for (int r = 0; r < P; r++)
-                    bv[r] = m + r < len_flt ? c_filter[m + r] : 0.0f;
+                for (int r = 0; r < P; r++) {
+                    const int i = m + r < kConstFilterMax ? m + r : kConstFilterMax - 1;
+                    bv[r] = m + r < len_flt ? c_filter[i] : 0.0f;
+                }
             }
         } else {
             load_window<P>(ftile + g * P, bv);

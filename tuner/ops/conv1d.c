@@ -52,9 +52,17 @@ static void cv_ref_chunk(void *ctx, int64_t begin, int64_t end)
     for (int64_t n = first; n < last; n++) {
         const int64_t lo = n - j->len_a + 1 > 0 ? n - j->len_a + 1 : 0;
         const int64_t hi = n < j->len_b - 1 ? n : j->len_b - 1;
-        double s = 0.0;
-        for (int64_t m = lo; m <= hi; m++) s += j->a[n - m] * j->b[m];
-        j->out[n] = s;
+        /* four partial sums: independent add chains run about 4x faster than one */
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        int64_t m = lo;
+        for (; m + 3 <= hi; m += 4) {
+            s0 += j->a[n - m] * j->b[m];
+            s1 += j->a[n - m - 1] * j->b[m + 1];
+            s2 += j->a[n - m - 2] * j->b[m + 2];
+            s3 += j->a[n - m - 3] * j->b[m + 3];
+        }
+        for (; m <= hi; m++) s0 += j->a[n - m] * j->b[m];
+        j->out[n] = (s0 + s1) + (s2 + s3);
     }
 }
 

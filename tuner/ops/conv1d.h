@@ -8,8 +8,8 @@
 /* The inputs the harness draws are uniform in [-CONV1D_INPUT_BOUND, CONV1D_INPUT_BOUND), never 0. */
 #define CONV1D_INPUT_BOUND 1.0
 
-/* out[n] = sum_m a[n - m] * b[m] for n in [0, len_a + len_b - 1), in double, each output summed
- * in ascending m, on all cores (harness_parallel_for over a work-scaled index space, so a short
+/* out[n] = sum_m a[n - m] * b[m] for n in [0, len_a + len_b - 1), in double (four interleaved
+ * partial sums per output), on all cores (harness_parallel_for over a work-scaled index space, so a short
  * output with a long filter still splits across threads). len_a, len_b >= 1. */
 void conv1d_reference(const double *a, int64_t len_a, const double *b, int64_t len_b,
                       double *out);
