@@ -137,7 +137,7 @@ __device__ __forceinline__ uint32_t spread(uint32_t v)
         v = (v | v << 6) & 0x03030303u;
         v = (v | v << 3) & 0x11111111u;
     } else if constexpr (N == 8) {
-        v = (v | v << 12) & 0x00030003u;
+        v = (v | v << 14) & 0x00030003u;
         v = (v | v << 7) & 0x01010101u;
     }
     return v;

@@ -158,6 +158,39 @@ def index_add(s, dt):
 PEERS["index_add.add"] = ("Tensor.index_add_", index_add)
 
 
+# relu_mask: ReLU / Add+ReLU forward and backward as eager PyTorch runs them (ResNet's
+# `out += identity; out = relu(out)` and autograd's threshold_backward(grad, result, 0), which
+# reads y: PyTorch keeps no mask). tunekit's masked forward also writes the bitmask, and its
+# add_relu_bwd also writes the addend's gradient to its own buffer, so the peer of that op copies
+# the gradient once more (autograd itself would hand the same tensor to both inputs).
+def rm_relu_fwd(s, dt):
+    x = rand(s["n"], dt, s.get("offset", 0))
+    return lambda: torch.relu(x)
+
+
+def rm_add_relu_fwd(s, dt):
+    x, a, y = (rand(s["n"], dt, s.get("offset", 0)) for _ in range(3))
+    return lambda: torch.relu_(torch.add(x, a, out=y))
+
+
+def rm_backward(copy_addend_grad):
+    def build(s, dt):
+        dy = rand(s["n"], dt, s.get("offset", 0))
+        y = rand(s["n"], dt, s.get("offset", 0)).relu_()   # y = relu(.), at the same offset
+        da = rand(s["n"], dt, s.get("offset", 0))
+        if not copy_addend_grad:
+            return lambda: torch.ops.aten.threshold_backward(dy, y, 0)
+        return lambda: da.copy_(torch.ops.aten.threshold_backward(dy, y, 0))
+    return build
+
+
+PEERS["relu_mask.relu_fwd"] = ("torch.relu", rm_relu_fwd)
+PEERS["relu_mask.add_relu_fwd"] = ("torch.add + torch.relu_", rm_add_relu_fwd)
+PEERS["relu_mask.relu_bwd"] = ("torch.ops.aten.threshold_backward", rm_backward(False))
+PEERS["relu_mask.add_relu_bwd"] = ("threshold_backward + copy_ to the addend's gradient",
+                                   rm_backward(True))
+
+
 def median_ci(samples):
     """The distribution-free 95% CI of the median (tuner/stats.c computes the same)."""
     s = sorted(samples)

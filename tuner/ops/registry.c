@@ -10,6 +10,7 @@ extern const op_family op_family_upsample;
 extern const op_family op_family_atomic;
 extern const op_family op_family_index_add;
 extern const op_family op_family_reduce;
+extern const op_family op_family_relu_mask;
 extern const op_family op_family_selftest;
 
 static const op_family *const families[] = {
@@ -19,6 +20,7 @@ static const op_family *const families[] = {
     &op_family_atomic,
     &op_family_index_add,
     &op_family_reduce,
+    &op_family_relu_mask,
     &op_family_selftest,
     NULL,
 };
