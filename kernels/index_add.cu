@@ -111,6 +111,9 @@ __device__ __forceinline__ void atomic_add_at(T *self, int64_t off, int64_t self
     else tk::atomic_add_pack<T, N>(self + off, v);
 }
 
+/* Indices a thread loads before it checks and stores any (loads in flight). */
+constexpr int kIndexUnroll = 4;
+
 /* Loads every index into s_idx and checks it against [0, dim_size). Returns false in every
  * thread of every block when one is out of range (block 0 then stores the first bad position
  * to *status); else true, block 0 having stored -1. */
@@ -122,13 +125,23 @@ __device__ __forceinline__ bool load_indices(const Idx *index, I n_index, I dim_
     if (threadIdx.x == 0) first_bad = ULLONG_MAX;
     __syncthreads();
     int bad = 0;
-    for (I j = threadIdx.x; j < n_index; j += blockDim.x) {
-        const int64_t v = static_cast<int64_t>(index[j]);
-        if (v < 0 || v >= static_cast<int64_t>(dim_size)) {
-            bad = 1;
-            atomicMin(&first_bad, static_cast<unsigned long long>(j));
-        } else {
-            s_idx[j] = static_cast<I>(v);
+    for (I base = threadIdx.x; base < n_index; base += kIndexUnroll * blockDim.x) {
+        int64_t v[kIndexUnroll];
+#pragma unroll
+        for (int k = 0; k < kIndexUnroll; k++) {
+            const I j = base + k * blockDim.x;
+            v[k] = j < n_index ? static_cast<int64_t>(index[j]) : 0;
+        }
+#pragma unroll
+        for (int k = 0; k < kIndexUnroll; k++) {
+            const I j = base + k * blockDim.x;
+            if (j >= n_index) break;
+            if (v[k] < 0 || v[k] >= static_cast<int64_t>(dim_size)) {
+                bad = 1;
+                atomicMin(&first_bad, static_cast<unsigned long long>(j));
+            } else {
+                s_idx[j] = static_cast<I>(v[k]);
+            }
         }
     }
     const int any_bad = __syncthreads_or(bad);
@@ -137,9 +150,26 @@ __device__ __forceinline__ bool load_indices(const Idx *index, I n_index, I dim_
     return !any_bad;
 }
 
+/* *d += alpha * v element by element, in float, rounded once. */
+template <typename T, int N>
+__device__ __forceinline__ Pack<T, N> add_scaled(const Pack<T, N> &d, const Pack<T, N> &v, float alpha)
+{
+    Pack<T, N> r;
+#pragma unroll
+    for (int k = 0; k < N; k++)
+        r.elem[k] = tk::from_float<T>(tk::to_float(d.elem[k]) + alpha * tk::to_float(v.elem[k]));
+    return r;
+}
+
 /* ---- kernels ------------------------------------------------------------------------------- */
 
-/* owner: unit = slice position (o, q); walks every index with plain read-add-writes. */
+/* Rows of self an owner thread reads before it writes any, when they are distinct. */
+constexpr int kOwnerChunk = 4;
+
+/* owner: unit = slice position (o, q); walks every index in order with plain read-add-writes.
+ * Indices go in chunks of kOwnerChunk: when a chunk's rows are distinct (the same test in every
+ * thread: a uniform branch), its rows are read together, then written; a chunk with a repeated
+ * row goes one index at a time, so every duplicate sees the previous add. */
 template <typename T, int N, typename Idx, typename I>
 __global__ void __launch_bounds__(tk::kMaxBlockSize) small_owner_kernel(Args<T, Idx, I> a)
 {
@@ -148,19 +178,48 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize) small_owner_kernel(Args<T, 
     const Geometry<I> &g = a.g;
     if (!load_indices(a.index, g.n_index, g.dim_size, a.status, s_idx)) return;
     const I stride = static_cast<I>(gridDim.x) * blockDim.x;
+    const int64_t row = g.inner;
     for (I u = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x; u < g.units; u += stride) {
         const I o = g.by_inner_packs.div(u), q = u - o * g.inner_packs;
-        const T *src = a.source + (static_cast<int64_t>(o) * g.n_index * g.inner + static_cast<int64_t>(q) * N);
-        T *dst = a.self + (static_cast<int64_t>(o) * g.dim_size * g.inner + static_cast<int64_t>(q) * N);
-        for (I j = 0; j < g.n_index; j++) {
-            const Pack<T, N> v = tk::load_pack<T, N>(src + static_cast<int64_t>(j) * g.inner);
-            T *d = dst + static_cast<int64_t>(s_idx[j]) * g.inner;
-            Pack<T, N> cur = tk::load_pack<T, N>(d);
+        const T *__restrict__ src =
+            a.source + (static_cast<int64_t>(o) * g.n_index * g.inner + static_cast<int64_t>(q) * N);
+        T *__restrict__ dst =
+            a.self + (static_cast<int64_t>(o) * g.dim_size * g.inner + static_cast<int64_t>(q) * N);
+        I j = 0;
+        for (; j + kOwnerChunk <= g.n_index; j += kOwnerChunk) {
+            I r[kOwnerChunk];
+            Pack<T, N> v[kOwnerChunk];
 #pragma unroll
-            for (int k = 0; k < N; k++)
-                cur.elem[k] = tk::from_float<T>(tk::to_float(cur.elem[k]) +
-                                                a.alpha * tk::to_float(v.elem[k]));
-            tk::store_pack<T, N>(d, cur);
+            for (int k = 0; k < kOwnerChunk; k++) {
+                r[k] = s_idx[j + k];
+                v[k] = tk::load_pack<T, N>(src + static_cast<int64_t>(j + k) * row);
+            }
+            bool distinct = true;
+#pragma unroll
+            for (int k = 0; k < kOwnerChunk; k++)
+#pragma unroll
+                for (int m = k + 1; m < kOwnerChunk; m++) distinct = distinct && r[k] != r[m];
+            if (distinct) {
+                Pack<T, N> cur[kOwnerChunk];
+#pragma unroll
+                for (int k = 0; k < kOwnerChunk; k++)
+                    cur[k] = tk::load_pack<T, N>(dst + static_cast<int64_t>(r[k]) * row);
+#pragma unroll
+                for (int k = 0; k < kOwnerChunk; k++)
+                    tk::store_pack<T, N>(dst + static_cast<int64_t>(r[k]) * row,
+                                         add_scaled(cur[k], v[k], a.alpha));
+            } else {
+#pragma unroll
+                for (int k = 0; k < kOwnerChunk; k++) {
+                    T *d = dst + static_cast<int64_t>(r[k]) * row;
+                    tk::store_pack<T, N>(d, add_scaled(tk::load_pack<T, N>(d), v[k], a.alpha));
+                }
+            }
+        }
+        for (; j < g.n_index; j++) {
+            T *d = dst + static_cast<int64_t>(s_idx[j]) * row;
+            const Pack<T, N> v = tk::load_pack<T, N>(src + static_cast<int64_t>(j) * row);
+            tk::store_pack<T, N>(d, add_scaled(tk::load_pack<T, N>(d), v, a.alpha));
         }
     }
 }
@@ -175,23 +234,34 @@ __device__ __forceinline__ void split_unit(const Geometry<I> &g, I u, I *o, I *j
     *j = r - *o * g.n_index;
 }
 
-/* spread: unit = (o, j, q) over the source packs, index from shared memory, atomic adds. */
+/* Adds alpha * v (the source pack of unit u) to self at the unit's row, index from s_idx. */
+template <typename T, int N, typename Idx, typename I>
+__device__ __forceinline__ void spread_add(const Args<T, Idx, I> &a, const I *s_idx, I u,
+                                           const Pack<T, N> &v)
+{
+    I o, j, q;
+    split_unit(a.g, u, &o, &j, &q);
+    const int64_t off = (static_cast<int64_t>(o) * a.g.dim_size + s_idx[j]) * a.g.inner +
+                        static_cast<int64_t>(q) * N;
+    atomic_add_at<T, N>(a.self, off, a.g.self_elements, scaled(v, a.alpha));
+}
+
+/* spread: unit = (o, j, q) over the source packs, index from shared memory, atomic adds. The
+ * first unit's source pack is loaded before the indices, so the two loads overlap. */
 template <typename T, int N, typename Idx, typename I>
 __global__ void __launch_bounds__(tk::kMaxBlockSize) small_spread_kernel(Args<T, Idx, I> a)
 {
     extern __shared__ unsigned char smem_raw[];
     I *s_idx = reinterpret_cast<I *>(smem_raw);
     const Geometry<I> &g = a.g;
-    if (!load_indices(a.index, g.n_index, g.dim_size, a.status, s_idx)) return;
     const I stride = static_cast<I>(gridDim.x) * blockDim.x;
-    for (I u = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x; u < g.units; u += stride) {
-        I o, j, q;
-        split_unit(g, u, &o, &j, &q);
-        const Pack<T, N> v = scaled(tk::load_pack<T, N>(a.source + static_cast<int64_t>(u) * N), a.alpha);
-        const int64_t off = (static_cast<int64_t>(o) * g.dim_size + s_idx[j]) * g.inner +
-                            static_cast<int64_t>(q) * N;
-        atomic_add_at<T, N>(a.self, off, g.self_elements, v);
-    }
+    I u = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x;
+    Pack<T, N> first;
+    if (u < g.units) first = tk::load_pack<T, N>(a.source + static_cast<int64_t>(u) * N);
+    if (!load_indices(a.index, g.n_index, g.dim_size, a.status, s_idx)) return;
+    if (u < g.units) spread_add<T, N>(a, s_idx, u, first);
+    for (u += stride; u < g.units; u += stride)
+        spread_add<T, N>(a, s_idx, u, tk::load_pack<T, N>(a.source + static_cast<int64_t>(u) * N));
 }
 
 /* large: unit = (o, j, q) over the source packs, index from global memory, atomic adds; does
