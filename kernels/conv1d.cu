@@ -6,7 +6,7 @@
  *   direct      one thread per output: loops m over the filter taps whose signal index is in
  *               range, both operands read from global memory (the classic naive kernel).
  *   const_smem  tiled: a block computes T = block_size * outputs_per_thread consecutive outputs.
- *               For each filter chunk of F taps (F = min(T, len_flt rounded up to
+ *               For each filter chunk of F taps (F = min(max(T, 2048), len_flt rounded up to
  *               outputs_per_thread)), the block stages the signal tile with its halo (T + F
  *               elements, zeros outside the signal) in shared memory; the filter itself sits in
  *               __constant__ memory (uniform reads, no shared-memory traffic), copied there by the
@@ -17,16 +17,18 @@
  * consecutive outputs t*P .. t*P + P - 1 of its block. Over the taps of a chunk, taken P at a
  * time (a group), the signal values it needs are a window of 2P - 1 elements that slides down by
  * P per group: one aligned P-element vector load from shared memory per group (tk::Pack, a warp
- * reading consecutive vectors: no bank conflicts) feeds P * P fmaf. Per thread the taps are
- * accumulated in ascending order with fmaf, exactly as direct does; the zero-padded products add
- * exact zeros, so every variant gives the same bits. Chunks whose signal range lies wholly
- * outside the signal for a block are skipped.
+ * reading consecutive vectors: no bank conflicts) feeds P * P fmaf; the group loop is unrolled
+ * to 16 taps, so the loads of later groups are in flight while earlier ones compute. Per thread
+ * the taps are accumulated in ascending order with fmaf, exactly as direct does; the zero-padded
+ * products add exact zeros, so every variant gives the same bits. Chunks whose signal range lies
+ * wholly outside the signal for a block are skipped.
  * Parameters (tk_conv1d_config_space):
  *   impl                direct | const_smem | smem (compile time; default const_smem)
  *   block_size          32..1024, multiple of 32 (launch time; default 256)
  *   outputs_per_thread  1, 2, 4, 8, 16 (compile time; default 1); direct takes 1 only;
  *                       block_size * outputs_per_thread <= TK_CONV1D_MAX_TILE (4096), which keeps
- *                       a block's shared memory (T + 2F floats) within the default 48 KB.
+ *                       a block's shared memory (T + 2F <= max(3T, T + 4096) floats) within the
+ *                       default 48 KB.
  * Grids: one block per tile of T outputs (one thread per output for direct), from launch.cuh's
  * one_shot rule. Indices into the sequences are 64-bit.
  *
@@ -44,6 +46,9 @@ namespace {
 
 constexpr int kConstFilterMax = TK_CONV1D_CONST_FILTER_MAX;
 constexpr int kMaxTile = TK_CONV1D_MAX_TILE;
+/* A filter chunk is max(T, kMinChunk) taps at most: small tiles still take long filters in few
+ * chunks (each chunk costs two barriers and a global-memory round trip for its tiles). */
+constexpr int kMinChunk = 2048;
 
 /* The const_smem filter: one per device and process (ordered by ConstOrder below). */
 __constant__ float c_filter[kConstFilterMax];
@@ -85,7 +90,7 @@ __device__ __forceinline__ void accumulate_chunk(const float *tile, const float 
     const int full = taps_left >= F ? groups : static_cast<int>(taps_left / P);
     float hi[P];
     load_window<P>(tile + q0 * P, hi);
-#pragma unroll(P >= 8 ? 1 : 8 / P)
+#pragma unroll(P >= 16 ? 1 : 16 / P)
     for (int g = 0; g < groups; g++) {
         float lo[P], bv[P];
         load_window<P>(tile + (q0 - g - 1) * P, lo);
@@ -224,7 +229,8 @@ tk_status launch_tiled_p(const Problem &p, int block, cudaStream_t stream)
 {
     const int T = block * P;
     const int64_t taps = (p.len_flt + P - 1) / P * P;
-    const int chunk = taps < T ? static_cast<int>(taps) : T;
+    const int chunk_max = T > kMinChunk ? T : kMinChunk;
+    const int chunk = taps < chunk_max ? static_cast<int>(taps) : chunk_max;
     const size_t smem = static_cast<size_t>(T + chunk + (kConst ? 0 : chunk)) * sizeof(float);
     unsigned grid = 0;
     const tk_status st =
