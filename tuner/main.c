@@ -1,6 +1,6 @@
 /* main.c: the `tuner` command line. One options struct, a command table, usage texts, and the
  * only place where errors become messages ("tuner: error: ...") and exit codes. Commands:
- * run, space, best, header, db (export, import, merge, check, info), devices, and the hidden
+ * run, space, best, header, db (export, import, merge, check, info), devices, report, and the hidden
  * `__worker ORDINAL` that backend_cuda re-executes to own a GPU. */
 #include <glob.h>
 #include <stdio.h>
@@ -13,6 +13,8 @@
 #include "db_peers.h"
 #include "ops/ops.h"
 #include "header.h"
+#include "report.h"
+#include "report_compare.h"
 #include "run.h"
 #include "space.h"
 #include "worker.h"
@@ -235,35 +237,12 @@ static void json_string(const char *s)
     putchar('"');
 }
 
-/* The winner's comparisons for --compare: the family's classic default config measured in the
- * same run (0 when it was not), and the fastest reference library recorded by peers.py. */
-typedef struct comparison { double default_us, peer_us; char peer[256]; } comparison;
-
-static void compare_row(db *d, const best_row *r, comparison *c)
-{
-    memset(c, 0, sizeof *c);
-    char kernel[128], def[1024];
-    const char *dot = strchr(r->op, '.');
-    snprintf(kernel, sizeof kernel, "%.*s", dot ? (int)(dot - r->op) : 0, r->op);
-    const op_family *fam = op_family_find(kernel);
-    if (fam && fam->default_config && fam->default_config(r->dtype, def, sizeof def) == 0) {
-        eval_result res;
-        memset(&res, 0, sizeof res);
-        if (db_find_evaluation(d, r->device_uuid, r->op, r->dtype, r->shape, def, &res) == 1 &&
-            res.status == EVAL_OK)
-            c->default_us = res.stats.median;
-        eval_result_clear(&res);
-    }
-    if (db_find_peer(d, r->device_uuid, r->op, r->dtype, r->shape, &c->peer_us, c->peer,
-                     sizeof c->peer) != 1)
-        c->peer_us = 0;
-}
-
 static int best_print(void *ctx, const best_row *r)
 {
     best_ctx *b = ctx;
-    comparison c;
-    if (opt.compare) compare_row(b->d, r, &c);
+    winner_comparison c;
+    memset(&c, 0, sizeof c);
+    if (opt.compare) winner_compare(b->d, r, &c);
     double gain = opt.compare && c.default_us > 0 ? c.default_us / r->median_us : 0;
     double vs_peer = opt.compare && c.peer_us > 0 ? c.peer_us / r->median_us : 0;
     if (strcmp(b->format, "csv") == 0) {
@@ -520,6 +499,25 @@ static int cmd_devices(void)
     return EXIT_OK;
 }
 
+/* ---- report ---- */
+static int cmd_report(void)
+{
+    const char *inputs[64];
+    int n = 0;
+    glob_t g;
+    memset(&g, 0, sizeof g);
+    if (opt.db) inputs[n++] = opt.db;
+    for (int i = 0; i < opt.n_args && n < 64; i++) inputs[n++] = opt.args[i];
+    if (n == 0 && glob("db/results/*.sql", 0, NULL, &g) == 0)
+        for (size_t i = 0; i < g.gl_pathc && n < 64; i++) inputs[n++] = g.gl_pathv[i];
+    report_options o = { inputs, n, opt.device, opt.out ? opt.out : "reports", opt.quiet ? NULL : stdout };
+    char err[4096];
+    int rc = report_generate(&o, err, sizeof err);
+    globfree(&g);
+    if (rc == 2) { fprintf(stderr, "tuner report: %s\n", err); return EXIT_BAD_INPUT; }
+    return rc == 0 ? EXIT_OK : fail(err);
+}
+
 static const command commands[] = {
     { "run", cmd_run,
       "tuner run SPACE [--db PATH] [--backend cuda|cuda:N|replay:DUMP] [--strategy NAME]\n"
@@ -553,6 +551,13 @@ static const command commands[] = {
       "tuner devices [--db PATH]\n"
       "  Lists the CUDA devices on this machine (asked through a worker process) and the devices\n"
       "  recorded in the database or in db/results/*.sql." },
+    { "report", cmd_report,
+      "tuner report [-o DIR] [--device NAME|SLUG|UUID] [--db PATH|DUMP.sql] [DUMP...] [-q]\n"
+      "  Writes DIR/<device>/index.html, its Markdown twin README.md and SVG figures (default DIR\n"
+      "  reports) from the dumps (default db/results/*.sql): per op, dtype and problem the tuned\n"
+      "  config, its time, GB/s, share of the copy ceiling, gain over the classic default and\n"
+      "  speedup over the reference library; bandwidth against size; parameter importance and\n"
+      "  slices; all variants' times; strategy convergence. Same inputs, same bytes." },
 };
 #define N_COMMANDS (int)(sizeof commands / sizeof commands[0])
 
@@ -563,6 +568,7 @@ static const char *const allowed_options[] = {
     /* header */  " o output check db q ",
     /* db */      " db o output q ",
     /* devices */ " db ",
+    /* report */  " o output db device q ",
 };
 
 static void usage(FILE *f)

@@ -5,9 +5,9 @@
 #include "report.h"
 
 #include <dirent.h>
-#include <sqlite3.h>
 #include <errno.h>
 #include <math.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -112,9 +112,9 @@ static void write_intro(twin *t, const rp_device *dev, const report_options *o)
                  "`tuner report -o DIR` (the figures are SVG files beside this page; "
                  "[index.html](index.html) and [README.md](README.md) hold the same text).", buf);
     const device_info *d = &dev->info;
-    twin_item(t, "**Device**: %s, compute capability %d.%d, %d SMs, %lld MiB L2, %lld MiB memory, "
+    twin_item(t, "**Device**: %s, compute capability %d.%d, %d SMs, %lld MiB L2, %.1f GiB memory, "
                  "driver %d, runtime %d; %d card%s (%s%s).", d->name, d->cc_major, d->cc_minor,
-              d->sm_count, (long long)(d->l2_bytes >> 20), (long long)(d->mem_bytes >> 20),
+              d->sm_count, (long long)(d->l2_bytes >> 20), (double)d->mem_bytes / (1 << 30),
               d->driver_version, d->runtime_version, dev->n_cards, dev->n_cards == 1 ? "" : "s",
               dev->uuids[0], dev->n_cards > 1 ? ", ..." : "");
     int64_t ok = 0;
@@ -187,7 +187,7 @@ static void write_summary(twin *t, const rp_device *dev)
     peer_word(dev, pw, sizeof pw);
     snprintf(h_vs, sizeof h_vs, "vs %s: geomean (range)", pw);
     const char *head[] = {"op", "dtype", "problems", "% of copy (range)", "gain over default: geomean (max)",
-                          h_vs, "mattered most (problems)"};
+                          h_vs, "mattered most (in how many problems, noise aside)"};
     twin_heading(t, 2, "Summary");
     twin_para(t, "One row per op and dtype, over its problems; the sections below give every problem.");
     twin_table(t, 7, head, "llrrrrl");
@@ -211,7 +211,8 @@ static void write_summary(twin *t, const rp_device *dev)
                 vhi = fmax(vhi, p->cmp.peer_us / us);
             }
             int k = rp_most_important(p);
-            if (k < 0) continue;
+            double noise = (p->win_ci_hi - p->win_ci_lo) / us;
+            if (k < 0 || p->spread[k] <= noise) continue;     /* within noise: nothing mattered */
             int at = -1;
             for (int m = 0; m < nn && at < 0; m++) if (strcmp(names[m], p->params[k].name) == 0) at = m;
             if (at < 0 && nn < 64) { at = nn++; names[at] = p->params[k].name; counts[at] = 0; }
@@ -293,11 +294,11 @@ static void write_group_table(twin *t, const rp_device *dev, const rp_group *g)
     twin_table_end(t);
 }
 
-/* Adds a figure's SVG under name; returns 0 or -1. */
-static int add_svg(out_files *f, const char *name, int rc, char *text, size_t len)
+/* Draws a figure and keeps it as file name; returns 0 or -1 (out of memory). */
+static int add_figure(out_files *f, const char *name, int rc, char **text, size_t *len)
 {
     if (rc != 0) return -1;
-    return add_file(f, name, text, len);
+    return add_file(f, name, *text, *len);
 }
 
 static int write_op(twin *t, out_files *files, const rp_device *dev, int first_group)
@@ -309,14 +310,14 @@ static int write_op(twin *t, out_files *files, const rp_device *dev, int first_g
     rp_slug(op, slug, sizeof slug);
     twin_heading(t, 2, op);
     snprintf(name, sizeof name, "bandwidth-%s.svg", slug);
-    if (add_svg(files, name, rp_plot_bandwidth(dev, op, &text, &len), text, len)) return -1;
+    if (add_figure(files, name, rp_plot_bandwidth(dev, op, &text, &len), &text, &len)) return -1;
     snprintf(alt, sizeof alt, "Bandwidth against problem size, %s", op);
     twin_image(t, name, alt, "Achieved bandwidth of the tuned config, the classic default and the "
                              "reference library at each problem size; the dashed red line is the "
                              "copy ceiling. Hollow markers: problems off the size sweep (e.g. "
                              "misaligned pointers).");
     snprintf(name, sizeof name, "importance-%s.svg", slug);
-    if (add_svg(files, name, rp_plot_importance(dev, op, &text, &len), text, len)) return -1;
+    if (add_figure(files, name, rp_plot_importance(dev, op, &text, &len), &text, &len)) return -1;
     snprintf(alt, sizeof alt, "Parameter importance, %s", op);
     twin_image(t, name, alt, "Parameter importance per problem: the spread of the best time across "
                              "each parameter's values. Right: the winner's 95% confidence interval, "
@@ -331,7 +332,7 @@ static int write_op(twin *t, out_files *files, const rp_device *dev, int first_g
             twin_para(t, "Classic default: `%s`.", p0->cmp.default_config);
         write_group_table(t, dev, g);
         snprintf(name, sizeof name, "slices-%s-%s.svg", slug, g->dtype);
-        if (add_svg(files, name, rp_plot_slices(dev, g, &text, &len), text, len)) return -1;
+        if (add_figure(files, name, rp_plot_slices(dev, g, &text, &len), &text, &len)) return -1;
         snprintf(alt, sizeof alt, "Two-parameter slices, %s %s", g->op, g->dtype);
         const char *rank[4];
         int nr = rp_group_ranking(dev, g, rank, 4);
@@ -346,7 +347,7 @@ static int write_op(twin *t, out_files *files, const rp_device *dev, int first_g
                  nr == 4 ? "four" : nr == 3 ? "three" : nr == 2 ? "two" : "few", ranked);
         twin_image(t, name, alt, cap);
         snprintf(name, sizeof name, "distribution-%s-%s.svg", slug, g->dtype);
-        if (add_svg(files, name, rp_plot_distribution(dev, g, &text, &len), text, len)) return -1;
+        if (add_figure(files, name, rp_plot_distribution(dev, g, &text, &len), &text, &len)) return -1;
         snprintf(alt, sizeof alt, "Distribution of variants' times, %s %s", g->op, g->dtype);
         twin_image(t, name, alt, "Every variant's time over the winner's (log scale), with the "
                                  "winner, the classic default and the reference library marked; "
@@ -366,7 +367,7 @@ static int write_convergence(twin *t, out_files *files, const rp_device *dev)
         char name[64], alt[512], *text;
         size_t len;
         snprintf(name, sizeof name, "convergence-%d.svg", k);
-        if (add_svg(files, name, rp_plot_convergence(dev, r, &text, &len), text, len)) return -1;
+        if (add_figure(files, name, rp_plot_convergence(dev, r, &text, &len), &text, &len)) return -1;
         int reached = 0, traced = 0;
         for (int j = 0; j < r->n_traces; j++) {
             const rp_trace *tr = &r->traces[j];

@@ -500,8 +500,10 @@ int rp_load(db *d, const char *name, rp_device **out, char *err, size_t len)
     *out = dev;
     return 0;
 fail:
-    snprintf(err, len, "report for '%s': %s%s%s", name, what, d ? ": " : "",
-             d ? sqlite3_errmsg(db_handle(d)) : "");
+    if (strcmp(what, "out of memory") == 0)
+        snprintf(err, len, "report for '%s': out of memory", name);
+    else
+        snprintf(err, len, "report for '%s': %s: %s", name, what, sqlite3_errmsg(db_handle(d)));
     rp_free(dev);
     return -1;
 }

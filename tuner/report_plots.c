@@ -58,38 +58,51 @@ void rp_peer_name(const rp_device *dev, char *buf, size_t len)
 }
 
 /* ---- bandwidth ---- */
-enum { BW_W = 300, BW_H = 200, BW_L = 62, BW_R = 16, BW_T = 40, BW_B = 50, BW_HEAD = 46 };
+enum { BW_W = 300, BW_H = 200, BW_L = 62, BW_R = 16, BW_T = 40, BW_B = 50, BW_HEAD = 46,
+       SU_H = 100, SU_B = 48 };
 
-static void bandwidth_series(const svg_plot *pl, const rp_device *dev, const rp_group *g,
-                             int which, const svg_style *st, double *xs, double *ys)
+/* The problem's time for series which: 0 tuned, 1 default, 2 peer (0: none). */
+static double series_us(const rp_problem *p, int which)
 {
+    if (which == 0) return p->n_variants ? p->variants[0].us : 0;
+    return which == 1 ? p->cmp.default_us : p->cmp.peer_us;
+}
+
+/* One series of a panel: y is GB/s (speedup 0) or the tuned config's speed-up over the series
+ * (speedup 1). Sweep problems (size_key >= 0) are joined by a line; others are hollow markers. */
+static void bandwidth_series(const svg_plot *pl, const rp_device *dev, const rp_group *g,
+                             int which, int speedup, const svg_style *st, double *xs, double *ys)
+{
+    static const char *const what[] = {"tuned", "default", "peer"};
     int n = 0;
     for (int i = g->first; i < g->first + g->count; i++) {
         const rp_problem *p = &dev->problems[i];
-        double us = which == 0 ? (p->n_variants ? p->variants[0].us : 0)
-                    : which == 1 ? p->cmp.default_us : p->cmp.peer_us;
-        if (p->size_key < 0 || !(us > 0)) continue;
+        double us = series_us(p, which), tu = series_us(p, 0);
+        if (p->size_key < 0 || !(us > 0) || !(tu > 0)) continue;
         xs[n] = (double)p->elements;
-        ys[n] = gbps_of(p, us);
+        ys[n] = speedup ? us / tu : gbps_of(p, us);
         n++;
     }
     svg_plot_line(pl, xs, ys, n, st);
     svg_style dot = {st->stroke, st->stroke, 1, NULL, 0};
     svg_style hollow = {st->stroke, "#fff", 1.4, NULL, 0};
-    static const char *const what[] = {"tuned", "default", "peer"};
     for (int i = g->first; i < g->first + g->count; i++) {
         const rp_problem *p = &dev->problems[i];
-        double us = which == 0 ? (p->n_variants ? p->variants[0].us : 0)
-                    : which == 1 ? p->cmp.default_us : p->cmp.peer_us;
-        if (!(us > 0)) continue;
-        double x = (double)p->elements, y = gbps_of(p, us);
-        char title[512], gb[32], t[32];
+        double us = series_us(p, which), tu = series_us(p, 0);
+        if (!(us > 0) || !(tu > 0)) continue;
+        double x = (double)p->elements, y = speedup ? us / tu : gbps_of(p, us);
+        char title[700], gb[32], t[32], r[32];
         svg_num(us, 2, t, sizeof t);
-        svg_num(y, 1, gb, sizeof gb);
-        snprintf(title, sizeof title, "%s %s %s: %s %s us, %s GB/s%s%s", p->op, p->dtype, p->shape,
-                 what[which], t, gb, which == 2 ? " (" : "",
-                 which == 2 ? p->cmp.peer : "");
-        if (which == 2) strncat(title, ")", sizeof title - strlen(title) - 1);
+        svg_num(gbps_of(p, us), 1, gb, sizeof gb);
+        svg_num(us / tu, 3, r, sizeof r);
+        if (speedup)
+            snprintf(title, sizeof title, "%s %s %s: %s %s us, tuned is %sx faster%s%s%s", p->op,
+                     p->dtype, p->shape, what[which], t, r, which == 2 ? " (" : "",
+                     which == 2 ? p->cmp.peer : "", which == 2 ? ")" : "");
+        else
+            snprintf(title, sizeof title, "%s %s %s: %s %s us, %s GB/s%s%s%s", p->op, p->dtype,
+                     p->shape, what[which], t, gb, which == 2 ? " (" : "",
+                     which == 2 ? p->cmp.peer : "", which == 2 ? ")" : "");
         const char *tip[1] = {title};
         svg_plot_points(pl, &x, &y, 1, p->size_key < 0 ? 3.5 : 2.6,
                         p->size_key < 0 ? &hollow : &dot, tip);
@@ -100,18 +113,22 @@ int rp_plot_bandwidth(const rp_device *dev, const char *op, char **out, size_t *
 {
     const rp_group *gs[64];
     int ng = 0;
-    double xmin = 0, xmax = 0, ymax = 0, ceiling = 0;
+    double xmin = 0, xmax = 0, ymax = 0, ceiling = 0, rlo = 0.95, rhi = 1.05;
     for (int i = 0; i < dev->n_groups && ng < 64; i++)
         if (strcmp(dev->groups[i].op, op) == 0) gs[ng++] = &dev->groups[i];
     for (int k = 0; k < ng; k++)
         for (int i = gs[k]->first; i < gs[k]->first + gs[k]->count; i++) {
             const rp_problem *p = &dev->problems[i];
-            double e = (double)p->elements;
+            double e = (double)p->elements, tu = series_us(p, 0);
             if (xmin == 0 || e < xmin) xmin = e;
             if (e > xmax) xmax = e;
-            double us[3] = {p->n_variants ? p->variants[0].us : 0, p->cmp.default_us, p->cmp.peer_us};
-            for (int j = 0; j < 3; j++)
-                if (us[j] > 0 && gbps_of(p, us[j]) > ymax) ymax = gbps_of(p, us[j]);
+            for (int j = 0; j < 3; j++) {
+                double us = series_us(p, j);
+                if (!(us > 0)) continue;
+                if (gbps_of(p, us) > ymax) ymax = gbps_of(p, us);
+                if (tu > 0 && us / tu < rlo) rlo = us / tu;
+                if (tu > 0 && us / tu > rhi) rhi = us / tu;
+            }
             if (p->copy_gbps > ceiling) ceiling = p->copy_gbps;
         }
     if (xmin <= 0) xmin = 1;
@@ -120,7 +137,7 @@ int rp_plot_bandwidth(const rp_device *dev, const char *op, char **out, size_t *
     if (ymax <= 0) ymax = 1;
     int cols = ng < 3 ? (ng ? ng : 1) : 3, rows = (ng + cols - 1) / cols;
     if (rows < 1) rows = 1;
-    double pw = BW_L + BW_W + BW_R, ph = BW_T + BW_H + BW_B;
+    double pw = BW_L + BW_W + BW_R, ph = BW_T + BW_H + BW_B + SU_H + SU_B;
     char title[512], peer[256], cl[96], num[32];
     snprintf(title, sizeof title, "Bandwidth against problem size: %s on %s", op, dev->name);
     svg *s = svg_new(cols * pw + 10, BW_HEAD + rows * ph, title);
@@ -129,11 +146,12 @@ int rp_plot_bandwidth(const rp_device *dev, const char *op, char **out, size_t *
     rp_peer_name(dev, peer, sizeof peer);
     const char *labels[4] = {"tuned (fastest config)", "classic default", peer, "copy ceiling"};
     svg_style styles[4] = {st_tuned, st_default, st_peer, st_ceil};
-    for (int i = 0; i < 4; i++) svg_legend(s, 14 + 190.0 * i, 36, 1, &labels[i], &styles[i]);
+    for (int i = 0; i < 4; i++) svg_legend(s, 14 + 180.0 * i, 36, 1, &labels[i], &styles[i]);
     int n_max = 0;
     for (int k = 0; k < ng; k++) n_max = gs[k]->count > n_max ? gs[k]->count : n_max;
     double *xs = malloc((size_t)(n_max + 1) * sizeof *xs), *ys = malloc((size_t)(n_max + 1) * sizeof *ys);
     if (!xs || !ys) { free(xs); free(ys); svg_free(s); return -1; }
+    static const svg_style one = {"#888", NULL, 1, NULL, 0};
     for (int k = 0; k < ng; k++) {
         double ox = (k % cols) * pw, oy = BW_HEAD + (k / cols) * ph;
         svg_plot pl;
@@ -147,9 +165,17 @@ int rp_plot_bandwidth(const rp_device *dev, const char *op, char **out, size_t *
             snprintf(cl, sizeof cl, "copy %s GB/s", num);
             svg_plot_hline(&pl, ceiling, &st_ceil, cl);
         }
-        bandwidth_series(&pl, dev, gs[k], 1, &st_default, xs, ys);
-        bandwidth_series(&pl, dev, gs[k], 2, &st_peer, xs, ys);
-        bandwidth_series(&pl, dev, gs[k], 0, &st_tuned, xs, ys);
+        bandwidth_series(&pl, dev, gs[k], 1, 0, &st_default, xs, ys);
+        bandwidth_series(&pl, dev, gs[k], 2, 0, &st_peer, xs, ys);
+        bandwidth_series(&pl, dev, gs[k], 0, 0, &st_tuned, xs, ys);
+        /* below: the tuned config's speed-up over the default and the peer */
+        svg_plot su;
+        svg_plot_init(&su, s, ox + BW_L, oy + BW_T + BW_H + BW_B, BW_W, SU_H, SVG_LOG2, xmin / 1.6,
+                      xmax * 1.6, SVG_LINEAR, rlo - (rhi - rlo) * 0.06, rhi + (rhi - rlo) * 0.06);
+        svg_plot_axes(&su, "elements", "tuned speed-up", size_tick, ratio_tick);
+        svg_plot_hline(&su, 1, &one, NULL);
+        bandwidth_series(&su, dev, gs[k], 1, 1, &st_default, xs, ys);
+        bandwidth_series(&su, dev, gs[k], 2, 1, &st_peer, xs, ys);
     }
     free(xs);
     free(ys);
@@ -397,7 +423,7 @@ done:
 }
 
 /* ---- distribution ---- */
-enum { DI_LABEL = 210, DI_W = 520, DI_ROW = 46, DI_STRIP = 34, DI_BINS = 64, DI_RIGHT = 170 };
+enum { DI_LABEL = 210, DI_W = 540, DI_ROW = 46, DI_STRIP = 34, DI_BINS = 96, DI_RIGHT = 200 };
 
 static void status_text(const rp_problem *p, char *buf, size_t len)
 {
@@ -432,8 +458,13 @@ int rp_plot_distribution(const rp_device *dev, const rp_group *g, char **out, si
     svg_style marks[3] = {{C_MARK, NULL, 2, NULL, 0}, {C_DEFAULT, NULL, 2, "4 2", 0}, {C_PEER, NULL, 2, "2 2", 0}};
     for (int i = 0; i < 3; i++) svg_legend(s, 14 + 170.0 * i, 56, 1, &labels[i], &marks[i]);
     svg_axis xa = {SVG_LOG10, 0.985, hi, DI_LABEL, DI_LABEL + DI_W};
+    /* ticks dense near the winner, where most configs are, and at least 30 px apart */
+    static const double steps[] = {1, 1.02, 1.05, 1.1, 1.2, 1.5, 2, 3, 5, 10, 20, 50, 100, 1000};
     double ticks[16];
-    int nt = svg_axis_ticks(&xa, ticks, 10);
+    int nt = 0;
+    for (int i = 0; i < (int)(sizeof steps / sizeof steps[0]) && steps[i] <= hi; i++)
+        if (nt == 0 || svg_axis_px(&xa, steps[i]) - svg_axis_px(&xa, ticks[nt - 1]) >= 30)
+            ticks[nt++] = steps[i];
     static const svg_style grid = {"#e3e3e3", NULL, 1, NULL, 0};
     static const svg_style frame = {"#bbb", NULL, 0.8, NULL, 0};
     svg_style bar = {NULL, C_TUNED, 0, NULL, 0};
@@ -452,10 +483,18 @@ int rp_plot_distribution(const rp_device *dev, const rp_group *g, char **out, si
         }
         svg_rect(s, DI_LABEL, y0, DI_W, DI_STRIP, &frame, NULL);
         status_text(p, lab, sizeof lab);
-        char right[600];
-        snprintf(right, sizeof right, "%s", lab);
-        svg_text(s, DI_LABEL + DI_W + 8, y0 + DI_STRIP / 2 + 4, &f_small, right);
+        svg_text(s, DI_LABEL + DI_W + 8, y0 + 13, &f_small, lab);
         if (!p->n_variants) continue;
+        int rank = 0, near = 0;
+        for (int v = 0; v < p->n_variants; v++) {
+            rank += p->variants[v].us < p->cmp.default_us;
+            near += p->variants[v].us <= p->variants[0].us * 1.02;
+        }
+        if (p->cmp.default_us > 0)
+            snprintf(lab, sizeof lab, "default #%d of %d; %d within 2%%", rank + 1, p->n_variants, near);
+        else
+            snprintf(lab, sizeof lab, "%d within 2%% of the winner", near);
+        svg_text(s, DI_LABEL + DI_W + 8, y0 + 27, &f_small, lab);
         rp_histogram(p, hi, DI_BINS, bins);
         int top = 1;
         for (int b = 0; b < DI_BINS; b++) top = bins[b] > top ? bins[b] : top;

@@ -423,8 +423,8 @@ void svg_plot_hline(const svg_plot *p, double y, const svg_style *st, const char
     double py = svg_axis_px(&p->ya, y);
     svg_line(p->doc, p->x, py, p->x + p->w, py, st);
     if (label) {
-        svg_font f = {10, SVG_END, 0, 0, st && st->stroke ? st->stroke : "#222"};
-        svg_text(p->doc, p->x + p->w - 4, py - 4, &f, label);
+        svg_font f = {10, SVG_START, 0, 0, st && st->stroke ? st->stroke : "#222"};
+        svg_text(p->doc, p->x + 4, py - 4, &f, label);
     }
 }
 
@@ -513,7 +513,9 @@ void svg_draw_heatmap(svg *s, double x, double y, double w, double h, const svg_
             svg_rect(s, cx, cy, cw, ch, &cell, title);
             if (hm->digits >= 0) {
                 char num[64], txt[80];
-                svg_num(v * (hm->scale_text > 0 ? hm->scale_text : 1), hm->digits, num, sizeof num);
+                double shown = v * (hm->scale_text > 0 ? hm->scale_text : 1);
+                snprintf(num, sizeof num, "%.*f", hm->digits > 12 ? 12 : hm->digits, shown);
+                if (strspn(num, "-0.") == strlen(num)) snprintf(num, sizeof num, "%.*f", hm->digits > 12 ? 12 : hm->digits, 0.0);
                 snprintf(txt, sizeof txt, "%s%s", num, hm->suffix ? hm->suffix : "");
                 svg_font f = {text_size, SVG_MIDDLE, 0, 0, svg_colormap_ink(t)};
                 svg_text(s, cx + cw / 2, cy + ch / 2 + text_size * 0.35, &f, txt);

@@ -91,7 +91,7 @@ void svg_plot_line(const svg_plot *p, const double *x, const double *y, int n,
  * tooltips. */
 void svg_plot_points(const svg_plot *p, const double *x, const double *y, int n, double r,
                      const svg_style *st, const char *const *titles);
-/* A horizontal line across the plot at data y, with a label at its right end (may be NULL). */
+/* A horizontal line across the plot at data y, with a label above its left end (may be NULL). */
 void svg_plot_hline(const svg_plot *p, double y, const svg_style *st, const char *label);
 /* A vertical line at data x, with a label at its top (may be NULL). */
 void svg_plot_vline(const svg_plot *p, double x, const svg_style *st, const char *label);
@@ -118,8 +118,8 @@ typedef struct svg_heatmap {
     const char *const *col_labels;   /* cols labels (may be NULL) */
     const char *const *titles;       /* rows * cols tooltips (may be NULL, or hold NULLs) */
     int mark_row, mark_col;          /* the cell outlined in red, or -1 */
-    int digits;                      /* >= 0: write the value into each cell with this many
-                                        decimals; < 0: no text */
+    int digits;                      /* >= 0: write the value into each cell with exactly this
+                                        many decimals (never "-0"); < 0: no text */
     const char *suffix;              /* appended to the cell text ("%"), may be NULL */
     double scale_text;               /* cell text shows v * scale_text (0: 1) */
 } svg_heatmap;
