@@ -232,11 +232,13 @@ void twin_image(twin *t, const char *file, const char *alt, const char *caption)
     end_blocks(t);
     fprintf(t->md, "![%s](%s)\n\n", alt, file);
     if (caption) fprintf(t->md, "*%s*\n\n", caption);
-    fputs("<figure><img src=\"", t->html);
+    fputs("<figure><a href=\"", t->html);
+    html_escape(t->html, file, strlen(file));
+    fputs("\"><img src=\"", t->html);
     html_escape(t->html, file, strlen(file));
     fputs("\" alt=\"", t->html);
     html_escape(t->html, alt, strlen(alt));
-    fputs("\"/>", t->html);
+    fputs("\"/></a>", t->html);
     if (caption) {
         fputs("<figcaption>", t->html);
         html_inline(t->html, caption);

@@ -28,5 +28,6 @@ void twin_item(twin *t, const char *fmt, ...) __attribute__((format(printf, 2, 3
 void twin_table(twin *t, int n, const char *const *headers, const char *align);
 void twin_row(twin *t, const char *const *cells);
 void twin_table_end(twin *t);
-/* An image (a file beside the document) with its alternative text and a caption (markup). */
+/* An image (a file beside the document) with its alternative text and a caption (markup); in
+ * HTML it links to the file, which opened on its own shows the figure's tooltips. */
 void twin_image(twin *t, const char *file, const char *alt, const char *caption);

@@ -114,7 +114,7 @@ static void test_twin(void)
     CHECK(strstr(html, "<ul>\n<li>one</li>\n<li>two <code>2</code></li>\n</ul>\n") != NULL);
     CHECK(strstr(html, "<th>name</th><th class=\"r\">value</th>") != NULL);
     CHECK(strstr(html, "<td>a|b</td><td class=\"r\"><code>1</code></td>") != NULL);
-    CHECK(strstr(html, "<figure><img src=\"fig.svg\" alt=\"alt &quot;text&quot;\"/>"
+    CHECK(strstr(html, "<figure><a href=\"fig.svg\"><img src=\"fig.svg\" alt=\"alt &quot;text&quot;\"/></a>"
                        "<figcaption>cap <code>c</code></figcaption></figure>") != NULL);
     CHECK(strncmp(html, "<!DOCTYPE html>\n<html lang=\"en\">", 31) == 0);
     CHECK(strstr(html, "</main>\n</body>\n</html>\n") == html + strlen(html) - 24);
