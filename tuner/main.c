@@ -1,7 +1,7 @@
 /* main.c: the `tuner` command line. One options struct, a command table, usage texts, and the
  * only place where errors become messages ("tuner: error: ...") and exit codes. Commands:
- * run, space, best, header, db (export, import, merge, check, info), devices, report, and the hidden
- * `__worker ORDINAL` that backend_cuda re-executes to own a GPU. */
+ * run, space, best, header, db (export, import, merge, check, info), devices, report, strategies,
+ * and the hidden `__worker ORDINAL` that backend_cuda re-executes to own a GPU. */
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +17,7 @@
 #include "report_compare.h"
 #include "run.h"
 #include "space.h"
+#include "strategies_cmd.h"
 #include "worker.h"
 
 enum exit_code { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_BAD_INPUT = 2 };
@@ -35,6 +36,9 @@ static struct options {
     int check;                   /* --check */
     int compare;                 /* --compare */
     int quiet;                   /* -q */
+    int warm_start;              /* --warm-start */
+    int argc;                    /* the command's raw arguments, for commands that parse their own */
+    char **argv;
     int n_args;
     const char *args[64];        /* positional arguments after the command */
 } opt;
@@ -85,6 +89,7 @@ static int parse_args(const char *cmd, int argc, char **argv, const char *allowe
         if (strcmp(a, "--check") == 0 && strstr(allowed, " check ")) { opt.check = 1; continue; }
         if (strcmp(a, "--compare") == 0 && strstr(allowed, " compare ")) { opt.compare = 1; continue; }
         if (strcmp(a, "-q") == 0 && strstr(allowed, " q ")) { opt.quiet = 1; continue; }
+        if (strcmp(a, "--warm-start") == 0 && strstr(allowed, " warm-start ")) { opt.warm_start = 1; continue; }
         char key[64];
         snprintf(key, sizeof key, " %s ", a[1] == '-' ? a + 2 : a + 1);
         if (!strstr(allowed, key)) { cmdline_error(cmd, "unknown option '%s'", a); return -1; }
@@ -125,7 +130,7 @@ static int cmd_run(void)
     if (opt.n_args != 1) { cmdline_error("run", "expected one space file%s", ""); return EXIT_BAD_INPUT; }
     run_options o = { opt.args[0], opt.db ? opt.db : "tunekit.db", opt.backend ? opt.backend : "cuda",
                       opt.strategy, opt.budget_evals, opt.budget_seconds, opt.seed,
-                      !opt.quiet && isatty(2), opt.quiet ? NULL : stdout };
+                      !opt.quiet && isatty(2), opt.quiet ? NULL : stdout, opt.warm_start };
     run_summary sum;
     char err[2048];
     int rc = run_space(&o, &sum, err, sizeof err);
@@ -518,13 +523,27 @@ static int cmd_report(void)
     return rc == 0 ? EXIT_OK : fail(err);
 }
 
+/* ---- strategies ---- */
+static int cmd_strategies(void)
+{
+    char err[2048];
+    int rc = strategies_command(opt.argc, opt.argv, err, sizeof err);
+    if (rc == EXIT_BAD_INPUT) fprintf(stderr, "%s\n", err);
+    else if (rc != EXIT_OK) fail(err);
+    return rc;
+}
+
 static const command commands[] = {
     { "run", cmd_run,
       "tuner run SPACE [--db PATH] [--backend cuda|cuda:N|replay:DUMP] [--strategy NAME]\n"
-      "                [--budget-evals N] [--budget-seconds S] [--seed N] [-q]\n"
+      "                [--budget-evals N] [--budget-seconds S] [--seed N] [--warm-start] [-q]\n"
       "  Tunes every op, dtype and problem of SPACE on the backend's device, storing every\n"
       "  evaluation in the database (default tunekit.db). Re-running resumes: what the database\n"
       "  already holds for this device, problem, config and kernel source is skipped.\n"
+      "  Strategies: exhaustive, random, anneal, genetic, local, bayes, ensemble; an exhaustive\n"
+      "  space under a budget smaller than the space is searched with bayes instead.\n"
+      "  --warm-start tries first the winners the database holds for other GPUs (nearest\n"
+      "  compute capability first).\n"
       "  A progress line with ETA goes to stderr when it is a terminal." },
     { "space", cmd_space,
       "tuner space SPACE [--backend cuda|replay:DUMP]\n"
@@ -558,17 +577,25 @@ static const command commands[] = {
       "  config, its time, GB/s, share of the copy ceiling, gain over the classic default and\n"
       "  speedup over the reference library; bandwidth against size; parameter importance and\n"
       "  slices; all variants' times; strategy convergence. Same inputs, same bytes." },
+    { "strategies", cmd_strategies,
+      "tuner strategies SPACE --replay DUMP [--seeds N] [--budget N|P%] [--strategy A,B,...]\n"
+      "                 [--op OP] [--dtype DT] [--format table|csv]\n"
+      "  Replays search strategies (default: all but exhaustive) against the exhaustive recorded\n"
+      "  space: per strategy, the median and 90th percentile over problems and seeds 1..N\n"
+      "  (default 30) of the evaluations needed to come within 1%, 2% and 5% of the recorded\n"
+      "  optimum, and the gap left at the budget (default 10% of each problem's configs)." },
 };
 #define N_COMMANDS (int)(sizeof commands / sizeof commands[0])
 
 static const char *const allowed_options[] = {
-    /* run */     " db backend strategy budget-evals budget-seconds seed q ",
+    /* run */     " db backend strategy budget-evals budget-seconds seed warm-start q ",
     /* space */   " backend ",
     /* best */    " db op dtype device format compare ",
     /* header */  " o output check db q ",
     /* db */      " db o output q ",
     /* devices */ " db ",
     /* report */  " o output db device q ",
+    /* strategies */ " replay seeds budget strategy op dtype format ",
 };
 
 static void usage(FILE *f)
@@ -597,6 +624,8 @@ int main(int argc, char **argv)
         int p = parse_args(commands[i].name, argc - 2, argv + 2, allowed_options[i]);
         if (p < 0) return EXIT_BAD_INPUT;
         if (p > 0) { printf("%s\n", commands[i].usage); return EXIT_OK; }
+        opt.argc = argc - 2;
+        opt.argv = argv + 2;
         return commands[i].fn();
     }
     fprintf(stderr, "tuner: unknown command '%s'; see 'tuner --help'\n", argv[1]);

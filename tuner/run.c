@@ -14,6 +14,7 @@
 #include "db.h"
 #include "space.h"
 #include "strategy.h"
+#include "strategy_common.h"
 
 #define TUNER_VERSION "0.1.0"
 
@@ -57,6 +58,24 @@ static int64_t planned_for(int64_t count, int64_t budget_evals)
     return budget_evals > 0 && budget_evals < count ? budget_evals : count;
 }
 
+/* The space's own strategy, except that exhaustive (the default) under an evaluation budget
+ * smaller than some problem's space gives way to the best search strategy (SC_DEFAULT_SEARCH,
+ * README's "Search strategies"): enumerating in order would stop at an arbitrary corner. */
+static const char *pick_strategy(const space *sp, const device_info *dev, int64_t budget_evals,
+                                 char *err, size_t len)
+{
+    if (strcmp(sp->search.strategy, "exhaustive") != 0 || budget_evals <= 0) return sp->search.strategy;
+    for (int a = 0; a < sp->n_ops; a++)
+        for (int b = 0; b < sp->n_dtypes; b++)
+            for (int c = 0; c < sp->n_problems; c++) {
+                space_binding bind = { sp->ops[a], sp->dtypes[b], &sp->problems[c], dev };
+                int64_t n = space_count(sp, &bind, err, len);
+                if (n < 0) return NULL;
+                if (n > budget_evals) return SC_DEFAULT_SEARCH;
+            }
+    return sp->search.strategy;
+}
+
 int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
 {
     int rc = 1;
@@ -87,6 +106,11 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
     if (!be) goto done;
     device_info dev;
     if (be->vt->device(be, &dev, err, len) != 0) goto done;
+    if (!o->strategy) {
+        strategy_name = pick_strategy(sp, &dev, budget_evals, err, len);
+        if (!strategy_name) { rc = 2; goto done; }
+        svt = strategy_find(strategy_name);
+    }
 
     if (db_open(o->db_path, 1, &d, err, len) != 0) goto done;
     double copy_gbps = be->vt->copy_gbps(be);
@@ -130,6 +154,7 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
                 space_binding bind = { op, dtype, pb, &dev };
                 st = svt->create(sp, &bind, seed, budget_evals, err, len);
                 if (!st) goto done;
+                if (o->warm_start && strategy_warm_start(&st, d, sp, &bind, err, len) != 0) goto done;
                 int64_t evals = 0;
                 double t0 = now_s(), best_us = 0;
                 char config[1024], best_config[1024] = "";

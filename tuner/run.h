@@ -16,6 +16,8 @@ typedef struct run_options {
     int64_t seed;                 /* < 0: the space's */
     int progress;                 /* 1: progress line with ETA on stderr (a terminal) */
     FILE *out;                    /* summary; NULL: quiet */
+    int warm_start;               /* 1: each problem starts from the winners recorded for other
+                                     GPUs in the database (nearest compute capability first) */
 } run_options;
 
 typedef struct run_summary {

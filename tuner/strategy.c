@@ -5,6 +5,7 @@
  *               GSL generator, so the same seed gives the same sequence.
  * Budgets are enforced by the run loop, not here. */
 #include "strategy.h"
+#include "strategy_common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,7 +142,15 @@ static const strategy_vtable random_vt = {
 };
 
 /* ---- table ---- */
-static const strategy_vtable *const all[] = { &exhaustive_vt, &random_vt, NULL };
+static const strategy_vtable *const all[] = {
+    &exhaustive_vt, &random_vt,
+    &strategy_anneal_vt,
+    &strategy_genetic_vt,
+    &strategy_local_vt,
+    &strategy_bayes_vt,
+    &strategy_ensemble_vt,
+    NULL,
+};
 
 const strategy_vtable *const *strategy_all(void) { return all; }
 
