@@ -20,7 +20,7 @@
  *                        (the write-up's third scheme, with vector packs). Backward: each thread
  *                        loads the word that holds its pack's bits.
  *   block_size  32..1024, multiple of 32 (launch time; default 256)
- *   waves       >= 1 (launch time; the space lists 1..1024; default 32): the grid-stride grid cap
+ *   waves       1..1024 (launch time; default 32): the grid-stride grid cap
  *               of launch.cuh's rule, over the scheme's work items (packs, mask bytes, or warp
  *               steps x 32 threads)
  *   pack_size   1, 2, 4, 8 elements with pack_size * sizeof(T) <= 16 (compile time; default
