@@ -256,6 +256,8 @@ void test_random_within_bound(cudaStream_t s)
                     const double atol = ku / (1 - ku) * abs_sum + plan.error_depth * 0x1p-126;
                     float got = NAN;
                     const tk_status st = tk_reduce_sum(dt, len, in.dev, out, &c, s);
+                    CUDA_OK(cudaDeviceSynchronize()); /* the launch was on a non-blocking stream */
+
                     CUDA_OK(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
                     const double err = std::fabs(static_cast<double>(got) - sum);
                     worst = std::max(worst, err / atol);
@@ -266,8 +268,12 @@ void test_random_within_bound(cudaStream_t s)
                     if (len == n) {
                         float mx = NAN, mn = NAN;
                         tk_reduce_max(dt, n, in.dev, out, &c, s);
+                        CUDA_OK(cudaDeviceSynchronize()); /* the launch was on a non-blocking stream */
+
                         CUDA_OK(cudaMemcpy(&mx, out, sizeof mx, cudaMemcpyDeviceToHost));
                         tk_reduce_min(dt, n, in.dev, out, &c, s);
+                        CUDA_OK(cudaDeviceSynchronize()); /* the launch was on a non-blocking stream */
+
                         CUDA_OK(cudaMemcpy(&mn, out, sizeof mn, cudaMemcpyDeviceToHost));
                         expect(mx == want_max && mn == want_min, "random max/min %s %s: %g %g",
                                tk_dtype_name(dt), config_text(c).c_str(), (double)mx, (double)mn);
@@ -301,6 +307,8 @@ void check_special(cudaStream_t s, tk_dtype dt, tk_reduce_op op, const std::vect
             const tk_status st = tk_reduce(op, dt, n, n ? x : nullptr, out, &c, s);
             float got = 0;
             CUDA_OK(cudaStreamSynchronize(s));
+            CUDA_OK(cudaDeviceSynchronize()); /* the launch was on a non-blocking stream */
+
             CUDA_OK(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
             const bool ok = st == TK_OK && (std::isnan(want) ? std::isnan(got) : got == want);
             expect(ok, "%s %s %s n=%lld %s: got %g expected %g", what, kOpNames[op],
@@ -613,6 +621,8 @@ void test_release_workspaces(cudaStream_t s)
             const tk_reduce_config c = {9, 64, 1, 8, static_cast<tk_reduce_finish>(f), TK_CACHE_NORMAL};
             float got = NAN;
             expect(tk_reduce_sum(TK_F16, n, in.dev, out, &c, s) == TK_OK, "sum after release");
+            CUDA_OK(cudaDeviceSynchronize()); /* the launch was on a non-blocking stream */
+
             CUDA_OK(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
             expect(same_value(got, want), "sum after release (%s): %g expected %g", kFinishNames[f],
                    (double)got, want);
@@ -729,6 +739,8 @@ void test_beyond_int32(cudaStream_t s)
         tk_status st[3];
         for (int o = 0; o < 3; o++) {
             st[o] = tk_reduce(kOps[o], TK_F16, n, x, out, &c, s);
+            CUDA_OK(cudaDeviceSynchronize()); /* the launch was on a non-blocking stream */
+
             CUDA_OK(cudaMemcpy(&got[o], out, sizeof(float), cudaMemcpyDeviceToHost));
         }
         tk_reduce_plan plan;
