@@ -536,6 +536,7 @@ static int device_matches(db *d, const char *name, const char *want)
 
 int report_generate(const report_options *o, char *err, size_t len)
 {
+    char out_dir[4096];
     db *d = NULL;
     char **names = NULL;
     int n_names = 0, rc = -1, written = 0;
@@ -545,6 +546,9 @@ int report_generate(const report_options *o, char *err, size_t len)
         snprintf(err, len, "no measurements to report on (no dump in db/results/, and no --db)");
         return 2;
     }
+    /* "reports/" and "reports" name the same folder */
+    snprintf(out_dir, sizeof out_dir, "%s", o->out_dir);
+    for (size_t n = strlen(out_dir); n > 1 && out_dir[n - 1] == '/'; n--) out_dir[n - 1] = 0;
     if ((o->n_inputs == 1 ? db_open_readonly(o->inputs[0], &d, err, len)
                           : db_open_dumps(o->inputs, o->n_inputs, &d, err, len)) != 0)
         return -1;
@@ -558,10 +562,10 @@ int report_generate(const report_options *o, char *err, size_t len)
         if (o->device && !device_matches(d, names[i], o->device)) continue;
         if (rp_load(d, names[i], &dev, err, len) != 0) goto done;
         if (build_device(dev, o, &files, err, len) != 0) goto done;
-        if (write_dir(o->out_dir, dev->slug, &files, err, len) != 0) goto done;
+        if (write_dir(out_dir, dev->slug, &files, err, len) != 0) goto done;
         if (o->progress)
             fprintf(o->progress, "tuner report: wrote %s/%s/ (index.html, README.md and %d figures)\n",
-                    o->out_dir, dev->slug, files.n - 2);
+                    out_dir, dev->slug, files.n - 2);
         free_files(&files);
         rp_free(dev);
         dev = NULL;
