@@ -10,8 +10,9 @@
  *
  * The table gives, per strategy over all problems and seeds, the median and 90th percentile of
  * those, the share of runs within 2% at the budget, the problems on which the median run comes
- * within 2% inside the budget, and the problems on which the strategy beats random sampling
- * (lower mean gap at the budget; on a tie, no higher median evaluations to 2%). --format csv
+ * within 2% inside the budget, and against random sampling at the same budget the problems on
+ * which the strategy's mean gap at the budget is lower ("better") and those on which it is not
+ * higher ("no worse": ties are mostly problems where both always find the optimum). --format csv
  * gives the same per problem. A strategy that proposes a config twice, or keeps proposing
  * configs the constraints reject, is reported as broken (exit 1). */
 #include "strategies_cmd.h"
@@ -50,7 +51,9 @@ typedef struct tally {
     const strategy_vtable *vt;
     outcome *runs;           /* every problem's runs, appended */
     size_t n_runs, cap;
-    int met, beats;
+    int met, better, no_worse;
+    char (*notes)[320];      /* per problem missed or lost to random: "op dtype shape: why" */
+    int n_notes;
     /* this problem's summary */
     double e2_median, gap_mean;
 } tally;
@@ -291,8 +294,9 @@ static void csv_value(double v, int gap)
     else printf(gap ? ",%.6f" : ",%g", v);
 }
 
-/* Summarises this problem's runs of every strategy (the last seeds runs of each), counts the
- * problems met and beaten, and prints the CSV rows. */
+/* Summarises this problem's runs of every strategy (the last seeds runs of each): counts the
+ * problems met and those better / no worse than random, notes the problems missed or lost to
+ * random, and prints the CSV rows. */
 static void summarise_problem(tally *t, int nt, int seeds, const char *kernel,
                               const space_binding *bind, const table *tb, const cmd_opts *o,
                               double *scratch)
@@ -304,14 +308,29 @@ static void summarise_problem(tally *t, int nt, int seeds, const char *kernel,
         double sum = 0;
         for (int i = 0; i < seeds; i++) sum += r[i].gap;
         t[s].gap_mean = sum / seeds;
-        if (t[s].e2_median <= (double)tb->budget) t[s].met++;
         if (strcmp(t[s].vt->name, "random") == 0) random = s;
     }
     for (int s = 0; s < nt; s++) {
-        if (random < 0 || s == random) continue;
-        if (t[s].gap_mean < t[random].gap_mean ||
-            (t[s].gap_mean == t[random].gap_mean && t[s].e2_median <= t[random].e2_median))
-            t[s].beats++;
+        char *note = t[s].notes[t[s].n_notes];
+        size_t room = sizeof t[s].notes[0];
+        int w = snprintf(note, room, "%s %s %s: ", bind->op, bind->dtype, bind->problem->text);
+        if (t[s].e2_median <= (double)tb->budget) {
+            t[s].met++;
+        } else {
+            char median[32] = "miss";
+            if (!isinf(t[s].e2_median)) snprintf(median, sizeof median, "%g", t[s].e2_median);
+            w += snprintf(note + w, room - (size_t)w, "median %s evaluations to 2%% (budget %lld)",
+                          median, (long long)tb->budget);
+        }
+        if (random >= 0 && s != random) {
+            if (t[s].gap_mean < t[random].gap_mean - 1e-12) t[s].better++;
+            if (t[s].gap_mean <= t[random].gap_mean + 1e-12) t[s].no_worse++;
+            else
+                snprintf(note + w, room - (size_t)w, "%smean gap at the budget %.2f%%, random's %.2f%%",
+                         t[s].e2_median <= (double)tb->budget ? "" : "; ",
+                         100.0 * t[s].gap_mean, 100.0 * t[random].gap_mean);
+        }
+        if (strchr(note, ':')[2]) t[s].n_notes++;
     }
     if (strcmp(o->format, "csv") != 0) return;
     for (int s = 0; s < nt; s++) {
@@ -327,6 +346,109 @@ static void summarise_problem(tally *t, int nt, int seeds, const char *kernel,
     }
 }
 
+/* Runs every strategy over every selected problem (appending to t); fills the size and budget
+ * ranges. Returns the number of problems, or -1 with err. */
+static int replay_all(const space *sp, backend *be, const device_info *dev, const cmd_opts *o,
+                      tally *t, int nt, size_t range[2], int64_t budgets[2], char *err,
+                      size_t len)
+{
+    int problems = 0, rc = -1;
+    table tb;
+    memset(&tb, 0, sizeof tb);
+    double *scratch = malloc((size_t)o->seeds * sizeof *scratch);
+    if (!scratch) { snprintf(err, len, "out of memory"); goto done; }
+    for (int a = 0; a < sp->n_ops; a++) {
+        if (o->op && strcmp(o->op, sp->ops[a]) != 0) continue;
+        for (int b = 0; b < sp->n_dtypes; b++) {
+            if (o->dtype && strcmp(o->dtype, sp->dtypes[b]) != 0) continue;
+            for (int c = 0; c < sp->n_problems; c++) {
+                space_binding bind = { sp->ops[a], sp->dtypes[b], &sp->problems[c], dev };
+                int l = load_table(sp, &bind, be, o, &tb, err, len);
+                if (l < 0) goto done;
+                if (l > 0) {
+                    fprintf(stderr, "tuner strategies: %s %s %s: no config ran ok in %s; left out\n",
+                            sp->ops[a], sp->dtypes[b], sp->problems[c].text, o->replay);
+                    free_table(&tb);
+                    continue;
+                }
+                for (int s = 0; s < nt; s++) {
+                    if (t[s].n_runs + (size_t)o->seeds > t[s].cap) {
+                        size_t cap = (t[s].cap ? t[s].cap * 2 : 1024) + (size_t)o->seeds;
+                        outcome *g = realloc(t[s].runs, cap * sizeof *g);
+                        if (!g) { snprintf(err, len, "out of memory"); goto done; }
+                        t[s].runs = g;
+                        t[s].cap = cap;
+                    }
+                    for (int seed = 1; seed <= o->seeds; seed++)
+                        if (replay_one(sp, &bind, t[s].vt, (uint64_t)seed, &tb,
+                                       &t[s].runs[t[s].n_runs++], err, len) != 0)
+                            goto done;
+                }
+                summarise_problem(t, nt, o->seeds, sp->kernel, &bind, &tb, o, scratch);
+                size_t n = tb.ctx.n_allowed;
+                if (!problems || n < range[0]) range[0] = n;
+                if (!problems || n > range[1]) range[1] = n;
+                if (!problems || tb.budget < budgets[0]) budgets[0] = tb.budget;
+                if (!problems || tb.budget > budgets[1]) budgets[1] = tb.budget;
+                problems++;
+                free_table(&tb);
+            }
+        }
+    }
+    rc = problems;
+done:
+    free_table(&tb);
+    free(scratch);
+    return rc;
+}
+
+/* The Markdown table over all runs, then the summary of the default search strategy (or, when
+ * it was not run, of the one whose median run met the 2% target on most problems). Returns 0,
+ * or -1 when out of memory. */
+static int print_table(const tally *t, int nt, int problems)
+{
+    double *all = malloc((t[0].n_runs ? t[0].n_runs : 1) * sizeof *all);
+    if (!all) return -1;
+    int has_random = 0;
+    for (int r = 0; r < nt; r++) has_random |= strcmp(t[r].vt->name, "random") == 0;
+    printf("| strategy | to 1%%: median | p90 | to 2%%: median | p90 | to 5%%: median | p90 "
+           "| gap at budget: median | p90 | runs within 2%% | problems: median run within 2%% "
+           "| problems vs random: better | no worse |\n");
+    printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    int pick = -1;
+    size_t pick_hit = 0;
+    for (int s = 0; s < nt; s++) {
+        printf("| %-10s |", t[s].vt->name);
+        for (int f = 0; f < 3; f++)
+            for (int q = 0; q < 2; q++)
+                print_count(runs_quantile(t[s].runs, t[s].n_runs, f, q ? 0.9 : 0.5, all));
+        print_gap(runs_quantile(t[s].runs, t[s].n_runs, 3, 0.5, all));
+        print_gap(runs_quantile(t[s].runs, t[s].n_runs, 3, 0.9, all));
+        size_t hit = 0;
+        for (size_t i = 0; i < t[s].n_runs; i++) hit += !isinf(t[s].runs[i].e[1]);
+        printf(" %5.1f%% | %d/%d |", 100.0 * (double)hit / (double)t[s].n_runs, t[s].met, problems);
+        if (!has_random || strcmp(t[s].vt->name, "random") == 0) printf(" - | - |\n");
+        else printf(" %d/%d | %d/%d |\n", t[s].better, problems, t[s].no_worse, problems);
+        if (pick >= 0 && strcmp(t[pick].vt->name, SC_DEFAULT_SEARCH) == 0) continue;
+        if (pick < 0 || strcmp(t[s].vt->name, SC_DEFAULT_SEARCH) == 0 || t[s].met > t[pick].met ||
+            (t[s].met == t[pick].met && hit > pick_hit)) {
+            pick = s;
+            pick_hit = hit;
+        }
+    }
+    free(all);
+    const tally *p = &t[pick];
+    printf("\n%s%s: the median run comes within 2%% inside the budget on %d of %d problems",
+           p->vt->name, strcmp(p->vt->name, SC_DEFAULT_SEARCH) == 0 ? " (the default)" : "",
+           p->met, problems);
+    if (has_random && strcmp(p->vt->name, "random") != 0)
+        printf("; against random at the budget it is better on %d and no worse on %d", p->better,
+               p->no_worse);
+    printf(p->n_notes ? "; the others:\n" : "\n");
+    for (int i = 0; i < p->n_notes; i++) printf("  %s\n", p->notes[i]);
+    return 0;
+}
+
 int strategies_command(int argc, char **argv, char *err, size_t len)
 {
     cmd_opts o;
@@ -335,132 +457,50 @@ int strategies_command(int argc, char **argv, char *err, size_t len)
     memset(t, 0, sizeof t);
     int nt = pick_strategies(o.strategies, t, err, len);
     if (nt < 0) return 2;
-    int rc = 1, problems = 0;
-    space *sp = NULL;
+    int rc = 1;
     backend *be = NULL;
-    double *scratch = NULL;
-    char (*missed)[300] = NULL;
-    int *n_missed = NULL;
-    table tb;
-    memset(&tb, 0, sizeof tb);
-    size_t lo = 0, hi = 0;
-    int64_t blo = 0, bhi = 0;
-
-    sp = space_load(o.space, err, len);
+    space *sp = space_load(o.space, err, len);
     if (!sp) return 2;
     be = backend_replay_open(o.replay, err, len);
     if (!be) goto done;
     device_info dev;
     if (be->vt->device(be, &dev, err, len) != 0) goto done;
-    scratch = malloc((size_t)o.seeds * sizeof *scratch);
-    if (!scratch) { snprintf(err, len, "out of memory"); goto done; }
+    int n_bindings = sp->n_ops * sp->n_dtypes * sp->n_problems;
+    for (int s = 0; s < nt; s++) {
+        t[s].notes = calloc((size_t)(n_bindings ? n_bindings : 1), sizeof *t[s].notes);
+        if (!t[s].notes) { snprintf(err, len, "out of memory"); goto done; }
+    }
     if (strcmp(o.format, "csv") == 0)
         printf("op,dtype,shape,configs,budget,strategy,seeds,e1_median,e1_p90,e2_median,e2_p90,"
                "e5_median,e5_p90,gap_median,gap_p90,within2_share\n");
-    int n_bindings = sp->n_ops * sp->n_dtypes * sp->n_problems;
-    missed = calloc((size_t)(n_bindings ? n_bindings : 1) * (size_t)nt, sizeof *missed);
-    if (!missed) { snprintf(err, len, "out of memory"); goto done; }
-    n_missed = calloc((size_t)nt, sizeof *n_missed);
-    if (!n_missed) { snprintf(err, len, "out of memory"); goto done; }
-    for (int a = 0; a < sp->n_ops; a++) {
-        if (o.op && strcmp(o.op, sp->ops[a]) != 0) continue;
-        for (int b = 0; b < sp->n_dtypes; b++) {
-            if (o.dtype && strcmp(o.dtype, sp->dtypes[b]) != 0) continue;
-            for (int c = 0; c < sp->n_problems; c++) {
-                space_binding bind = { sp->ops[a], sp->dtypes[b], &sp->problems[c], &dev };
-                int l = load_table(sp, &bind, be, &o, &tb, err, len);
-                if (l < 0) { goto done; }
-                if (l > 0) {
-                    fprintf(stderr, "tuner strategies: %s %s %s: no config ran ok in %s; left out\n",
-                            sp->ops[a], sp->dtypes[b], sp->problems[c].text, o.replay);
-                    free_table(&tb);
-                    continue;
-                }
-                for (int s = 0; s < nt; s++) {
-                    if (t[s].n_runs + (size_t)o.seeds > t[s].cap) {
-                        size_t cap = (t[s].cap ? t[s].cap * 2 : 1024) + (size_t)o.seeds;
-                        outcome *g = realloc(t[s].runs, cap * sizeof *g);
-                        if (!g) { snprintf(err, len, "out of memory"); goto done; }
-                        t[s].runs = g;
-                        t[s].cap = cap;
-                    }
-                    for (int seed = 1; seed <= o.seeds; seed++)
-                        if (replay_one(sp, &bind, t[s].vt, (uint64_t)seed, &tb,
-                                       &t[s].runs[t[s].n_runs++], err, len) != 0)
-                            goto done;
-                }
-                int met_before[MAX_STRATEGIES];
-                for (int s = 0; s < nt; s++) met_before[s] = t[s].met;
-                summarise_problem(t, nt, o.seeds, sp->kernel, &bind, &tb, &o, scratch);
-                for (int s = 0; s < nt; s++) {
-                    if (t[s].met != met_before[s]) continue;
-                    char median[32] = "miss";
-                    if (!isinf(t[s].e2_median)) snprintf(median, sizeof median, "%g", t[s].e2_median);
-                    snprintf(missed[(size_t)s * (size_t)n_bindings + (size_t)n_missed[s]++],
-                             sizeof *missed, "%s %s %s: median %s evaluations to 2%%, budget %lld",
-                             sp->ops[a], sp->dtypes[b], sp->problems[c].text, median,
-                             (long long)tb.budget);
-                }
-                size_t n = tb.ctx.n_allowed;
-                if (!problems || n < lo) lo = n;
-                if (!problems || n > hi) hi = n;
-                if (!problems || tb.budget < blo) blo = tb.budget;
-                if (!problems || tb.budget > bhi) bhi = tb.budget;
-                problems++;
-                free_table(&tb);
-            }
-        }
-    }
+    size_t range[2] = { 0, 0 };
+    int64_t budgets[2] = { 0, 0 };
+    int problems = replay_all(sp, be, &dev, &o, t, nt, range, budgets, err, len);
+    if (problems < 0) goto done;
     if (problems == 0) {
         snprintf(err, len, "%s: no problem of %s has a recorded ok result", o.replay, o.space);
         goto done;
     }
-    if (strcmp(o.format, "csv") == 0) { rc = 0; goto done; }
-    double *all = malloc(t[0].n_runs * sizeof *all);
-    if (!all) { snprintf(err, len, "out of memory"); goto done; }
-    char budget_text[64];
-    if (o.budget_n > 0) snprintf(budget_text, sizeof budget_text, "%lld evaluations", (long long)o.budget_n);
-    else if (blo == bhi) snprintf(budget_text, sizeof budget_text, "%g%% (%lld evaluations)", o.budget_pct, (long long)blo);
-    else snprintf(budget_text, sizeof budget_text, "%g%% (%lld-%lld evaluations)", o.budget_pct, (long long)blo, (long long)bhi);
-    printf("%s on %s (replay of %s): %d problems of %zu-%zu configs, budget %s, seeds 1-%d\n\n",
-           sp->path, dev.name, o.replay, problems, lo, hi, budget_text, o.seeds);
-    printf("| strategy | to 1%%: median | p90 | to 2%%: median | p90 | to 5%%: median | p90 "
-           "| gap at budget: median | p90 | runs within 2%% | problems: median run within 2%% "
-           "| problems: beats random |\n");
-    printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    int best_s = 0;
-    for (int s = 0; s < nt; s++) {
-        printf("| %-10s |", t[s].vt->name);
-        for (int f = 0; f < 3; f++)
-            for (int q = 0; q < 2; q++) print_count(runs_quantile(t[s].runs, t[s].n_runs, f, q ? 0.9 : 0.5, all));
-        print_gap(runs_quantile(t[s].runs, t[s].n_runs, 3, 0.5, all));
-        print_gap(runs_quantile(t[s].runs, t[s].n_runs, 3, 0.9, all));
-        size_t hit = 0;
-        for (size_t i = 0; i < t[s].n_runs; i++) hit += !isinf(t[s].runs[i].e[1]);
-        printf(" %5.1f%% | %d/%d |", 100.0 * (double)hit / (double)t[s].n_runs, t[s].met, problems);
-        int has_random = 0;
-        for (int r = 0; r < nt; r++) has_random |= strcmp(t[r].vt->name, "random") == 0;
-        if (!has_random || strcmp(t[s].vt->name, "random") == 0) printf(" - |\n");
-        else printf(" %d/%d |\n", t[s].beats, problems);
-        if (t[s].met > t[best_s].met) best_s = s;
-    }
-    free(all);
-    printf("\n%s: the median run comes within 2%% inside the budget on %d of %d problems",
-           t[best_s].vt->name, t[best_s].met, problems);
-    if (n_missed[best_s]) {
-        printf("; not on:\n");
-        for (int i = 0; i < n_missed[best_s]; i++)
-            printf("  %s\n", missed[(size_t)best_s * (size_t)n_bindings + (size_t)i]);
-    } else {
-        printf("\n");
+    if (strcmp(o.format, "csv") != 0) {
+        char budget[64];
+        if (o.budget_n > 0)
+            snprintf(budget, sizeof budget, "%lld evaluations", (long long)o.budget_n);
+        else if (budgets[0] == budgets[1])
+            snprintf(budget, sizeof budget, "%g%% (%lld evaluations)", o.budget_pct,
+                     (long long)budgets[0]);
+        else
+            snprintf(budget, sizeof budget, "%g%% (%lld-%lld evaluations)", o.budget_pct,
+                     (long long)budgets[0], (long long)budgets[1]);
+        printf("%s on %s (replay of %s): %d problems of %zu-%zu configs, budget %s, seeds 1-%d\n\n",
+               sp->path, dev.name, o.replay, problems, range[0], range[1], budget, o.seeds);
+        if (print_table(t, nt, problems) != 0) { snprintf(err, len, "out of memory"); goto done; }
     }
     rc = 0;
 done:
-    free_table(&tb);
-    free(n_missed);
-    for (int s = 0; s < nt; s++) free(t[s].runs);
-    free(missed);
-    free(scratch);
+    for (int s = 0; s < nt; s++) {
+        free(t[s].runs);
+        free(t[s].notes);
+    }
     if (be) be->vt->close(be);
     space_free(sp);
     return rc;

@@ -13,7 +13,8 @@
  *   - a space too large to enumerate (raw size over SC_ENUM_LIMIT): proposals allowed, distinct;
  *   - neighbourhoods repair a change into the constraints; the warm-start wrapper proposes its
  *     configs first (skipping disallowed ones and repeats) and the inner strategy starts from
- *     them.
+ *     them; warm starts from a database come nearest compute capability first, the same problem
+ *     before other sizes, and never from the device itself.
  * Run from the repository root (tests/run.sh does). */
 #include <math.h>
 #include <stdint.h>
@@ -22,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "check.h"
+#include "../../tuner/db.h"
 #include "../../tuner/space.h"
 #include "../../tuner/strategy.h"
 #include "../../tuner/strategy_common.h"
@@ -180,6 +182,13 @@ static double best_of_space(const space *sp, const space_binding *b, const objec
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
 static run_out R, R2;   /* big: kept off the stack */
+
+/* A plain inner strategy for the warm-start tests. */
+static strategy *strategy_random_like(const space *sp, const space_binding *b)
+{
+    char err[256];
+    return strategy_find("random")->create(sp, b, 9, 10, err, sizeof err);
+}
 
 /* ---- tests ---- */
 
@@ -443,6 +452,95 @@ static void test_warm_start(space *sp, const space_binding *b)
     }
 }
 
+/* Adds a device (cc as major*10 + minor) with one ok evaluation of config for shape. */
+static int put_winner(db *d, const char *uuid, int cc, const char *shape, int64_t size,
+                      const char *config, double us)
+{
+    char err[512];
+    device_info dev;
+    memset(&dev, 0, sizeof dev);
+    snprintf(dev.uuid, sizeof dev.uuid, "%s", uuid);
+    snprintf(dev.name, sizeof dev.name, "Test %s", uuid);
+    dev.cc_major = cc / 10;
+    dev.cc_minor = cc % 10;
+    dev.sm_count = 100;
+    int64_t dev_id, run, prob;
+    run_info info = { "s.yaml", "h", "exhaustive", "replay:x.sql", "0.1.0", 1, 0 };
+    double sample = us;
+    eval_result r;
+    memset(&r, 0, sizeof r);
+    r.status = EVAL_OK;
+    r.n_samples = 1;
+    r.samples = &sample;
+    r.stats.n = 1;
+    r.stats.median = r.stats.min = r.stats.max = r.stats.mean = us;
+    r.stats.ci_lo = r.stats.ci_hi = us;
+    if (db_put_device(d, &dev, &dev_id, err, sizeof err) != 0 ||
+        db_begin_run(d, dev_id, &info, &run, err, sizeof err) != 0 ||
+        db_put_problem(d, "elementwise.mul", "f32", shape, size, 12 * size, size, &prob, err,
+                       sizeof err) != 0 ||
+        db_put_evaluation(d, run, dev_id, prob, config, "h", &r, 12 * size, 0, 0, err,
+                          sizeof err) != 0) {
+        fprintf(stderr, "put_winner: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Warm start from a database: nearest compute capability first, then the same problem before
+ * another size; the device's own winners are not used. */
+static void test_warm_start_db(space *sp, const space_binding *b)
+{
+    static const char *const cfg[] = {
+        "block_size=64,cache_hint=normal,loop=grid_stride,pack_size=2,unroll=1,waves=2",
+        "block_size=128,cache_hint=normal,loop=grid_stride,pack_size=4,unroll=2,waves=4",
+        "block_size=512,cache_hint=normal,loop=one_shot,pack_size=1,unroll=4,waves=1",
+        "block_size=1024,cache_hint=normal,loop=grid_stride,pack_size=2,unroll=2,waves=64",
+    };
+    char dir[] = "/tmp/test_strategies_db_XXXXXX", path[128], err[512];
+    if (!mkdtemp(dir)) { CHECK(0); return; }
+    snprintf(path, sizeof path, "%s/w.db", dir);
+    db *d = NULL;
+    CHECK(db_open(path, 1, &d, err, sizeof err) == 0);
+    if (!d) return;
+    device_info self;
+    memset(&self, 0, sizeof self);
+    snprintf(self.uuid, sizeof self.uuid, "GPU-self");
+    self.cc_major = 9;
+    const char *shape = sp->problems[0].text;
+    CHECK(put_winner(d, "GPU-far", 70, shape, 1048576, cfg[0], 9.0) == 0);
+    CHECK(put_winner(d, "GPU-near", 89, "n=4096,offset=0", 4096, cfg[1], 2.0) == 0);
+    CHECK(put_winner(d, "GPU-near", 89, shape, 1048576, cfg[2], 8.0) == 0);
+    CHECK(put_winner(d, "GPU-self", 90, shape, 1048576, cfg[3], 7.0) == 0);
+    space_binding bind = *b;
+    bind.device = &self;
+    strategy *st = strategy_random_like(sp, &bind);
+    CHECK(st != NULL);
+    if (st && strategy_warm_start(&st, d, sp, &bind, err, sizeof err) != 0) {
+        fprintf(stderr, "warm start: %s\n", err);
+        CHECK(0);
+    }
+    if (st) {
+        int want[3][8], c[8];
+        const int order[3] = { 2, 1, 0 };   /* near same problem, near other size, far */
+        for (int i = 0; i < 3; i++) {
+            CHECK(space_config_parse(sp, cfg[order[i]], want[i]) == 0);
+            CHECK(st->vt->propose(st, c) == 1);
+            CHECK(memcmp(c, want[i], (size_t)sp->n_params * sizeof *c) == 0);
+            st->vt->observe(st, c, EVAL_OK, 5.0);
+        }
+        st->vt->destroy(st);
+    }
+    db_close(d);
+    unlink(path);
+    char wal[160];
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    unlink(wal);
+    snprintf(wal, sizeof wal, "%s-shm", path);
+    unlink(wal);
+    rmdir(dir);
+}
+
 int main(void)
 {
     test_tiny_spaces();
@@ -456,6 +554,7 @@ int main(void)
         test_failures_learned(sp, &b);
         test_search_pays(sp, &b);
         test_warm_start(sp, &b);
+        test_warm_start_db(sp, &b);
         space_free(sp);
     }
     test_large_space();
