@@ -3,7 +3,8 @@
  * Exact cases: self and source hold small non-zero integers (|v| <= 4; bf16 <= 2) and alpha is
  * 1, 0.5 or -2, so with at most ~60 contributions per element every product and running sum
  * is exactly representable (bf16: integers below 256, halves below 128; f16: below 2048), and
- * the result must equal the double reference bit for bit whatever order the atomics land in. For f32/f16/bf16 x int32/int64 indices x shapes of 1 to 8
+ * the result must equal the double reference bit for bit whatever order the atomics land in.
+ * For f32/f16/bf16 x int32/int64 indices x shapes of 1 to 8
  * dimensions (every dim of several; duplicate-heavy index lists; a size-1 dimension; inner
  * sizes that do and do not divide the pack) x the three kernels (large: threshold 0; small
  * owner and small spread: threshold 4096) x block sizes, grid caps and packs x self and source
@@ -11,7 +12,11 @@
  * Then: out-of-range indices (D, -1, huge; first, middle, last position) on the small and the
  * large path: self keeps every bit and the status word names the first bad position; the
  * synchronous form (status NULL) returns TK_ERR_OUT_OF_RANGE / TK_OK; n_index 0 and empty
- * tensors; duplicate-heavy f32 sums beyond 16-bit range; self beyond 2^31 elements (64-bit
+ * tensors; duplicate-heavy f32 sums beyond 16-bit range; contention: many indices into few rows
+ * (H100 run 8's 4096 indices into 8 rows of 4096, two rows, 1-D, 3-D, inner 36, odd shifted
+ * rows), up to 2048 contributions per element, each dtype x every kernel, mode, pack, grid cap 1
+ * to 32 and block 32 to 1024, three runs each, +-1 values so that every sum is exact and one lost
+ * or doubled update shows; self beyond 2^31 elements (64-bit
  * index arithmetic); NULL-config calls (the tuned config, threshold included, is printed for the
  * write-up's five shapes, then timed: "index_add <shape>: <us> us"); bad arguments and configs.
  * Prints "N passed, N failed" last; exits non-zero on failure; skips without a GPU. */
@@ -85,6 +90,18 @@ double small_int(std::mt19937_64 &rng, int lim)
     return v >= 0 ? v + 1 : v;
 }
 
+/* t.idx to the device index buffer, as int64 or int32. */
+void upload_indices(const Tensors &t)
+{
+    const int64_t n = static_cast<int64_t>(t.idx.size());
+    if (t.it == TK_INDEX_I64) {
+        CUDA_OK(cudaMemcpy(t.index, t.idx.data(), n * 8, cudaMemcpyHostToDevice));
+    } else {
+        std::vector<int32_t> i32(t.idx.begin(), t.idx.end());
+        CUDA_OK(cudaMemcpy(t.index, i32.data(), n * 4, cudaMemcpyHostToDevice));
+    }
+}
+
 void upload(Tensors &t, const Case &c, const Sizes &s, std::mt19937_64 &rng, int lim)
 {
     const size_t es = tk_dtype_size(t.dt);
@@ -104,12 +121,7 @@ void upload(Tensors &t, const Case &c, const Sizes &s, std::mt19937_64 &rng, int
     std::vector<unsigned char> bits(s.src_n * es);
     tk_host_from_double(t.dt, t.src.data(), bits.data(), s.src_n);
     CUDA_OK(cudaMemcpy(t.source(), bits.data(), s.src_n * es, cudaMemcpyHostToDevice));
-    if (t.it == TK_INDEX_I64) {
-        CUDA_OK(cudaMemcpy(t.index, t.idx.data(), c.n_index * 8, cudaMemcpyHostToDevice));
-    } else {
-        std::vector<int32_t> i32(t.idx.begin(), t.idx.end());
-        CUDA_OK(cudaMemcpy(t.index, i32.data(), c.n_index * 4, cudaMemcpyHostToDevice));
-    }
+    upload_indices(t);
 }
 
 void release(Tensors &t)
@@ -361,6 +373,106 @@ void test_duplicates(std::mt19937_64 &rng)
                 run_exact(TK_F32, TK_INDEX_I64, c, {threshold, 256, 8, 4, m}, 1.0, 0, rng);
 }
 
+/* ---- duplicate-heavy contention (H100 run 8's problem and relatives) ---- */
+
+/* Every integer of magnitude <= this is exact in the dtype. */
+int64_t exact_integers(tk_dtype dt)
+{
+    return dt == TK_BF16 ? 256 : dt == TK_F16 ? 2048 : int64_t{1} << 24;
+}
+
+/* Many indices into few rows: each of `rows` rows receives `per_row` contributions (fewer when
+ * the dtype needs: see test_contention), in a random order of the index list. */
+struct Contention {
+    std::vector<int64_t> shape;
+    int dim;
+    int64_t rows, per_row, shift;
+    tk_index_type it;
+};
+
+std::vector<Contention> contention_cases()
+{
+    return {
+        {{64, 4096}, 0, 8, 512, 0, TK_INDEX_I64},     /* run 8: 4096 indices into 8 rows */
+        {{16, 4096}, 0, 2, 2048, 0, TK_INDEX_I32},    /* two rows */
+        {{4096}, 0, 16, 256, 0, TK_INDEX_I64},        /* 1-D: neighbours share atomic pairs */
+        {{3, 8, 1000}, 1, 4, 512, 0, TK_INDEX_I32},   /* outer 3, inner 1000 */
+        {{64, 36}, 0, 8, 512, 0, TK_INDEX_I64},       /* inner 36: pack 8 falls back */
+        {{16, 1025}, 0, 8, 512, 1, TK_INDEX_I64},     /* odd rows, shifted: pairs cross rows */
+    };
+}
+
+/* Every kernel and small-index mode, every pack, grid caps from 1 block per SM (long
+ * grid-stride loops) to 32, block sizes 32 to 1024. */
+std::vector<tk_index_add_config> contention_configs(tk_dtype dt)
+{
+    const int shapes[][2] = {{32, 1}, {128, 2}, {256, 8}, {512, 32}, {1024, 4}};
+    std::vector<tk_index_add_config> v;
+    for (int threshold : {0, 4096})
+        for (tk_index_add_small_mode m : {TK_INDEX_SMALL_OWNER, TK_INDEX_SMALL_SPREAD}) {
+            if (threshold == 0 && m == TK_INDEX_SMALL_SPREAD) continue;
+            for (int pack = 1; pack * static_cast<int>(tk_dtype_size(dt)) <= 16; pack *= 2)
+                for (const auto &bs : shapes) v.push_back({threshold, bs[0], bs[1], pack, m});
+        }
+    return v;
+}
+
+/* self and source are +-1 and alpha +-1, so with per_row + 1 <= exact_integers(dt) every
+ * running sum in any order is an exact integer: one lost or doubled update anywhere shows as a
+ * difference of exactly one. Each config runs kRepeats times from the same start (a race is
+ * intermittent), alternating alpha 1 and -1. */
+void test_contention(std::mt19937_64 &rng)
+{
+    constexpr int kRepeats = 3;
+    for (tk_dtype dt : kDtypes)
+        for (const Contention &k : contention_cases()) {
+            const int64_t per_row = std::min(k.per_row, exact_integers(dt) - 1);
+            const Case c = {k.shape, k.dim, k.rows * per_row, k.rows};
+            expect(c.n_index <= TK_INDEX_ADD_MAX_THRESHOLD && per_row + 1 <= exact_integers(dt),
+                   "contention %s: n_index within the small kernels, sums exact", describe(c).c_str());
+            const Sizes s = sizes_of(c);
+            Tensors t;
+            t.dt = dt;
+            t.it = k.it;
+            t.shift = k.shift;
+            upload(t, c, s, rng, 1);
+            for (int64_t j = 0; j < c.n_index; j++) t.idx[j] = j % k.rows;   /* per_row each */
+            std::shuffle(t.idx.begin(), t.idx.end(), rng);
+            upload_indices(t);
+            const std::vector<double> want[2] = {reference(t, s, c.n_index, 1.0),
+                                                 reference(t, s, c.n_index, -1.0)};
+            const size_t bytes = s.self_n * tk_dtype_size(dt);
+            for (const tk_index_add_config &cfg : contention_configs(dt))
+                for (int rep = 0; rep < kRepeats; rep++) {
+                    const double alpha = rep % 2 ? -1.0 : 1.0;
+                    CUDA_OK(cudaMemcpy(t.self(), t.self0_bits.data(), bytes, cudaMemcpyHostToDevice));
+                    CUDA_OK(cudaMemset(t.status, 0x5a, sizeof(int64_t)));
+                    const tk_status st = tk_index_add(dt, t.self(), static_cast<int>(c.shape.size()),
+                                                      c.shape.data(), c.dim, t.index, t.it, c.n_index,
+                                                      t.source(), alpha, t.status, &cfg, 0);
+                    CUDA_OK(cudaDeviceSynchronize());
+                    std::vector<unsigned char> bits;
+                    const std::vector<double> got = read_self(t, s, &bits);
+                    const std::vector<double> &w = want[rep % 2];
+                    int64_t bad = 0, first = -1;
+                    for (int64_t e = 0; e < s.self_n; e++)
+                        if (got[e] != w[e] && bad++ == 0) first = e;
+                    expect(st == TK_OK && read_status(t) == -1 && bad == 0,
+                           "contention %s %s %s shift %lld: threshold %d %s block %d grid_cap %d "
+                           "pack %d alpha %g, run %d: %s, status word %lld, %lld elements differ, "
+                           "first [%lld] got %g expected %g", tk_dtype_name(dt),
+                           k.it == TK_INDEX_I64 ? "i64" : "i32", describe(c).c_str(),
+                           (long long)k.shift, cfg.threshold,
+                           cfg.small_mode == TK_INDEX_SMALL_SPREAD ? "spread" : "owner",
+                           cfg.block_size, cfg.grid_cap, cfg.pack_size, alpha, rep,
+                           tk_status_string(st), (long long)read_status(t), (long long)bad,
+                           (long long)first, first >= 0 ? got[first] : 0.0,
+                           first >= 0 ? w[first] : 0.0);
+                }
+            release(t);
+        }
+}
+
 /* self beyond 2^31 elements: 64-bit index arithmetic; indices at both ends. */
 void test_huge()
 {
@@ -547,6 +659,7 @@ int main()
     test_out_of_range(rng);
     test_empty(rng);
     test_duplicates(rng);
+    test_contention(rng);
     test_bad_arguments();
     test_huge();
     test_null_config(rng);
