@@ -15,13 +15,20 @@
  *   7  6 with warp shuffles: each warp reduces in registers, one shared word per warp
  *   8  7 with pack_size-element vector loads (tk::Pack; scalar head up to the pack boundary,
  *      scalar tail); a pack's elements are added as a pairwise tree, then to the accumulator
- *   9  8 with 4 packs a grid apart loaded before any is added (4 x 16 bytes in flight per
- *      thread), each into its own accumulator
+ *   9  8 with `unroll` (2 or 4) packs a grid apart loaded before any is added (up to 4 x 16
+ *      bytes in flight per thread), each into its own accumulator
  * Versions 0..5 size the grid from n (one element, or two from 3 on, per thread); 6..9 take
  * `waves`. Block sizes 64..1024, powers of two (the trees halve; the last warp reads tid + 32).
- * Loads of versions 7..9 may carry the evict-first hint (cache_hint): data read once is the
- * first that L2 gives up, so what other kernels left there (dirty lines) is not written back
- * during this one.
+ * Loads of versions 7..9 (LoadKind, from cache_hint x load): plain (the compiler's
+ * ld.global.nc for const __restrict__ data), ld.global.cs (evict-first in L1 and L2, pack.cuh's),
+ * ld.global.nc.L1::no_allocate, and the same with L2::cache_hint and an evict-first createpolicy.
+ * Why evict-first: data read once is the first that L2 gives up, so what other kernels left there
+ * (dirty lines) is not written back during this one. Why the others: on the H100 under a dirty
+ * L2, ld.global.cs streamed about 6% slower than plain loads at 1 GiB (379 against 359 us), and
+ * the L2 lines a stream holds at once (its loads in flight, ~ grid threads x unroll x 16 bytes:
+ * 17 MB at unroll 4 in one wave) are about the dirty lines it displaces; no_allocate asks for
+ * evict-first without the .cs operator, and unroll 2 / version 8 hold a half / a quarter of
+ * those lines. (ld.global.L2::evict_first itself needs 32-byte loads, sm_100.)
  * Finish: two_pass (partials, then a one-block second launch), last_block (partials; the last
  * block to take a ticket from an atomic counter reduces them), atomic (every block combines into
  * one accumulator, the last block moves it to *out and resets it). One block: *out directly.
@@ -59,8 +66,8 @@ constexpr int kFinishBlock = 1024;
 /* Partials in flight per thread when the last block reduces them, and in the second launch. */
 constexpr int kLastBlockLoads = 4;
 constexpr int kFinishLoads = 8;
-/* Version 9: packs in flight per thread. */
-constexpr int kUnroll9 = 4;
+/* How versions 7..9 load (cache_hint x load; the file comment says what each one is). */
+enum LoadKind { kLoadPlain = 0, kLoadCs = 1, kLoadNoAlloc = 2, kLoadNoAllocEvict = 3 };
 /* Workspace: counter at 0, accumulators (one per op) at kAccOffset, partials at kHeaderBytes. */
 constexpr size_t kAccOffset = 16;
 constexpr size_t kHeaderBytes = 256;
@@ -222,11 +229,76 @@ __device__ __forceinline__ float warp_tail(Op op, volatile float *s, unsigned ti
 
 /* ---- device helpers: loads ------------------------------------------------------------------ */
 
-template <bool kEvict, typename T, int N>
-__device__ __forceinline__ Pack<T, N> load_hinted(const T *p)
+/* The unsigned type of a pack's bits (2, 4, 8 or 16 bytes). */
+template <size_t kBytes> struct PackBits;
+template <> struct PackBits<2> { using type = unsigned short; };
+template <> struct PackBits<4> { using type = unsigned int; };
+template <> struct PackBits<8> { using type = uint2; };
+template <> struct PackBits<16> { using type = uint4; };
+
+/* An L2 cache policy that gives every line it touches the evict-first priority (sm_80+). */
+__device__ __forceinline__ uint64_t evict_first_policy()
 {
-    if constexpr (kEvict) return tk::load_pack_evict_first<T, N>(p);
-    else return tk::load_pack<T, N>(p);
+    uint64_t policy;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+    return policy;
+}
+
+/* ld.global.nc.L1::no_allocate of the bits at p (read-only path, no L1 line), with the L2
+ * eviction priority of `policy` when kPolicy (else the L2's normal one). volatile: a load in the
+ * predicated last round of version 9 stays under its predicate. */
+template <bool kPolicy, typename Bits>
+__device__ __forceinline__ Bits load_no_allocate(const Bits *p, uint64_t policy)
+{
+    Bits r;
+    if constexpr (sizeof(Bits) == 16) {
+        if constexpr (kPolicy)
+            asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                         : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(policy));
+        else
+            asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                         : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+    } else if constexpr (sizeof(Bits) == 8) {
+        if constexpr (kPolicy)
+            asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;"
+                         : "=r"(r.x), "=r"(r.y) : "l"(p), "l"(policy));
+        else
+            asm volatile("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];"
+                         : "=r"(r.x), "=r"(r.y) : "l"(p));
+    } else if constexpr (sizeof(Bits) == 4) {
+        if constexpr (kPolicy)
+            asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.u32 %0, [%1], %2;"
+                         : "=r"(r) : "l"(p), "l"(policy));
+        else
+            asm volatile("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(r) : "l"(p));
+    } else {
+        static_assert(sizeof(Bits) == 2, "packs are 2, 4, 8 or 16 bytes");
+        if constexpr (kPolicy)
+            asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.u16 %0, [%1], %2;"
+                         : "=h"(r) : "l"(p), "l"(policy));
+        else
+            asm volatile("ld.global.nc.L1::no_allocate.u16 %0, [%1];" : "=h"(r) : "l"(p));
+    }
+    return r;
+}
+
+/* The pack at p loaded the way L says; policy: evict_first_policy() for kLoadNoAllocEvict,
+ * unused otherwise. */
+template <int L, typename T, int N>
+__device__ __forceinline__ Pack<T, N> load_as(const T *p, uint64_t policy)
+{
+    if constexpr (L == kLoadPlain) {
+        return tk::load_pack<T, N>(p);
+    } else if constexpr (L == kLoadCs) {
+        return tk::load_pack_evict_first<T, N>(p);
+    } else {
+        using Bits = typename PackBits<sizeof(T) * N>::type;
+        const Bits r =
+            load_no_allocate<L == kLoadNoAllocEvict>(reinterpret_cast<const Bits *>(p), policy);
+        Pack<T, N> v;
+        memcpy(&v, &r, sizeof v);
+        return v;
+    }
 }
 
 /* What the grid reads: n elements; versions 8, 9: n_head scalars, then n_packs aligned packs,
@@ -308,13 +380,15 @@ __device__ __forceinline__ float pack_reduce(Op op, const Pack<T, P> &p)
 }
 
 /* Versions 7..9: the block's result (thread 0) through registers and shuffles. Version 7 reads
- * scalars; 8 one P-element pack per round; 9 kUnroll9 packs a grid apart per round, all loaded
+ * scalars; 8 one P-element pack per round; 9 U packs a grid apart per round, all loaded
  * (predicated in the last round) before any is added, each into its own accumulator. One
- * accumulator per pack in flight keeps version 9 within 32 registers (full occupancy). */
-template <int V, int P, bool kEvict, typename Op, typename T>
+ * accumulator per pack in flight keeps version 9 within 32 registers (full occupancy) for U up
+ * to 4 with 16-byte packs. L: how the loads are made (LoadKind). */
+template <int V, int P, int L, int U, typename Op, typename T>
 __device__ __forceinline__ float shuffle_version(Op op, const T *__restrict__ x, const Span &sp)
 {
-    constexpr int U = V == 9 ? kUnroll9 : 1;
+    static_assert(V == 9 || U == 1, "only version 9 has several packs in flight");
+    const uint64_t policy = L == kLoadNoAllocEvict ? evict_first_policy() : 0;
     const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     const int64_t threads = static_cast<int64_t>(gridDim.x) * blockDim.x;
     float acc[U];
@@ -323,7 +397,7 @@ __device__ __forceinline__ float shuffle_version(Op op, const T *__restrict__ x,
         acc[u] = Op::identity();
     if constexpr (V == 7) {
         for (int64_t i = tid; i < sp.n; i += threads)
-            acc[0] = op(acc[0], tk::to_float(load_hinted<kEvict, T, 1>(x + i).elem[0]));
+            acc[0] = op(acc[0], tk::to_float(load_as<L, T, 1>(x + i, policy).elem[0]));
     } else {
         const T *xp = x + sp.n_head;
         using PackT = Pack<T, P>;
@@ -335,7 +409,7 @@ __device__ __forceinline__ float shuffle_version(Op op, const T *__restrict__ x,
             PackT p[U];
 #pragma unroll
             for (int u = 0; u < U; u++)
-                p[u] = load_hinted<kEvict, T, P>(reinterpret_cast<const T *>(pp + u * threads));
+                p[u] = load_as<L, T, P>(reinterpret_cast<const T *>(pp + u * threads), policy);
 #pragma unroll
             for (int u = 0; u < U; u++)
                 acc[u] = op(acc[u], pack_reduce(op, p[u]));
@@ -346,7 +420,8 @@ __device__ __forceinline__ float shuffle_version(Op op, const T *__restrict__ x,
 #pragma unroll
             for (int u = 0; u < U; u++)
                 if (u * threads < left)
-                    p[u] = load_hinted<kEvict, T, P>(reinterpret_cast<const T *>(pp + u * threads));
+                    p[u] = load_as<L, T, P>(reinterpret_cast<const T *>(pp + u * threads),
+                                            policy);
 #pragma unroll
             for (int u = 0; u < U; u++)
                 if (u * threads < left) acc[u] = op(acc[u], pack_reduce(op, p[u]));
@@ -420,16 +495,17 @@ __device__ __forceinline__ void finish_block(Op op, float v, const Finish &f)
 
 /* ---- kernels -------------------------------------------------------------------------------- */
 
-/* B: compile-time block size (versions 5, 6), else 0; P: pack size (versions 8, 9), else 1.
+/* B: compile-time block size (versions 5, 6), else 0; P: pack size (versions 8, 9), else 1;
+ * L: LoadKind (versions 7..9), else kLoadPlain; U: packs in flight (version 9), else 1.
  * At most 32 registers (two 1024-thread blocks per SM), so that every block size reaches full
  * occupancy and launch.cuh's waves (counted in 2048 resident threads per SM) are real. */
-template <int V, int B, int P, bool kEvict, typename Op, typename T>
+template <int V, int B, int P, int L, int U, typename Op, typename T>
 __global__ void __launch_bounds__(tk::kMaxBlockSize, 2)
     reduce_kernel(Op op, const T *__restrict__ x, Span span, Finish fin)
 {
     float v;
     if constexpr (V <= 6) v = tree_version<V, B>(op, x, span.n);
-    else v = shuffle_version<V, P, kEvict>(op, x, span);
+    else v = shuffle_version<V, P, L, U>(op, x, span);
     finish_block(op, v, fin);
 }
 
@@ -455,6 +531,8 @@ __global__ void init_workspace_kernel(unsigned *counter, float *acc)
 
 struct Plan {
     int version, block, pack;
+    int unroll;              /* packs in flight per thread: version 9's unroll, else 1 */
+    int load;                /* LoadKind of versions 7..9 */
     Span span;
     unsigned grid;
     tk_reduce_finish finish;
@@ -476,7 +554,10 @@ bool block_size_valid(int b) { return b == 64 || b == 128 || b == 256 || b == 51
 
 bool pack_size_valid(int p) { return p == 1 || p == 2 || p == 4 || p == 8; }
 
-/* Every field within the parameter space, and the pack within 16 bytes where it is used. */
+bool unroll_valid(int u) { return u == 1 || u == 2 || u == 4; }
+
+/* Every field within the parameter space, the pack within 16 bytes where it is used, and
+ * version 9 with at least two packs in flight (one is version 8). */
 bool config_supported(const tk_reduce_config &c, size_t elem_size)
 {
     const bool pack_fits = c.version < 8 || static_cast<size_t>(c.pack_size) * elem_size <=
@@ -486,7 +567,17 @@ bool config_supported(const tk_reduce_config &c, size_t elem_size)
            pack_size_valid(c.pack_size) && pack_fits &&
            (c.finish == TK_FINISH_TWO_PASS || c.finish == TK_FINISH_LAST_BLOCK ||
             c.finish == TK_FINISH_ATOMIC) &&
-           (c.cache_hint == TK_CACHE_NORMAL || c.cache_hint == TK_CACHE_EVICT_FIRST);
+           (c.cache_hint == TK_CACHE_NORMAL || c.cache_hint == TK_CACHE_EVICT_FIRST) &&
+           (c.load == TK_REDUCE_LOAD_COP || c.load == TK_REDUCE_LOAD_NO_ALLOCATE) &&
+           unroll_valid(c.unroll) && (c.version != 9 || c.unroll >= 2);
+}
+
+/* The LoadKind of a config's hint and load (versions 7..9). */
+int load_kind(const tk_reduce_config &c)
+{
+    const bool evict = c.cache_hint == TK_CACHE_EVICT_FIRST;
+    if (c.load == TK_REDUCE_LOAD_NO_ALLOCATE) return evict ? kLoadNoAllocEvict : kLoadNoAlloc;
+    return evict ? kLoadCs : kLoadPlain;
 }
 
 /* The grid, span, finish and error depth of a call (c supported for elem_size; x aligned to
@@ -498,9 +589,11 @@ tk_status make_plan(size_t elem_size, int64_t n, const void *x, const tk_reduce_
     p->version = c.version;
     p->block = c.block_size;
     p->pack = c.version >= 8 ? c.pack_size : 1;
+    p->unroll = c.version == 9 ? c.unroll : 1;
+    p->load = c.version >= 7 ? load_kind(c) : kLoadPlain;
     p->finish = c.finish;
     p->span = Span{n, 0, 0, 0};
-    const int unroll = c.version == 9 ? kUnroll9 : 1;
+    const int unroll = p->unroll;
     int64_t units = n;
     if (c.version >= 3 && c.version <= 5) units = tk::ceil_div(n, 2);
     if (c.version >= 8) {
@@ -612,11 +705,11 @@ tk_status workspace_for(cudaStream_t stream, size_t bytes, char **base)
 
 /* ---- host: launchers -------------------------------------------------------------------------- */
 
-template <int V, int B, int P, bool kEvict, typename Op, typename T>
+template <int V, int B, int P, int L, int U, typename Op, typename T>
 tk_status launch_kernel(const Op &op, const Plan &p, const T *x, const Finish &f, cudaStream_t s)
 {
     const size_t smem = V <= 4 ? static_cast<size_t>(p.block) * sizeof(float) : 0;
-    reduce_kernel<V, B, P, kEvict, Op, T><<<p.grid, p.block, smem, s>>>(op, x, p.span, f);
+    reduce_kernel<V, B, P, L, U, Op, T><<<p.grid, p.block, smem, s>>>(op, x, p.span, f);
     return cudaGetLastError() == cudaSuccess ? TK_OK : TK_ERR_LAUNCH;
 }
 
@@ -626,55 +719,58 @@ tk_status launch_fixed_block(const Op &op, const Plan &p, const T *x, const Fini
                              cudaStream_t s)
 {
     switch (p.block) {
-    case 64: return launch_kernel<V, 64, 1, false>(op, p, x, f, s);
-    case 128: return launch_kernel<V, 128, 1, false>(op, p, x, f, s);
-    case 256: return launch_kernel<V, 256, 1, false>(op, p, x, f, s);
-    case 512: return launch_kernel<V, 512, 1, false>(op, p, x, f, s);
-    case 1024: return launch_kernel<V, 1024, 1, false>(op, p, x, f, s);
+    case 64: return launch_kernel<V, 64, 1, kLoadPlain, 1>(op, p, x, f, s);
+    case 128: return launch_kernel<V, 128, 1, kLoadPlain, 1>(op, p, x, f, s);
+    case 256: return launch_kernel<V, 256, 1, kLoadPlain, 1>(op, p, x, f, s);
+    case 512: return launch_kernel<V, 512, 1, kLoadPlain, 1>(op, p, x, f, s);
+    case 1024: return launch_kernel<V, 1024, 1, kLoadPlain, 1>(op, p, x, f, s);
     }
     return TK_ERR_UNSUPPORTED_CONFIG;
 }
 
 /* Versions 8 and 9: the pack size is a template argument (at most 16 bytes of T). */
-template <int V, bool kEvict, typename Op, typename T>
+template <int V, int L, int U, typename Op, typename T>
 tk_status launch_packed(const Op &op, const Plan &p, const T *x, const Finish &f, cudaStream_t s)
 {
     switch (p.pack) {
-    case 1: return launch_kernel<V, 0, 1, kEvict>(op, p, x, f, s);
-    case 2: return launch_kernel<V, 0, 2, kEvict>(op, p, x, f, s);
+    case 1: return launch_kernel<V, 0, 1, L, U>(op, p, x, f, s);
+    case 2: return launch_kernel<V, 0, 2, L, U>(op, p, x, f, s);
     case 4:
-        if constexpr (tk::kPackFits<T, 4>) return launch_kernel<V, 0, 4, kEvict>(op, p, x, f, s);
+        if constexpr (tk::kPackFits<T, 4>) return launch_kernel<V, 0, 4, L, U>(op, p, x, f, s);
         break;
     case 8:
-        if constexpr (tk::kPackFits<T, 8>) return launch_kernel<V, 0, 8, kEvict>(op, p, x, f, s);
+        if constexpr (tk::kPackFits<T, 8>) return launch_kernel<V, 0, 8, L, U>(op, p, x, f, s);
         break;
     }
     return TK_ERR_UNSUPPORTED_CONFIG;
 }
 
-template <bool kEvict, typename Op, typename T>
+/* Versions 0..6 load plainly (L is not a template argument of theirs); 9 takes its unroll. */
+template <int L, typename Op, typename T>
 tk_status launch_version(const Op &op, const Plan &p, const T *x, const Finish &f,
                          cudaStream_t s)
 {
     switch (p.version) {
-    case 0: return launch_kernel<0, 0, 1, false>(op, p, x, f, s);
-    case 1: return launch_kernel<1, 0, 1, false>(op, p, x, f, s);
-    case 2: return launch_kernel<2, 0, 1, false>(op, p, x, f, s);
-    case 3: return launch_kernel<3, 0, 1, false>(op, p, x, f, s);
-    case 4: return launch_kernel<4, 0, 1, false>(op, p, x, f, s);
+    case 0: return launch_kernel<0, 0, 1, kLoadPlain, 1>(op, p, x, f, s);
+    case 1: return launch_kernel<1, 0, 1, kLoadPlain, 1>(op, p, x, f, s);
+    case 2: return launch_kernel<2, 0, 1, kLoadPlain, 1>(op, p, x, f, s);
+    case 3: return launch_kernel<3, 0, 1, kLoadPlain, 1>(op, p, x, f, s);
+    case 4: return launch_kernel<4, 0, 1, kLoadPlain, 1>(op, p, x, f, s);
     case 5: return launch_fixed_block<5>(op, p, x, f, s);
     case 6: return launch_fixed_block<6>(op, p, x, f, s);
-    case 7: return launch_kernel<7, 0, 1, kEvict>(op, p, x, f, s);
-    case 8: return launch_packed<8, kEvict>(op, p, x, f, s);
-    case 9: return launch_packed<9, kEvict>(op, p, x, f, s);
+    case 7: return launch_kernel<7, 0, 1, L, 1>(op, p, x, f, s);
+    case 8: return launch_packed<8, L, 1>(op, p, x, f, s);
+    case 9:
+        if (p.unroll == 2) return launch_packed<9, L, 2>(op, p, x, f, s);
+        if (p.unroll == 4) return launch_packed<9, L, 4>(op, p, x, f, s);
+        break;
     }
     return TK_ERR_UNSUPPORTED_CONFIG;
 }
 
 /* The main launch and, for two_pass over several blocks, the second one. */
 template <typename Op, typename T>
-tk_status launch_plan(const Op &op, const Plan &p, tk_cache_hint hint, const T *x, float *out,
-                      cudaStream_t stream)
+tk_status launch_plan(const Op &op, const Plan &p, const T *x, float *out, cudaStream_t stream)
 {
     Finish f = {p.finish, out, nullptr, nullptr, nullptr};
     if (!p.direct) {
@@ -686,8 +782,13 @@ tk_status launch_plan(const Op &op, const Plan &p, tk_cache_hint hint, const T *
         f.acc = reinterpret_cast<float *>(ws + kAccOffset) + Op::kIndex;
         f.partials = reinterpret_cast<float *>(ws + kHeaderBytes);
     }
-    const tk_status st = hint == TK_CACHE_EVICT_FIRST ? launch_version<true>(op, p, x, f, stream)
-                                                      : launch_version<false>(op, p, x, f, stream);
+    tk_status st = TK_ERR_UNSUPPORTED_CONFIG;
+    switch (p.load) {
+    case kLoadPlain: st = launch_version<kLoadPlain>(op, p, x, f, stream); break;
+    case kLoadCs: st = launch_version<kLoadCs>(op, p, x, f, stream); break;
+    case kLoadNoAlloc: st = launch_version<kLoadNoAlloc>(op, p, x, f, stream); break;
+    case kLoadNoAllocEvict: st = launch_version<kLoadNoAllocEvict>(op, p, x, f, stream); break;
+    }
     if (st != TK_OK || p.direct || p.finish != TK_FINISH_TWO_PASS) return st;
     finish_kernel<<<1, kFinishBlock, 0, stream>>>(op, f.partials, static_cast<int64_t>(p.grid),
                                                   out);
@@ -697,18 +798,25 @@ tk_status launch_plan(const Op &op, const Plan &p, tk_cache_hint hint, const T *
 /* ---- config space and resolution -------------------------------------------------------------- */
 
 /* Parameter order of the space (canonical: sorted by name). */
-enum { P_BLOCK_SIZE, P_CACHE_HINT, P_FINISH, P_PACK_SIZE, P_VERSION, P_WAVES, P_COUNT };
+enum {
+    P_BLOCK_SIZE, P_CACHE_HINT, P_FINISH, P_LOAD, P_PACK_SIZE, P_UNROLL, P_VERSION, P_WAVES,
+    P_COUNT
+};
 
 const int64_t kBlockSizes[] = {64, 128, 256, 512, 1024};
 const int64_t kPackSizes[] = {1, 2, 4, 8};
+const int64_t kUnrolls[] = {1, 2, 4};
 const int64_t kVersions[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
 const char *const kCacheHints[] = {"normal", "evict_first"};
 const char *const kFinishes[] = {"two_pass", "last_block", "atomic"};
+const char *const kLoads[] = {"cop", "no_allocate"};
 const tk_param_desc kParams[P_COUNT] = {
     {"block_size", 1, 5, kBlockSizes, nullptr, 0, 0, 0, 256},
     {"cache_hint", 1, 2, nullptr, kCacheHints, 0, 0, 0, TK_CACHE_EVICT_FIRST},
     {"finish", 0, 3, nullptr, kFinishes, 0, 0, 0, TK_FINISH_LAST_BLOCK},
+    {"load", 1, 2, nullptr, kLoads, 0, 0, 0, TK_REDUCE_LOAD_COP},
     {"pack_size", 1, 4, kPackSizes, nullptr, 0, 0, 0, 4},
+    {"unroll", 1, 3, kUnrolls, nullptr, 0, 0, 0, 4},
     {"version", 1, 10, kVersions, nullptr, 0, 0, 0, TK_REDUCE_MAX_VERSION},
     {"waves", 0, 0, nullptr, nullptr, 1, 1024, 1, 1},
 };
@@ -729,7 +837,9 @@ tk_reduce_config config_from_values(const int64_t *v)
     c.block_size = static_cast<int>(v[P_BLOCK_SIZE]);
     c.cache_hint = static_cast<tk_cache_hint>(v[P_CACHE_HINT]);
     c.finish = static_cast<tk_reduce_finish>(v[P_FINISH]);
+    c.load = static_cast<tk_reduce_load>(v[P_LOAD]);
     c.pack_size = static_cast<int>(v[P_PACK_SIZE]);
+    c.unroll = static_cast<int>(v[P_UNROLL]);
     c.version = static_cast<int>(v[P_VERSION]);
     c.waves = static_cast<int>(v[P_WAVES]);
     return c;
@@ -786,14 +896,14 @@ tk_status tk_reduce_config_from_text(const char *text, tk_reduce_config *out)
 int tk_reduce_config_to_text(const tk_reduce_config *c, char *buf, size_t len)
 {
     if (!c || (!buf && len > 0)) return -1;
-    const int64_t values[P_COUNT] = {c->block_size, c->cache_hint, c->finish,
-                                     c->pack_size, c->version, c->waves};
+    const int64_t values[P_COUNT] = {c->block_size, c->cache_hint, c->finish, c->load,
+                                     c->pack_size,  c->unroll,     c->version, c->waves};
     for (int k = 0; k < P_COUNT; k++)
         if (!tk_param_supports(&kParams[k], values[k])) return -1;
-    return std::snprintf(buf, len, "block_size=%d,cache_hint=%s,finish=%s,pack_size=%d,"
-                                   "version=%d,waves=%d",
+    return std::snprintf(buf, len, "block_size=%d,cache_hint=%s,finish=%s,load=%s,pack_size=%d,"
+                                   "unroll=%d,version=%d,waves=%d",
                          c->block_size, kCacheHints[c->cache_hint], kFinishes[c->finish],
-                         c->pack_size, c->version, c->waves);
+                         kLoads[c->load], c->pack_size, c->unroll, c->version, c->waves);
 }
 
 int tk_reduce_config_supported(const tk_reduce_config *config, tk_dtype dtype)
@@ -850,9 +960,9 @@ tk_status tk_reduce(tk_reduce_op op, tk_dtype dtype, int64_t n, const void *x, f
         using T = decltype(tag);
         const T *xs = static_cast<const T *>(x);
         switch (op) {
-        case TK_REDUCE_MAX: return launch_plan(MaxOp{}, p, c.cache_hint, xs, out, stream);
-        case TK_REDUCE_MIN: return launch_plan(MinOp{}, p, c.cache_hint, xs, out, stream);
-        default: return launch_plan(SumOp{}, p, c.cache_hint, xs, out, stream);
+        case TK_REDUCE_MAX: return launch_plan(MaxOp{}, p, xs, out, stream);
+        case TK_REDUCE_MIN: return launch_plan(MinOp{}, p, xs, out, stream);
+        default: return launch_plan(SumOp{}, p, xs, out, stream);
         }
     });
 }

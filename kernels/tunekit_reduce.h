@@ -11,7 +11,7 @@
  *   6  5 with several elements per thread over a fixed grid (waves)
  *   7  6 with warp-shuffle reductions instead of the shared-memory tree
  *   8  7 with pack_size-element vector loads (16 bytes at most)
- *   9  8 with 4 packs in flight per thread and independent accumulators
+ *   9  8 with `unroll` (2 or 4) packs in flight per thread and independent accumulators
  * Every version handles any n (64-bit indices) and any element-aligned pointer (versions 8 and 9
  * peel a scalar head up to the pack boundary and do the tail in scalars).
  *
@@ -23,6 +23,13 @@
  * A grid of one block writes *out directly whatever the finish. two_pass and last_block give the
  * same bits on every call with the same config on the same device; atomic sums do not (the
  * order of the atomics varies).
+ *
+ * Loads of versions 7..9 (cache_hint x load): cache_hint is the L2 priority of the lines read
+ * (normal, or evict_first: the stream's lines are the first L2 gives up, so the dirty lines other
+ * kernels left there stay instead of being written back during the reduction); load is how it
+ * is asked for: cop, the PTX cache operators (ld.global.nc; ld.global.cs for evict_first), or
+ * no_allocate, ld.global.nc.L1::no_allocate (no L1 line; evict_first through an L2::cache_hint
+ * policy made by createpolicy). Versions 0..6 load plainly whatever these say.
  *
  * Workspace: last_block and atomic need a counter and partials on the device; the library keeps
  * one workspace per (device, stream), allocated on first use and grown (never shrunk) when a
@@ -53,6 +60,9 @@ typedef enum tk_reduce_finish {
     TK_FINISH_ATOMIC = 2
 } tk_reduce_finish;
 
+/* How versions 7..9 load (see above). */
+typedef enum tk_reduce_load { TK_REDUCE_LOAD_COP = 0, TK_REDUCE_LOAD_NO_ALLOCATE = 1 } tk_reduce_load;
+
 /* The highest version. */
 #define TK_REDUCE_MAX_VERSION 9
 
@@ -64,11 +74,15 @@ typedef struct tk_reduce_config {
     int pack_size;           /* versions 8 and 9: 1, 2, 4, 8 elements, at most 16 bytes; else 1 */
     tk_reduce_finish finish;
     tk_cache_hint cache_hint;  /* versions >= 7: evict_first loads; else normal */
+    int unroll;              /* version 9: packs in flight per thread, 2 or 4; else 1, 2 or 4
+                                (ignored) */
+    tk_reduce_load load;     /* versions >= 7 */
 } tk_reduce_config;
 
 const tk_config_space *tk_reduce_config_space(void);
 /* The default for a device the tuned header does not know: version 9, 256 threads, one wave,
- * 16-byte packs, last_block finish, evict-first loads. */
+ * 16-byte packs, 4 in flight, last_block finish, evict-first loads through the cache operators
+ * (ld.global.cs). */
 tk_reduce_config tk_reduce_default_config(tk_dtype dtype);
 /* Canonical text "k=v,..." -> config; the errors of tk_config_parse. A parsed config can still
  * be one the library rejects for a dtype or version (see tk_reduce_config_supported). */

@@ -5,20 +5,27 @@
  * reference bit for bit (one element lost or read twice changes it); a unique maximum 17 and
  * minimum -17 planted at positions that move with the size. For sum, max and min x f32, f16,
  * bf16 x every version x block sizes 64..1024 x every finish x waves {1, 3} (versions >= 6) x
- * every pack that fits (versions 8, 9) x both cache hints (versions >= 7), sizes {1, 2, 31, 64,
- * 1000, 4097, 65537, 2^20 + 3} and input offsets {0, 1, 3} elements. Then: random float inputs
- * (uniform [-1, 2)) within the plan's rigorous error bound (the largest error / bound ratio is
- * printed), NaN / inf / empty / one-element inputs for every version and finish, the result's
- * neighbour never written, bitwise-repeatable two_pass and last_block results, four streams
- * reducing at once (their workspaces must not mix), the grid of versions 6..9 against
- * launch.cuh's rule on this device, NULL-config calls against tk_reduce_tuned_config and the
- * header's entries for this device, bad arguments, releasing the workspaces, the host overhead
- * of a NULL config (fails above 100 ns per call) and n > 2^31 (64-bit indexing).
+ * every pack that fits (versions 8, 9) x both cache hints x both loads (versions >= 7) x unroll
+ * {2, 4} (version 9), sizes {1, 2, 31, 64, 1000, 4097, 65537, 2^20 + 3} and input offsets
+ * {0, 1, 3} elements. Then: random float inputs (uniform [-1, 2)) within the plan's rigorous
+ * error bound (the largest error / bound ratio is printed), NaN / inf / empty / one-element
+ * inputs for every version and finish, the result's neighbour never written, bitwise-repeatable
+ * two_pass and last_block results, four streams reducing at once (their workspaces must not
+ * mix), the grid of versions 6..9 against launch.cuh's rule on this device, NULL-config calls
+ * against tk_reduce_tuned_config and the header's entries for this device, bad arguments,
+ * releasing the workspaces, the host overhead of a NULL config (fails above 100 ns per call) and
+ * n > 2^31 (64-bit indexing).
+ *
+ * Ordering: the launches run on cudaStreamNonBlocking streams, which do not wait for the legacy
+ * default stream (and a cudaMemcpy from pageable memory may return before its DMA lands), so
+ * every upload, poison and read-back goes through to_device / poison / from_device on the stream
+ * of the launches, and the host reads a result only after that stream is synchronised. Every
+ * result is poisoned before its launch, so a call that writes nothing cannot pass on an older
+ * value, and every call's status is checked.
  * Prints "N passed, N failed" last; exits non-zero on failure; skips without a GPU. */
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +35,7 @@
 #include <vector>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include "gpu_check.h"
 #include "tk_check.h"
 #include "tuned_lookup.h"
 #include "tunekit.h"
@@ -35,35 +43,27 @@
 
 namespace {
 
-int g_passed = 0, g_failed = 0;
+/* ---- transfers ordered with the launches (see the file comment) ------------------------------- */
 
-/* Counts one check; prints the message of the first 40 failures. */
-void expect(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void expect(bool ok, const char *fmt, ...)
+/* bytes from host src to device dst, landed when this returns (src may be reused). */
+void to_device(cudaStream_t s, void *dst, const void *src, size_t bytes)
 {
-    if (ok) {
-        g_passed++;
-        return;
-    }
-    if (++g_failed <= 40) {
-        va_list ap;
-        va_start(ap, fmt);
-        std::fprintf(stderr, "FAIL: ");
-        std::vfprintf(stderr, fmt, ap);
-        std::fprintf(stderr, "\n");
-        va_end(ap);
-    }
+    CUDA_OK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s));
+    CUDA_OK(cudaStreamSynchronize(s));
 }
 
-#define CUDA_OK(call)                                                                          \
-    do {                                                                                       \
-        cudaError_t e_ = (call);                                                               \
-        if (e_ != cudaSuccess) {                                                               \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                  \
-                         cudaGetErrorString(e_));                                              \
-            std::exit(2);                                                                      \
-        }                                                                                      \
-    } while (0)
+/* 0xff bytes (a NaN in every float) at dst, before whatever is launched on s next. */
+void poison(cudaStream_t s, void *dst, size_t bytes)
+{
+    CUDA_OK(cudaMemsetAsync(dst, 0xff, bytes, s));
+}
+
+/* bytes from device src to host dst after everything launched on s so far has finished. */
+void from_device(cudaStream_t s, void *dst, const void *src, size_t bytes)
+{
+    CUDA_OK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s));
+    CUDA_OK(cudaStreamSynchronize(s));
+}
 
 const tk_reduce_op kOps[] = {TK_REDUCE_SUM, TK_REDUCE_MAX, TK_REDUCE_MIN};
 const char *const kOpNames[] = {"reduce.sum", "reduce.max", "reduce.min"};
@@ -78,6 +78,12 @@ std::string config_text(const tk_reduce_config &c)
     return buf;
 }
 
+tk_reduce_config make(int version, int block, int waves, int pack, tk_reduce_finish finish,
+                      tk_cache_hint hint, int unroll = 1, tk_reduce_load load = TK_REDUCE_LOAD_COP)
+{
+    return tk_reduce_config{version, block, waves, pack, finish, hint, unroll, load};
+}
+
 /* Every config the library runs for dtype: the grid of the file comment. */
 std::vector<tk_reduce_config> all_configs(tk_dtype dt)
 {
@@ -90,21 +96,38 @@ std::vector<tk_reduce_config> all_configs(tk_dtype dt)
                     if (v < 6 && w != 1) continue;
                     for (int p = 1; p <= (v >= 8 ? max_pack : 1); p *= 2)
                         for (int h = 0; h < (v >= 7 ? 2 : 1); h++)
-                            out.push_back(tk_reduce_config{v, b, w, p, static_cast<tk_reduce_finish>(f),
-                                                           static_cast<tk_cache_hint>(h)});
+                            for (int l = 0; l < (v >= 7 ? 2 : 1); l++)
+                                for (int u : {1, 2, 4}) {
+                                    if ((v == 9) == (u == 1)) continue;
+                                    out.push_back(make(v, b, w, p, static_cast<tk_reduce_finish>(f),
+                                                       static_cast<tk_cache_hint>(h), u,
+                                                       static_cast<tk_reduce_load>(l)));
+                                }
                 }
     return out;
 }
 
-/* One config per version and finish (block 256, one wave, 16-byte packs, evict-first loads). */
+/* One config per version and finish (one wave, 16-byte packs, evict-first loads through the
+ * cache operators, 4 packs in flight), plus versions 8 and 9 with no_allocate loads and 9 with
+ * 2 packs in flight. */
 std::vector<tk_reduce_config> version_configs(tk_dtype dt, int block = 256)
 {
     std::vector<tk_reduce_config> out;
+    const int pack = static_cast<int>(16 / tk_dtype_size(dt));
     for (int v = 0; v <= TK_REDUCE_MAX_VERSION; v++)
-        for (int f = 0; f < 3; f++)
-            out.push_back(tk_reduce_config{v, block, 1, v >= 8 ? static_cast<int>(16 / tk_dtype_size(dt)) : 1,
-                                           static_cast<tk_reduce_finish>(f),
-                                           v >= 7 ? TK_CACHE_EVICT_FIRST : TK_CACHE_NORMAL});
+        for (int f = 0; f < 3; f++) {
+            const tk_reduce_finish fin = static_cast<tk_reduce_finish>(f);
+            const tk_cache_hint hint = v >= 7 ? TK_CACHE_EVICT_FIRST : TK_CACHE_NORMAL;
+            if (v < 8) {
+                out.push_back(make(v, block, 1, 1, fin, hint));
+                continue;
+            }
+            for (tk_reduce_load l : {TK_REDUCE_LOAD_COP, TK_REDUCE_LOAD_NO_ALLOCATE})
+                for (int u : {2, 4}) {
+                    if (v == 8 && u == 4) continue;
+                    out.push_back(make(v, block, 1, pack, fin, hint, v == 9 ? u : 1, l));
+                }
+        }
     return out;
 }
 
@@ -118,14 +141,13 @@ struct Input {
     tk_dtype dt = TK_F32;
 };
 
-/* Uploads host (rounded to dt) to the device buffer. */
-void upload(Input &in)
+/* Uploads host (rounded to dt) to the device buffer, landed before anything later on s. */
+void upload(cudaStream_t s, Input &in)
 {
     std::vector<unsigned char> stored(in.host.size() * 4);
     tk_host_from_double(in.dt, in.host.data(), stored.data(), static_cast<int64_t>(in.host.size()));
     tk_host_to_double(in.dt, stored.data(), in.host.data(), static_cast<int64_t>(in.host.size()));
-    CUDA_OK(cudaMemcpy(in.dev, stored.data(), in.host.size() * tk_dtype_size(in.dt),
-                       cudaMemcpyHostToDevice));
+    to_device(s, in.dev, stored.data(), in.host.size() * tk_dtype_size(in.dt));
 }
 
 /* Integers in [-16, 16] \ {0}. */
@@ -167,13 +189,17 @@ void test_exact_all_configs(cudaStream_t s)
     CUDA_OK(cudaMalloc(&in.dev, kAlloc * 4));
     in.host.resize(kAlloc);
     float *results = nullptr, *host_results = nullptr;
-    const size_t max_configs = 1024;
+    const size_t max_configs = 2048;
     CUDA_OK(cudaMalloc(&results, max_configs * sizeof(float)));
     CUDA_OK(cudaMallocHost(&host_results, max_configs * sizeof(float)));
     for (tk_dtype dt : kDtypes) {
         in.dt = dt;
         const std::vector<tk_reduce_config> configs = all_configs(dt);
-        expect(configs.size() <= max_configs, "too many configs");
+        if (configs.size() > max_configs) {
+            expect(false, "%zu configs for %s, room for %zu", configs.size(), tk_dtype_name(dt),
+                   max_configs);
+            continue;
+        }
         int ok[3] = {0, 0, 0}, run[3] = {0, 0, 0};
         for (int64_t n : sizes)
             for (int64_t off : offsets) {
@@ -181,7 +207,7 @@ void test_exact_all_configs(cudaStream_t s)
                 const int64_t pmax = off + (n * 5) / 7, pmin = off + n - 1 - n / 3;
                 in.host[pmax] = 17;
                 if (pmin != pmax) in.host[pmin] = -17;
-                upload(in);
+                upload(s, in);
                 double abs_sum = 0;
                 for (int64_t i = 0; i < n; i++)
                     abs_sum += std::fabs(in.host[off + i]);
@@ -189,13 +215,11 @@ void test_exact_all_configs(cudaStream_t s)
                 const void *x = static_cast<const char *>(in.dev) + off * tk_dtype_size(dt);
                 for (int o = 0; o < 3; o++) {
                     const double want = reference(kOps[o], in.host.data() + off, n);
-                    CUDA_OK(cudaMemsetAsync(results, 0xff, max_configs * sizeof(float), s));
+                    poison(s, results, max_configs * sizeof(float));
                     std::vector<tk_status> st(configs.size());
                     for (size_t k = 0; k < configs.size(); k++)
                         st[k] = tk_reduce(kOps[o], dt, n, x, results + k, &configs[k], s);
-                    CUDA_OK(cudaMemcpyAsync(host_results, results, configs.size() * sizeof(float),
-                                            cudaMemcpyDeviceToHost, s));
-                    CUDA_OK(cudaStreamSynchronize(s));
+                    from_device(s, host_results, results, configs.size() * sizeof(float));
                     for (size_t k = 0; k < configs.size(); k++) {
                         const bool good = st[k] == TK_OK && same_value(host_results[k], want);
                         run[o]++;
@@ -232,7 +256,7 @@ void test_random_within_bound(cudaStream_t s)
         in.dt = dt;
         for (double &v : in.host)
             v = d(rng);
-        upload(in);
+        upload(s, in);
         const int64_t lens[2] = {n, n - 1 - n / 9};   /* the whole input, and a shorter odd part */
         double sums[2], abs_sums[2];
         for (int k = 0; k < 2; k++) {
@@ -255,10 +279,9 @@ void test_random_within_bound(cudaStream_t s)
                     const double u = std::ldexp(1.0, -24), ku = plan.error_depth * u;
                     const double atol = ku / (1 - ku) * abs_sum + plan.error_depth * 0x1p-126;
                     float got = NAN;
+                    poison(s, out, sizeof(float));
                     const tk_status st = tk_reduce_sum(dt, len, in.dev, out, &c, s);
-                    CUDA_OK(cudaDeviceSynchronize()); /* the launch was on a non-blocking stream */
-
-                    CUDA_OK(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
+                    from_device(s, &got, out, sizeof got);
                     const double err = std::fabs(static_cast<double>(got) - sum);
                     worst = std::max(worst, err / atol);
                     expect(ps == TK_OK && st == TK_OK && err <= atol,
@@ -267,16 +290,16 @@ void test_random_within_bound(cudaStream_t s)
                            (double)got, sum, err, atol, (long long)plan.error_depth);
                     if (len == n) {
                         float mx = NAN, mn = NAN;
-                        tk_reduce_max(dt, n, in.dev, out, &c, s);
-                        CUDA_OK(cudaDeviceSynchronize()); /* the launch was on a non-blocking stream */
-
-                        CUDA_OK(cudaMemcpy(&mx, out, sizeof mx, cudaMemcpyDeviceToHost));
-                        tk_reduce_min(dt, n, in.dev, out, &c, s);
-                        CUDA_OK(cudaDeviceSynchronize()); /* the launch was on a non-blocking stream */
-
-                        CUDA_OK(cudaMemcpy(&mn, out, sizeof mn, cudaMemcpyDeviceToHost));
-                        expect(mx == want_max && mn == want_min, "random max/min %s %s: %g %g",
-                               tk_dtype_name(dt), config_text(c).c_str(), (double)mx, (double)mn);
+                        poison(s, out, sizeof(float));
+                        const tk_status sx = tk_reduce_max(dt, n, in.dev, out, &c, s);
+                        from_device(s, &mx, out, sizeof mx);
+                        poison(s, out, sizeof(float));
+                        const tk_status sn = tk_reduce_min(dt, n, in.dev, out, &c, s);
+                        from_device(s, &mn, out, sizeof mn);
+                        expect(sx == TK_OK && sn == TK_OK && mx == want_max && mn == want_min,
+                               "random max/min %s %s: %s %s, %g %g", tk_dtype_name(dt),
+                               config_text(c).c_str(), tk_status_string(sx), tk_status_string(sn),
+                               (double)mx, (double)mn);
                     }
                 }
         std::printf("random sum %-4s n=%lld: largest error / bound = %.3g\n", tk_dtype_name(dt),
@@ -300,16 +323,13 @@ void check_special(cudaStream_t s, tk_dtype dt, tk_reduce_op op, const std::vect
     float *out = nullptr;
     CUDA_OK(cudaMalloc(&x, std::max<int64_t>(n, 1) * 4));
     CUDA_OK(cudaMalloc(&out, sizeof(float)));
-    if (n) CUDA_OK(cudaMemcpy(x, stored.data(), n * tk_dtype_size(dt), cudaMemcpyHostToDevice));
+    if (n) to_device(s, x, stored.data(), n * tk_dtype_size(dt));
     for (int b : {64, 1024})
         for (const tk_reduce_config &c : version_configs(dt, b)) {
-            CUDA_OK(cudaMemset(out, 0xff, sizeof(float)));
+            poison(s, out, sizeof(float));
             const tk_status st = tk_reduce(op, dt, n, n ? x : nullptr, out, &c, s);
             float got = 0;
-            CUDA_OK(cudaStreamSynchronize(s));
-            CUDA_OK(cudaDeviceSynchronize()); /* the launch was on a non-blocking stream */
-
-            CUDA_OK(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
+            from_device(s, &got, out, sizeof got);
             const bool ok = st == TK_OK && (std::isnan(want) ? std::isnan(got) : got == want);
             expect(ok, "%s %s %s n=%lld %s: got %g expected %g", what, kOpNames[op],
                    tk_dtype_name(dt), (long long)n, config_text(c).c_str(), (double)got, want);
@@ -367,30 +387,34 @@ void test_guard_and_repeatability(cudaStream_t s)
     for (double &v : in.host)
         v = d(rng);
     CUDA_OK(cudaMalloc(&in.dev, n * 4));
-    upload(in);
+    upload(s, in);
     float *out = nullptr;
     CUDA_OK(cudaMalloc(&out, 4 * sizeof(float)));
     for (tk_reduce_op op : kOps)
         for (int b : {64, 256})
             for (const tk_reduce_config &c : version_configs(TK_F32, b)) {
                 float first[4], again[4];
-                CUDA_OK(cudaMemset(out, 0xff, 4 * sizeof(float)));
-                tk_status st = tk_reduce(op, TK_F32, n, in.dev, out + 1, &c, s);
-                CUDA_OK(cudaMemcpy(first, out, sizeof first, cudaMemcpyDeviceToHost));
+                poison(s, out, 4 * sizeof(float));
+                const tk_status st = tk_reduce(op, TK_F32, n, in.dev, out + 1, &c, s);
+                from_device(s, first, out, sizeof first);
                 uint32_t bits[4];
                 std::memcpy(bits, first, sizeof bits);
-                expect(st == TK_OK && bits[0] == 0xffffffffu && bits[2] == 0xffffffffu &&
-                           bits[3] == 0xffffffffu && !std::isnan(first[1]),
-                       "%s %s: wrote outside out[0] (or nothing)", kOpNames[op],
+                expect(st == TK_OK, "%s %s: %s", kOpNames[op], config_text(c).c_str(),
+                       tk_status_string(st));
+                expect(bits[0] == 0xffffffffu && bits[2] == 0xffffffffu && bits[3] == 0xffffffffu,
+                       "%s %s: wrote outside out[1]", kOpNames[op], config_text(c).c_str());
+                expect(!std::isnan(first[1]), "%s %s: wrote nothing to out[1]", kOpNames[op],
                        config_text(c).c_str());
                 if (c.finish == TK_FINISH_ATOMIC && op == TK_REDUCE_SUM) continue;
-                bool same = true;
+                bool same = true, launched = true;
                 for (int r = 0; r < 4; r++) {
-                    tk_reduce(op, TK_F32, n, in.dev, out + 1, &c, s);
-                    CUDA_OK(cudaMemcpy(again, out, sizeof again, cudaMemcpyDeviceToHost));
+                    poison(s, out, 4 * sizeof(float));
+                    launched &= tk_reduce(op, TK_F32, n, in.dev, out + 1, &c, s) == TK_OK;
+                    from_device(s, again, out, sizeof again);
                     same &= std::memcmp(&again[1], &first[1], sizeof(float)) == 0;
                 }
-                expect(same, "%s %s: not bitwise repeatable", kOpNames[op], config_text(c).c_str());
+                expect(launched && same, "%s %s: not bitwise repeatable", kOpNames[op],
+                       config_text(c).c_str());
             }
     cudaFree(out);
     cudaFree(in.dev);
@@ -414,19 +438,19 @@ void test_streams()
         in.host.resize(n);
         fill_integers(in, rng);
         CUDA_OK(cudaMalloc(&in.dev, n * 4));
-        upload(in);
+        upload(st[k], in);
         x[k] = in.dev;
         for (int o = 0; o < 3; o++)
             want[k][o] = reference(kOps[o], in.host.data(), n);
         CUDA_OK(cudaMalloc(&out[k], kCalls * sizeof(float)));
-        CUDA_OK(cudaMemset(out[k], 0xff, kCalls * sizeof(float)));
+        poison(st[k], out[k], kCalls * sizeof(float));
     }
     const tk_reduce_config cs[] = {
-        {9, 128, 1, 4, TK_FINISH_ATOMIC, TK_CACHE_EVICT_FIRST},
-        {9, 256, 2, 4, TK_FINISH_LAST_BLOCK, TK_CACHE_NORMAL},
-        {2, 64, 1, 1, TK_FINISH_LAST_BLOCK, TK_CACHE_NORMAL},
-        {7, 64, 3, 1, TK_FINISH_ATOMIC, TK_CACHE_NORMAL},
-        {4, 128, 1, 1, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL},
+        make(9, 128, 1, 4, TK_FINISH_ATOMIC, TK_CACHE_EVICT_FIRST, 4, TK_REDUCE_LOAD_NO_ALLOCATE),
+        make(9, 256, 2, 4, TK_FINISH_LAST_BLOCK, TK_CACHE_NORMAL, 2),
+        make(2, 64, 1, 1, TK_FINISH_LAST_BLOCK, TK_CACHE_NORMAL),
+        make(7, 64, 3, 1, TK_FINISH_ATOMIC, TK_CACHE_NORMAL),
+        make(4, 128, 1, 1, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL),
     };
     bool launched = true;
     for (int call = 0; call < kCalls; call++)
@@ -436,8 +460,7 @@ void test_streams()
     int bad = 0;
     for (int k = 0; k < kStreams; k++) {
         float host[kCalls];
-        CUDA_OK(cudaStreamSynchronize(st[k]));
-        CUDA_OK(cudaMemcpy(host, out[k], sizeof host, cudaMemcpyDeviceToHost));
+        from_device(st[k], host, out[k], sizeof host);
         for (int call = 0; call < kCalls; call++)
             bad += !same_value(host[call], want[k][call % 3]);
         cudaFree(out[k]);
@@ -452,24 +475,27 @@ void test_streams()
 
 void test_plans_on_device(const cudaDeviceProp &prop)
 {
-    for (int v = 6; v <= TK_REDUCE_MAX_VERSION; v++)
+    for (int v = 6; v <= TK_REDUCE_MAX_VERSION + 1; v++)   /* TK_REDUCE_MAX_VERSION + 1: v9, unroll 2 */
         for (int b : kBlocks)
             for (int w : {1, 2, 5}) {
-                const tk_reduce_config c = {v, b, w, v >= 8 ? 4 : 1, TK_FINISH_LAST_BLOCK, TK_CACHE_NORMAL};
+                const int version = std::min(v, TK_REDUCE_MAX_VERSION);
+                const int unroll = v == 9 ? 4 : v == 10 ? 2 : 1;
+                const tk_reduce_config c = make(version, b, w, version >= 8 ? 4 : 1,
+                                                TK_FINISH_LAST_BLOCK, TK_CACHE_NORMAL, unroll);
                 const int64_t n = int64_t{1} << 28;
                 tk_reduce_plan p;
                 const tk_status st = tk_reduce_plan_for(TK_F32, n, nullptr, &c, &p);
-                const int64_t units = v <= 7 ? n : v == 8 ? n / 4 : n / 16;
+                const int64_t units = version <= 7 ? n : n / 4 / unroll;
                 const int64_t cap = static_cast<int64_t>(prop.multiProcessorCount) *
                                     (prop.maxThreadsPerMultiProcessor / b) * w;
                 const int64_t want = std::min((units + b - 1) / b, cap);
                 expect(st == TK_OK && p.grid == want && p.launches == 1 && !p.direct &&
                            p.workspace_bytes == 256 + 4 * want && p.error_depth > 0,
-                       "plan v%d block %d waves %d: grid %u, expected %lld", v, b, w, p.grid,
-                       (long long)want);
+                       "plan v%d unroll %d block %d waves %d: grid %u, expected %lld", version,
+                       unroll, b, w, p.grid, (long long)want);
             }
     /* a small input fits one block: written directly */
-    const tk_reduce_config c = {9, 256, 1, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL};
+    const tk_reduce_config c = make(9, 256, 1, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL, 4);
     tk_reduce_plan p;
     expect(tk_reduce_plan_for(TK_F32, 4096, nullptr, &c, &p) == TK_OK && p.grid == 1 && p.direct &&
                p.launches == 1 && p.workspace_bytes == 0,
@@ -490,7 +516,7 @@ void test_null_config(cudaStream_t s)
     for (tk_dtype dt : kDtypes) {
         in.dt = dt;
         fill_integers(in, rng);
-        upload(in);
+        upload(s, in);
         for (int o = 0; o < 3; o++)
             for (int64_t n : sizes) {
                 tk_reduce_config tuned;
@@ -503,11 +529,11 @@ void test_null_config(cudaStream_t s)
                            "empty header: tuned config of %s %s is not the default", kOpNames[o],
                            tk_dtype_name(dt));
                 }
-                CUDA_OK(cudaMemset(out, 0xff, 2 * sizeof(float)));
+                poison(s, out, 2 * sizeof(float));
                 const tk_status s1 = tk_reduce(kOps[o], dt, n, in.dev, out, nullptr, s);
                 const tk_status s2 = tk_reduce(kOps[o], dt, n, in.dev, out + 1, &tuned, s);
                 float got[2];
-                CUDA_OK(cudaMemcpy(got, out, sizeof got, cudaMemcpyDeviceToHost));
+                from_device(s, got, out, sizeof got);
                 const double want = reference(kOps[o], in.host.data(), n);
                 expect(s1 == TK_OK && s2 == TK_OK && same_value(got[0], want) &&
                            same_value(got[1], want),
@@ -576,22 +602,27 @@ void test_bad_arguments(cudaStream_t s)
         tk_dtype dt;
         const char *what;
     } bad[] = {
-        {{10, 256, 1, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL}, TK_F32, "version 10"},
-        {{9, 96, 1, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL}, TK_F32, "block_size 96"},
-        {{5, 32, 1, 1, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL}, TK_F32, "block_size 32"},
-        {{9, 256, 0, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL}, TK_F32, "waves 0"},
-        {{8, 256, 1, 8, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL}, TK_F32, "pack 8 for f32"},
-        {{9, 256, 1, 16, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL}, TK_F16, "pack 16 for f16"},
-        {{9, 256, 1, 4, static_cast<tk_reduce_finish>(3), TK_CACHE_NORMAL}, TK_F32, "finish 3"},
-        {{9, 256, 1, 4, TK_FINISH_ATOMIC, static_cast<tk_cache_hint>(5)}, TK_F32, "cache_hint 5"},
+        {make(10, 256, 1, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL, 4), TK_F32, "version 10"},
+        {make(9, 96, 1, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL, 4), TK_F32, "block_size 96"},
+        {make(5, 32, 1, 1, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL), TK_F32, "block_size 32"},
+        {make(9, 256, 0, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL, 4), TK_F32, "waves 0"},
+        {make(8, 256, 1, 8, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL), TK_F32, "pack 8 for f32"},
+        {make(9, 256, 1, 16, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL, 4), TK_F16, "pack 16 for f16"},
+        {make(9, 256, 1, 4, static_cast<tk_reduce_finish>(3), TK_CACHE_NORMAL, 4), TK_F32, "finish 3"},
+        {make(9, 256, 1, 4, TK_FINISH_ATOMIC, static_cast<tk_cache_hint>(5), 4), TK_F32, "cache_hint 5"},
+        {make(9, 256, 1, 4, TK_FINISH_ATOMIC, TK_CACHE_NORMAL, 1), TK_F32, "version 9 with unroll 1"},
+        {make(9, 256, 1, 4, TK_FINISH_ATOMIC, TK_CACHE_NORMAL, 8), TK_F32, "unroll 8"},
+        {make(8, 256, 1, 4, TK_FINISH_ATOMIC, TK_CACHE_NORMAL, 1, static_cast<tk_reduce_load>(2)),
+         TK_F32, "load 2"},
     };
     for (const auto &k : bad)
         expect(tk_reduce_sum(k.dt, 100, x, out, &k.c, s) == TK_ERR_UNSUPPORTED_CONFIG, "%s", k.what);
     /* n == 0 with a NULL x writes the identity */
     float id[3];
+    poison(s, out, sizeof id);
     for (int o = 0; o < 3; o++)
         expect(tk_reduce(kOps[o], TK_F16, 0, nullptr, out + o, nullptr, s) == TK_OK, "n == 0, NULL x");
-    CUDA_OK(cudaMemcpy(id, out, sizeof id, cudaMemcpyDeviceToHost));
+    from_device(s, id, out, sizeof id);
     expect(id[0] == 0.0f && id[1] == -INFINITY && id[2] == INFINITY, "identities %g %g %g",
            (double)id[0], (double)id[1], (double)id[2]);
     expect(cudaStreamSynchronize(s) == cudaSuccess && cudaGetLastError() == cudaSuccess,
@@ -610,7 +641,7 @@ void test_release_workspaces(cudaStream_t s)
     in.host.resize(n);
     fill_integers(in, rng);
     CUDA_OK(cudaMalloc(&in.dev, n * 2));
-    upload(in);
+    upload(s, in);
     float *out = nullptr;
     CUDA_OK(cudaMalloc(&out, sizeof(float)));
     const double want = reference(TK_REDUCE_SUM, in.host.data(), n);
@@ -618,12 +649,12 @@ void test_release_workspaces(cudaStream_t s)
         CUDA_OK(cudaStreamSynchronize(s));
         expect(tk_reduce_release_workspaces() == TK_OK, "release workspaces");
         for (int f = 0; f < 3; f++) {
-            const tk_reduce_config c = {9, 64, 1, 8, static_cast<tk_reduce_finish>(f), TK_CACHE_NORMAL};
+            const tk_reduce_config c =
+                make(9, 64, 1, 8, static_cast<tk_reduce_finish>(f), TK_CACHE_NORMAL, 4);
             float got = NAN;
+            poison(s, out, sizeof(float));
             expect(tk_reduce_sum(TK_F16, n, in.dev, out, &c, s) == TK_OK, "sum after release");
-            CUDA_OK(cudaDeviceSynchronize()); /* the launch was on a non-blocking stream */
-
-            CUDA_OK(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
+            from_device(s, &got, out, sizeof got);
             expect(same_value(got, want), "sum after release (%s): %g expected %g", kFinishNames[f],
                    (double)got, want);
         }
@@ -635,16 +666,20 @@ void test_release_workspaces(cudaStream_t s)
 /* ---- host overhead of a NULL config --------------------------------------------------------------- */
 
 /* Host time per call of a batch of sums over one element (one block, no workspace); the batch
- * is short enough that the launch queue never fills. */
-double time_batch(const tk_reduce_config *cfg, const void *x, float *out, cudaStream_t s)
+ * is short enough that the launch queue never fills. Calls that did not return TK_OK are added
+ * to *failed. */
+double time_batch(const tk_reduce_config *cfg, const void *x, float *out, cudaStream_t s,
+                  int *failed)
 {
     const int batch = 200;
-    cudaStreamSynchronize(s);
+    CUDA_OK(cudaStreamSynchronize(s));
+    int bad = 0;
     auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < batch; i++)
-        tk_reduce_sum(TK_F32, 1, x, out, cfg, s);
+        bad += tk_reduce_sum(TK_F32, 1, x, out, cfg, s) != TK_OK;
     auto t1 = std::chrono::steady_clock::now();
-    cudaStreamSynchronize(s);
+    CUDA_OK(cudaStreamSynchronize(s));
+    *failed += bad;
     return std::chrono::duration<double, std::nano>(t1 - t0).count() / batch;
 }
 
@@ -654,24 +689,27 @@ void test_null_config_overhead(cudaStream_t s)
     float *out = nullptr;
     CUDA_OK(cudaMalloc(&x, 64));
     CUDA_OK(cudaMalloc(&out, sizeof(float)));
-    CUDA_OK(cudaMemset(x, 0, 64));
+    CUDA_OK(cudaMemsetAsync(x, 0, 64, s));
     const int rounds = 400;
     tk_reduce_config explicit_cfg;
-    tk_reduce_tuned_config("reduce.sum", TK_F32, 1, &explicit_cfg);
+    expect(tk_reduce_tuned_config("reduce.sum", TK_F32, 1, &explicit_cfg) == TK_OK,
+           "tuned config for the overhead test");
+    int failed = 0;
     for (int i = 0; i < 20; i++) {
-        time_batch(nullptr, x, out, s);
-        time_batch(&explicit_cfg, x, out, s);
+        time_batch(nullptr, x, out, s, &failed);
+        time_batch(&explicit_cfg, x, out, s, &failed);
     }
     std::vector<double> with_null, with_explicit;
     for (int r = 0; r < rounds; r++) {
         if (r & 1) {
-            with_null.push_back(time_batch(nullptr, x, out, s));
-            with_explicit.push_back(time_batch(&explicit_cfg, x, out, s));
+            with_null.push_back(time_batch(nullptr, x, out, s, &failed));
+            with_explicit.push_back(time_batch(&explicit_cfg, x, out, s, &failed));
         } else {
-            with_explicit.push_back(time_batch(&explicit_cfg, x, out, s));
-            with_null.push_back(time_batch(nullptr, x, out, s));
+            with_explicit.push_back(time_batch(&explicit_cfg, x, out, s, &failed));
+            with_null.push_back(time_batch(nullptr, x, out, s, &failed));
         }
     }
+    expect(failed == 0, "overhead loop: %d calls did not return TK_OK", failed);
     std::sort(with_null.begin(), with_null.end());
     std::sort(with_explicit.begin(), with_explicit.end());
     const double mn = with_null[rounds / 2], me = with_explicit[rounds / 2];
@@ -710,9 +748,8 @@ void test_beyond_int32(cudaStream_t s)
     CUDA_OK(cudaGetLastError());
     const int64_t pmax = n - 1, pmin = (int64_t{1} << 31) + 5;
     const __half hmax = __float2half(100.0f), hmin = __float2half(-100.0f);
-    CUDA_OK(cudaStreamSynchronize(s));
-    CUDA_OK(cudaMemcpy(x + pmax, &hmax, sizeof hmax, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(x + pmin, &hmin, sizeof hmin, cudaMemcpyHostToDevice));
+    to_device(s, x + pmax, &hmax, sizeof hmax);
+    to_device(s, x + pmin, &hmin, sizeof hmin);
     /* the exact sum and absolute sum of the pattern with the two planted values */
     double sum = 0, abs_sum = 0;
     const int64_t q = n / 17, r = n % 17;
@@ -727,24 +764,25 @@ void test_beyond_int32(cudaStream_t s)
         abs_sum += std::fabs(now) - std::fabs(old);
     }
     const tk_reduce_config cases[] = {
-        {0, 1024, 1, 1, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL},
-        {3, 256, 1, 1, TK_FINISH_LAST_BLOCK, TK_CACHE_NORMAL},
-        {6, 512, 1, 1, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL},
-        {7, 256, 2, 1, TK_FINISH_ATOMIC, TK_CACHE_EVICT_FIRST},
-        {8, 256, 1, 8, TK_FINISH_LAST_BLOCK, TK_CACHE_NORMAL},
-        {9, 256, 1, 8, TK_FINISH_ATOMIC, TK_CACHE_EVICT_FIRST},
+        make(0, 1024, 1, 1, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL),
+        make(3, 256, 1, 1, TK_FINISH_LAST_BLOCK, TK_CACHE_NORMAL),
+        make(6, 512, 1, 1, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL),
+        make(7, 256, 2, 1, TK_FINISH_ATOMIC, TK_CACHE_EVICT_FIRST),
+        make(8, 256, 1, 8, TK_FINISH_LAST_BLOCK, TK_CACHE_NORMAL, 1, TK_REDUCE_LOAD_NO_ALLOCATE),
+        make(9, 256, 1, 8, TK_FINISH_ATOMIC, TK_CACHE_EVICT_FIRST, 4),
+        make(9, 512, 1, 8, TK_FINISH_LAST_BLOCK, TK_CACHE_EVICT_FIRST, 2, TK_REDUCE_LOAD_NO_ALLOCATE),
     };
     for (const tk_reduce_config &c : cases) {
         float got[3];
         tk_status st[3];
         for (int o = 0; o < 3; o++) {
+            poison(s, out, sizeof(float));
             st[o] = tk_reduce(kOps[o], TK_F16, n, x, out, &c, s);
-            CUDA_OK(cudaDeviceSynchronize()); /* the launch was on a non-blocking stream */
-
-            CUDA_OK(cudaMemcpy(&got[o], out, sizeof(float), cudaMemcpyDeviceToHost));
+            from_device(s, &got[o], out, sizeof(float));
         }
         tk_reduce_plan plan;
-        tk_reduce_plan_for(TK_F16, n, x, &c, &plan);
+        expect(tk_reduce_plan_for(TK_F16, n, x, &c, &plan) == TK_OK, "plan n = 2^31 + 37 %s",
+               config_text(c).c_str());
         const double ku = plan.error_depth * std::ldexp(1.0, -24);
         const double atol = ku / (1 - ku) * abs_sum;
         expect(st[0] == TK_OK && std::fabs(got[0] - sum) <= atol,
@@ -770,7 +808,7 @@ void test_config_lists()
         const std::vector<tk_reduce_config> all = all_configs(dt);
         for (const tk_reduce_config &c : all)
             unsupported += !tk_reduce_config_supported(&c, dt);
-        expect(unsupported == 0 && all.size() == (dt == TK_F32 ? 540u : 660u),
+        expect(unsupported == 0 && all.size() == (dt == TK_F32 ? 1320u : 1680u),
                "config list %s: %zu configs, %d unsupported", tk_dtype_name(dt), all.size(), unsupported);
         const tk_reduce_config d = tk_reduce_default_config(dt);
         expect(tk_reduce_config_supported(&d, dt), "default config %s", tk_dtype_name(dt));
@@ -785,8 +823,7 @@ int main()
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         std::printf("reduce_test: no CUDA device, GPU part skipped\n");
-        std::printf("%d passed, %d failed\n", g_passed, g_failed);
-        return g_failed ? 1 : 0;
+        return gpu_check_done();
     }
     cudaDeviceProp prop;
     CUDA_OK(cudaGetDeviceProperties(&prop, 0));
@@ -809,7 +846,8 @@ int main()
     test_null_config_overhead(s);
     test_beyond_int32(s);
 
+    CUDA_OK(cudaStreamSynchronize(s));
+    CUDA_OK(cudaGetLastError());
     cudaStreamDestroy(s);
-    std::printf("%d passed, %d failed\n", g_passed, g_failed);
-    return g_failed ? 1 : 0;
+    return gpu_check_done();
 }

@@ -223,38 +223,51 @@ static void test_plans(void)
 static int same_config(const tk_reduce_config *a, const tk_reduce_config *b)
 {
     return a->version == b->version && a->block_size == b->block_size && a->waves == b->waves &&
-           a->pack_size == b->pack_size && a->finish == b->finish && a->cache_hint == b->cache_hint;
+           a->pack_size == b->pack_size && a->finish == b->finish &&
+           a->cache_hint == b->cache_hint && a->unroll == b->unroll && a->load == b->load;
 }
 
 static void test_config_text(void)
 {
     const int blocks[] = { 64, 128, 256, 512, 1024 }, packs[] = { 1, 2, 4, 8 }, waves[] = { 1, 7, 1024 };
+    const int unrolls[] = { 1, 2, 4 };
     int round_trips = 0, failures = 0;
     for (int v = 0; v <= TK_REDUCE_MAX_VERSION; v++)
         for (int b = 0; b < 5; b++)
             for (int p = 0; p < 4; p++)
                 for (int w = 0; w < 3; w++)
                     for (int f = 0; f < 3; f++)
-                        for (int h = 0; h < 2; h++) {
-                            tk_reduce_config c = { v, blocks[b], waves[w], packs[p],
-                                                   (tk_reduce_finish)f, (tk_cache_hint)h };
-                            char text[256];
-                            tk_reduce_config back;
-                            int len = tk_reduce_config_to_text(&c, text, sizeof text);
-                            failures += !(len > 0 && (size_t)len < sizeof text &&
-                                          tk_reduce_config_from_text(text, &back) == TK_OK &&
-                                          same_config(&c, &back));
-                            round_trips++;
-                        }
-    CHECK(round_trips == 10 * 5 * 4 * 3 * 3 * 2 && failures == 0);
+                        for (int h = 0; h < 2; h++)
+                            for (int u = 0; u < 3; u++)
+                                for (int l = 0; l < 2; l++) {
+                                    tk_reduce_config c = { v, blocks[b], waves[w], packs[p],
+                                                           (tk_reduce_finish)f, (tk_cache_hint)h,
+                                                           unrolls[u], (tk_reduce_load)l };
+                                    char text[256];
+                                    tk_reduce_config back;
+                                    int len = tk_reduce_config_to_text(&c, text, sizeof text);
+                                    failures += !(len > 0 && (size_t)len < sizeof text &&
+                                                  tk_reduce_config_from_text(text, &back) == TK_OK &&
+                                                  same_config(&c, &back));
+                                    round_trips++;
+                                }
+    CHECK(round_trips == 10 * 5 * 4 * 3 * 3 * 2 * 3 * 2 && failures == 0);
 
     tk_reduce_config c = tk_reduce_default_config(TK_F16);
     char text[256];
     CHECK(tk_reduce_config_to_text(&c, text, sizeof text) > 0);
-    CHECK_STR(text, "block_size=256,cache_hint=evict_first,finish=last_block,pack_size=8,version=9,waves=1");
+    CHECK_STR(text, "block_size=256,cache_hint=evict_first,finish=last_block,load=cop,pack_size=8,"
+                    "unroll=4,version=9,waves=1");
     c = tk_reduce_default_config(TK_F32);
     CHECK(c.pack_size == 4 && c.version == 9 && c.block_size == 256 && c.waves == 1 &&
-          c.finish == TK_FINISH_LAST_BLOCK && c.cache_hint == TK_CACHE_EVICT_FIRST);
+          c.finish == TK_FINISH_LAST_BLOCK && c.cache_hint == TK_CACHE_EVICT_FIRST &&
+          c.unroll == 4 && c.load == TK_REDUCE_LOAD_COP);
+    CHECK(tk_reduce_config_from_text("block_size=512,cache_hint=evict_first,finish=atomic,"
+                                     "load=no_allocate,pack_size=4,unroll=2,version=9,waves=1",
+                                     &c) == TK_OK);
+    CHECK(c.block_size == 512 && c.cache_hint == TK_CACHE_EVICT_FIRST && c.finish == TK_FINISH_ATOMIC &&
+          c.load == TK_REDUCE_LOAD_NO_ALLOCATE && c.pack_size == 4 && c.unroll == 2 &&
+          c.version == 9 && c.waves == 1 && tk_reduce_config_supported(&c, TK_F32));
     /* snprintf's rule for a short buffer */
     char small[8];
     int need = tk_reduce_config_to_text(&c, small, sizeof small);
@@ -262,17 +275,21 @@ static void test_config_text(void)
     CHECK(tk_reduce_config_to_text(&c, NULL, 0) == need);
 
     const struct { tk_reduce_config c; const char *what; } bad[] = {
-        { { 10, 256, 1, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL }, "version 10" },
-        { { -1, 256, 1, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL }, "version -1" },
-        { { 9, 96, 1, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL }, "block 96" },
-        { { 9, 32, 1, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL }, "block 32" },
-        { { 9, 2048, 1, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL }, "block 2048" },
-        { { 9, 256, 0, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL }, "waves 0" },
-        { { 9, 256, 1025, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL }, "waves 1025" },
-        { { 9, 256, 1, 3, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL }, "pack 3" },
-        { { 9, 256, 1, 16, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL }, "pack 16" },
-        { { 9, 256, 1, 4, (tk_reduce_finish)3, TK_CACHE_NORMAL }, "finish 3" },
-        { { 9, 256, 1, 4, TK_FINISH_TWO_PASS, (tk_cache_hint)2 }, "hint 2" },
+        { { 10, 256, 1, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL, 4, TK_REDUCE_LOAD_COP }, "version 10" },
+        { { -1, 256, 1, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL, 4, TK_REDUCE_LOAD_COP }, "version -1" },
+        { { 9, 96, 1, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL, 4, TK_REDUCE_LOAD_COP }, "block 96" },
+        { { 9, 32, 1, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL, 4, TK_REDUCE_LOAD_COP }, "block 32" },
+        { { 9, 2048, 1, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL, 4, TK_REDUCE_LOAD_COP }, "block 2048" },
+        { { 9, 256, 0, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL, 4, TK_REDUCE_LOAD_COP }, "waves 0" },
+        { { 9, 256, 1025, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL, 4, TK_REDUCE_LOAD_COP }, "waves 1025" },
+        { { 9, 256, 1, 3, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL, 4, TK_REDUCE_LOAD_COP }, "pack 3" },
+        { { 9, 256, 1, 16, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL, 4, TK_REDUCE_LOAD_COP }, "pack 16" },
+        { { 9, 256, 1, 4, (tk_reduce_finish)3, TK_CACHE_NORMAL, 4, TK_REDUCE_LOAD_COP }, "finish 3" },
+        { { 9, 256, 1, 4, TK_FINISH_TWO_PASS, (tk_cache_hint)2, 4, TK_REDUCE_LOAD_COP }, "hint 2" },
+        { { 9, 256, 1, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL, 3, TK_REDUCE_LOAD_COP }, "unroll 3" },
+        { { 9, 256, 1, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL, 8, TK_REDUCE_LOAD_COP }, "unroll 8" },
+        { { 8, 256, 1, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL, 0, TK_REDUCE_LOAD_COP }, "unroll 0" },
+        { { 9, 256, 1, 4, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL, 4, (tk_reduce_load)2 }, "load 2" },
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         CHECK(tk_reduce_config_to_text(&bad[k].c, text, sizeof text) == -1);
@@ -280,18 +297,39 @@ static void test_config_text(void)
     }
     CHECK(tk_reduce_config_to_text(NULL, text, sizeof text) == -1);
 
+    /* version 9 has at least two packs in flight (one is version 8); the others ignore unroll */
+    tk_reduce_config u = { 9, 256, 1, 4, TK_FINISH_ATOMIC, TK_CACHE_EVICT_FIRST, 1, TK_REDUCE_LOAD_NO_ALLOCATE };
+    CHECK(tk_reduce_config_to_text(&u, text, sizeof text) > 0);
+    CHECK(!tk_reduce_config_supported(&u, TK_F32));
+    u.unroll = 2;
+    CHECK(tk_reduce_config_supported(&u, TK_F32));
+    for (int v = 0; v <= 8; v++) {
+        u.version = v;
+        for (int k = 0; k < 3; k++) {
+            u.unroll = unrolls[k];
+            CHECK(tk_reduce_config_supported(&u, TK_F32));
+        }
+    }
+
     /* the pack must fit 16 bytes where it is used (versions 8, 9); other versions ignore it */
-    tk_reduce_config p8 = { 8, 256, 1, 8, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL };
+    tk_reduce_config p8 = { 8, 256, 1, 8, TK_FINISH_TWO_PASS, TK_CACHE_NORMAL, 1, TK_REDUCE_LOAD_COP };
     CHECK(!tk_reduce_config_supported(&p8, TK_F32));
     CHECK(tk_reduce_config_supported(&p8, TK_F16) && tk_reduce_config_supported(&p8, TK_BF16));
     p8.version = 9;
-    CHECK(!tk_reduce_config_supported(&p8, TK_F32));
+    p8.unroll = 2;
+    CHECK(!tk_reduce_config_supported(&p8, TK_F32) && tk_reduce_config_supported(&p8, TK_F16));
     p8.version = 3;
     CHECK(tk_reduce_config_supported(&p8, TK_F32));
     CHECK(!tk_reduce_config_supported(&p8, (tk_dtype)7));
     CHECK(!tk_reduce_config_supported(NULL, TK_F32));
 
     CHECK(tk_reduce_config_from_text("version=9", &c) == TK_ERR_UNSUPPORTED_CONFIG);
+    /* the text of the configs before load and unroll existed no longer parses (every key) */
+    CHECK(tk_reduce_config_from_text("block_size=512,cache_hint=evict_first,finish=atomic,"
+                                     "pack_size=4,version=9,waves=2", &c) == TK_ERR_UNSUPPORTED_CONFIG);
+    CHECK(tk_reduce_config_from_text("block_size=512,cache_hint=evict_first,finish=atomic,"
+                                     "load=l2,pack_size=4,unroll=4,version=9,waves=2", &c) ==
+          TK_ERR_UNSUPPORTED_CONFIG);
     CHECK(tk_reduce_config_from_text("block_size=256,cache_hint=normal,finish=fast,pack_size=4,"
                                      "version=9,waves=1", &c) == TK_ERR_UNSUPPORTED_CONFIG);
     CHECK(tk_reduce_config_from_text(NULL, &c) == TK_ERR_INVALID_ARGUMENT);
@@ -299,7 +337,7 @@ static void test_config_text(void)
     /* the space: sorted names, defaults that parse */
     const tk_config_space *s = tk_reduce_config_space();
     CHECK_STR(s->family, "reduce");
-    CHECK(s->n_params == 6);
+    CHECK(s->n_params == 8);
     for (int k = 1; k < s->n_params; k++) CHECK(strcmp(s->params[k - 1].name, s->params[k].name) < 0);
     for (int k = 0; k < s->n_params; k++) CHECK(tk_param_supports(&s->params[k], s->params[k].default_value));
 }
