@@ -181,13 +181,11 @@ static int enumerate_allowed(sc_search *s, char *err, size_t len)
         goto done;
     }
     size_t n = s->n_allowed ? s->n_allowed : 1;
-    s->allowed_x = malloc(n * (size_t)(s->dim ? s->dim : 1) * sizeof *s->allowed_x);
     s->unvisited = malloc(n * sizeof *s->unvisited);
     s->unvisited_pos = malloc(n * sizeof *s->unvisited_pos);
-    if (!s->allowed_x || !s->unvisited || !s->unvisited_pos) goto oom;
+    if (!s->unvisited || !s->unvisited_pos) goto oom;
     for (size_t i = 0; i < s->n_allowed; i++) {
         const int *c = s->allowed + i * (size_t)np;
-        sc_encode(s, c, s->allowed_x + i * (size_t)s->dim);
         if (map_put(&s->allowed_index, sc_key(s, c), (int64_t)i) != 0) goto oom;
         s->unvisited[i] = i;
         s->unvisited_pos[i] = i;
@@ -241,7 +239,6 @@ void sc_free(sc_search *s)
     free(s->width);
     free(s->categorical);
     free(s->allowed);
-    free(s->allowed_x);
     free(s->unvisited);
     free(s->unvisited_pos);
     map_free(&s->allowed_index);
@@ -355,18 +352,21 @@ int sc_repair(sc_search *s, int *choice, int keep)
     if (sc_allowed(s, choice)) return 1;
     int np = s->np;
     if (s->enumerated) {
-        double x[512], best_d = INFINITY;
-        double *xp = s->dim <= 512 ? x : malloc((size_t)s->dim * sizeof *xp);
+        double local_x[2][256], best_d = INFINITY;
+        size_t dim = (size_t)(s->dim ? s->dim : 1);
+        double *xp = dim <= 256 ? local_x[0] : malloc(2 * dim * sizeof *xp);
         if (!xp) return 0;
+        double *yp = dim <= 256 ? local_x[1] : xp + dim;
         sc_encode(s, choice, xp);
         int64_t best = -1;
         for (size_t i = 0; i < s->n_allowed; i++) {
             const int *c = s->allowed + i * (size_t)np;
             if (keep >= 0 && c[keep] != choice[keep]) continue;
-            double d = sc_dist2(s, xp, s->allowed_x + i * (size_t)s->dim);
+            sc_encode(s, c, yp);
+            double d = sc_dist2(s, xp, yp);
             if (d < best_d) { best_d = d; best = (int64_t)i; }
         }
-        if (xp != x) free(xp);
+        if (xp != local_x[0]) free(xp);
         if (best < 0) return 0;
         memcpy(choice, s->allowed + (size_t)best * (size_t)np, (size_t)np * sizeof *choice);
         return 1;

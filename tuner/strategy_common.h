@@ -17,7 +17,7 @@
 #include <gsl/gsl_rng.h>
 #include "strategy.h"
 
-#define SC_ENUM_LIMIT ((int64_t)1 << 20)
+#define SC_ENUM_LIMIT ((int64_t)1 << 18)
 
 /* The strategy `tuner run` uses by default when the space's own strategy is exhaustive but its
  * budget is smaller than the space (see tuner/run.c), chosen from the table in README.md. */
@@ -51,7 +51,6 @@ typedef struct sc_search {
     int enumerated;
     size_t n_allowed;
     int *allowed;            /* n_allowed * np */
-    double *allowed_x;       /* n_allowed * dim encodings */
     sc_map allowed_index;    /* key -> index into allowed */
     size_t n_unvisited;
     size_t *unvisited;       /* allowed indices not yet observed, in no order */
