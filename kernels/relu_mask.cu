@@ -8,31 +8,40 @@
  *      add_relu_bwd  the same dx, also stored to d_addend when that is a separate buffer
  * "s passes" is !(s <= 0) (s > 0 or NaN). Dtypes f32, f16 (__half), bf16 (__nv_bfloat16).
  * Parameters (tk_relu_mask_config_space):
- *   mask        (compile time) how threads map to elements:
- *               none     one thread per pack; the forward writes no mask, the backward reads y
- *               byte8    one thread per 8 consecutive elements (8 / pack_size packs, all loaded
- *                        before any is stored) and one mask byte; consecutive lanes are 8
- *                        elements apart (the write-up's first scheme)
- *               ballot32 one thread per pack, consecutive lanes on consecutive packs. Forward: a
- *                        warp step covers 32 * pack_size elements; pack_size ballots (ballot k:
- *                        element k of every lane's pack) give its pack_size mask words, lane m
- *                        assembling word m by spreading each ballot's bits to stride pack_size
- *                        (the write-up's third scheme, with vector packs). Backward: each thread
- *                        loads the word that holds its pack's bits.
+ *   mask        (compile time) how threads map to elements; every scheme works in warp tiles of
+ *               32 * unroll items (see "warp tiles" below), lane l's u-th item of a tile being
+ *               item u * 32 + l of it:
+ *               none     items are packs; the forward writes no mask, the backward reads y
+ *               byte8    items are 8 consecutive elements (8 / pack_size packs) and their mask
+ *                        byte; consecutive lanes are 8 elements apart (the write-up's first
+ *                        scheme)
+ *               ballot32 items are packs, consecutive lanes on consecutive packs. Forward:
+ *                        each 32 packs of a tile (a step, 32 * pack_size elements) give
+ *                        pack_size ballots (ballot k: element k of every lane's pack), hence
+ *                        pack_size mask words, each assembled by spreading the ballots' bits
+ *                        to stride pack_size (the write-up's third scheme, with vector packs);
+ *                        the tile's unroll * pack_size words are stored by that many lanes
+ *                        at once. Backward: those lanes load the tile's words at once, before
+ *                        the dy loads, and each lane takes its bits with a shuffle.
+ *   unroll      1, 2, 4 (compile time; default 1): items per lane per tile, all loaded (mask
+ *               first) before any is stored: more bytes in flight per thread, a longer
+ *               contiguous run of mask per warp
  *   block_size  32..1024, multiple of 32 (launch time; default 256)
- *   waves       1..1024 (launch time; default 32): the grid-stride grid cap
- *               of launch.cuh's rule, over the scheme's work items (packs, mask bytes, or warp
- *               steps x 32 threads)
+ *   loop        grid_stride | one_shot (launch time; default grid_stride): launch.cuh's rule
+ *               over the tiles' threads (32 per tile): a grid-stride grid capped at `waves`
+ *               waves, each warp looping over tiles, or a warp per tile
+ *   waves       1..1024 (launch time; default 32): the grid-stride cap
  *   pack_size   1, 2, 4, 8 elements with pack_size * sizeof(T) <= 16 (compile time; default
  *               16 bytes: f32 4, f16/bf16 8)
  *   cache_hint  normal | evict_first (compile time; default normal): every global load and
  *               store of the kernel, mask included, carries the evict-first hint
  * Alignment: when a data pointer is not aligned to the pack, the pack_size 1 instantiation runs
- * (no head is peeled: the mask's words are tied to element indices). The last pack, byte or warp
- * step of a size that is not a multiple of it is done with guarded scalar accesses; elements past
- * n give 0 bits, so the mask's padding bits are 0. Indices are 64-bit.
+ * (no head is peeled: the mask's words are tied to element indices). The last tile is done item
+ * by item, and the last pack or byte of a size that is not a multiple of it with guarded scalar
+ * accesses; elements past n give 0 bits, so the mask's padding bits are 0. Indices are 64-bit.
  *
- * Order: device helpers, kernels, launchers, config space and resolution, public entry points. */
+ * Order: device helpers, warp tiles, kernels, launchers, config space and resolution, public
+ * entry points. */
 #include <cstdint>
 #include <cstring>
 #include <cuda_runtime_api.h>
@@ -99,12 +108,27 @@ __device__ __forceinline__ void store1(T *p, T v)
     store<kEF, T, 1>(p, q);
 }
 
-/* Mask words and bytes (the same bits: see the layout in tunekit_relu_mask.h). */
-template <bool kEF, typename M>
-__device__ __forceinline__ M load_mask(const M *p)
+/* Mask words and bytes (the same bits: see the layout in tunekit_relu_mask.h). The loads carry
+ * the L2::256B prefetch-size hint: a miss fills the whole 256-byte block of the mask around it
+ * into L2, so the mask, which each warp reads in runs of 16 to 128 bytes, comes from DRAM in
+ * 256-byte requests instead of a 32-byte sector per warp or two (the hint changes how much L2
+ * fetches, never what the load returns). Words as they are, bytes zero-extended. */
+template <bool kEF>
+__device__ __forceinline__ unsigned load_mask(const uint32_t *p)
 {
-    if constexpr (kEF) return __ldcs(p);
-    else return *p;
+    unsigned v;
+    if constexpr (kEF) asm("ld.global.cs.L2::256B.u32 %0, [%1];" : "=r"(v) : "l"(p));
+    else asm("ld.global.L2::256B.u32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
+}
+
+template <bool kEF>
+__device__ __forceinline__ unsigned load_mask(const uint8_t *p)
+{
+    unsigned v;
+    if constexpr (kEF) asm("ld.global.cs.L2::256B.u8 %0, [%1];" : "=r"(v) : "l"(p));
+    else asm("ld.global.L2::256B.u8 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
 }
 
 template <bool kEF, typename M>
@@ -143,6 +167,48 @@ __device__ __forceinline__ uint32_t spread(uint32_t v)
     return v;
 }
 
+/* y of one loaded pack (x, and the addend when kAdd) and its pass bits in *bits (bit k: element
+ * k). */
+template <int N, bool kAdd, typename T>
+__device__ __forceinline__ Pack<T, N> relu_values(const Pack<T, N> &xv, const Pack<T, N> &av,
+                                                  unsigned *bits)
+{
+    Pack<T, N> yv;
+    unsigned b = 0;
+#pragma unroll
+    for (int k = 0; k < N; k++) {
+        T s = xv.elem[k];
+        if constexpr (kAdd) s = add(s, av.elem[k]);
+        const bool p = passes(s);
+        yv.elem[k] = p ? s : zero<T>();
+        b |= static_cast<unsigned>(p) << k;
+    }
+    *bits = b;
+    return yv;
+}
+
+/* dx of one loaded dy pack: element k where bit k of bits is set, else +0. */
+template <int N, typename T>
+__device__ __forceinline__ Pack<T, N> grad_values(const Pack<T, N> &g, unsigned bits)
+{
+    Pack<T, N> o;
+#pragma unroll
+    for (int k = 0; k < N; k++)
+        o.elem[k] = (bits >> k) & 1u ? g.elem[k] : zero<T>();
+    return o;
+}
+
+/* The pass bits of one loaded y pack (y passes exactly where s passed). */
+template <int N, typename T>
+__device__ __forceinline__ unsigned y_bits(const Pack<T, N> &yv)
+{
+    unsigned b = 0;
+#pragma unroll
+    for (int k = 0; k < N; k++)
+        b |= static_cast<unsigned>(passes(yv.elem[k])) << k;
+    return b;
+}
+
 /* The forward of elements [e, e + count) one at a time (tails and misaligned pointers): stores
  * y and returns their pass bits (bit k: element e + k). */
 template <bool kAdd, bool kEF, typename T>
@@ -170,17 +236,8 @@ __device__ __forceinline__ unsigned fwd_pack(int64_t e, int64_t n, const T *x, c
     const Pack<T, N> xv = load<kEF, T, N>(x + e);
     Pack<T, N> av = xv;
     if constexpr (kAdd) av = load<kEF, T, N>(a + e);
-    Pack<T, N> yv;
-    unsigned bits = 0;
-#pragma unroll
-    for (int k = 0; k < N; k++) {
-        T s = xv.elem[k];
-        if constexpr (kAdd) s = add(s, av.elem[k]);
-        const bool p = passes(s);
-        yv.elem[k] = p ? s : zero<T>();
-        bits |= static_cast<unsigned>(p) << k;
-    }
-    store<kEF, T, N>(y + e, yv);
+    unsigned bits;
+    store<kEF, T, N>(y + e, relu_values<N, kAdd>(xv, av, &bits));
     return bits;
 }
 
@@ -206,13 +263,20 @@ __device__ __forceinline__ void bwd_pack(int64_t e, int64_t n, unsigned bits, co
         if (e < n) bwd_scalars<kEF>(e, static_cast<int>(n - e), bits, dy, dx, da);
         return;
     }
-    const Pack<T, N> g = load<kEF, T, N>(dy + e);
-    Pack<T, N> o;
-#pragma unroll
-    for (int k = 0; k < N; k++)
-        o.elem[k] = (bits >> k) & 1u ? g.elem[k] : zero<T>();
+    const Pack<T, N> o = grad_values<N>(load<kEF, T, N>(dy + e), bits);
     store<kEF, T, N>(dx + e, o);
     if (da) store<kEF, T, N>(da + e, o);
+}
+
+/* The pass bits of the N elements from e read from y, guarded as fwd_pack (past n: 0 bits). */
+template <int N, bool kEF, typename T>
+__device__ __forceinline__ unsigned y_bits_at(int64_t e, int64_t n, const T *y)
+{
+    if (e + N <= n) return y_bits<N>(load<kEF, T, N>(y + e));
+    unsigned bits = 0;
+    for (int k = 0; k < N && e + k < n; k++)
+        bits |= static_cast<unsigned>(passes(load1<kEF>(y + e + k))) << k;
+    return bits;
 }
 
 __device__ __forceinline__ int64_t thread_index()
@@ -225,141 +289,252 @@ __device__ __forceinline__ int64_t thread_count()
     return static_cast<int64_t>(gridDim.x) * blockDim.x;
 }
 
-/* ---- kernels ----------------------------------------------------------------------------------
- * Every kernel is a grid-stride loop over its work items: packs (none, ballot32 backward), mask
- * bytes (byte8) or warp steps (ballot32 forward). */
+/* ---- warp tiles -------------------------------------------------------------------------------
+ * Every kernel splits its items (packs of N elements; for byte8, groups of 8 elements with their
+ * mask byte) into warp tiles of 32 * U items. Lane l's u-th item of tile t is item
+ * t * 32U + u * 32 + l: each of a warp's U accesses to an array covers 32 consecutive items
+ * (coalesced), and a tile's mask is one contiguous run (U * N words for ballot32: 64 bytes for
+ * f32 with U = 4, a whole 128-byte line for 16-bit types; 32 U bytes for byte8). Warp w of the
+ * grid takes tiles w, w + W, w + 2W, ... (W warps in the grid; a one_shot grid has a warp per
+ * tile, so it takes one). A tile wholly below n loads all of a lane's U items (mask first) before
+ * it stores any; the last tile goes item by item with guards. The loop condition is the same for
+ * the 32 lanes of a warp (blocks are whole warps), so ballots and shuffles have the full warp. */
 
-/* Scheme none, forward: one pack per item, no mask. */
-template <int N, bool kAdd, bool kEF, typename T>
-__global__ void __launch_bounds__(tk::kMaxBlockSize)
-    fwd_none_kernel(int64_t n, int64_t n_packs, const T *x, const T *a, T *y)
-{
-    for (int64_t i = thread_index(); i < n_packs; i += thread_count())
-        fwd_pack<N, kAdd, kEF>(i * N, n, x, a, y);
-}
+__device__ __forceinline__ int lane_index() { return static_cast<int>(threadIdx.x & 31u); }
+__device__ __forceinline__ int64_t first_tile() { return thread_index() / 32; }
+__device__ __forceinline__ int64_t tile_stride() { return thread_count() / 32; }
 
-/* Scheme byte8, forward: item t is elements [8t, 8t + 8) and mask byte t, for t below the mask's
- * byte count (the bytes past ceil(n / 8) are the last word's zero padding). */
-template <int N, bool kAdd, bool kEF, typename T>
-__global__ void __launch_bounds__(tk::kMaxBlockSize)
-    fwd_byte8_kernel(int64_t n, int64_t n_bytes, const T *x, const T *a, T *y, uint8_t *mask)
+/* The forward of a lane's U packs in a tile, from element e0, 32N elements apart: stores y and
+ * leaves pack u's pass bits in bits[u]. full: every pack lies below n. */
+template <int N, int U, bool kAdd, bool kEF, typename T>
+__device__ __forceinline__ void fwd_tile(bool full, int64_t e0, int64_t n, const T *x,
+                                         const T *a, T *y, unsigned (&bits)[U])
 {
-    constexpr int kPacks = 8 / N;
-    for (int64_t t = thread_index(); t < n_bytes; t += thread_count()) {
-        const int64_t e = t * 8;
-        unsigned bits = 0;
-        if (e + 8 <= n) {
-            Pack<T, N> xv[kPacks], av[kPacks];
+    constexpr int64_t kStep = 32 * N;
+    if (full) {
+        Pack<T, N> xv[U], av[U];
 #pragma unroll
-            for (int p = 0; p < kPacks; p++) {
-                xv[p] = load<kEF, T, N>(x + e + p * N);
-                av[p] = xv[p];
-                if constexpr (kAdd) av[p] = load<kEF, T, N>(a + e + p * N);
-            }
-#pragma unroll
-            for (int p = 0; p < kPacks; p++) {
-                Pack<T, N> yv;
-#pragma unroll
-                for (int k = 0; k < N; k++) {
-                    T s = xv[p].elem[k];
-                    if constexpr (kAdd) s = add(s, av[p].elem[k]);
-                    const bool ok = passes(s);
-                    yv.elem[k] = ok ? s : zero<T>();
-                    bits |= static_cast<unsigned>(ok) << (p * N + k);
-                }
-                store<kEF, T, N>(y + e + p * N, yv);
-            }
-        } else if (e < n) {
-            bits = fwd_scalars<kAdd, kEF>(e, static_cast<int>(n - e), x, a, y);
+        for (int u = 0; u < U; u++) {
+            xv[u] = load<kEF, T, N>(x + e0 + u * kStep);
+            av[u] = xv[u];
+            if constexpr (kAdd) av[u] = load<kEF, T, N>(a + e0 + u * kStep);
         }
-        store_mask<kEF>(mask + t, static_cast<uint8_t>(bits));
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            store<kEF, T, N>(y + e0 + u * kStep, relu_values<N, kAdd>(xv[u], av[u], &bits[u]));
+    } else {
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            bits[u] = fwd_pack<N, kAdd, kEF>(e0 + u * kStep, n, x, a, y);
     }
 }
 
-/* Scheme ballot32, forward: item s is a warp step, elements [s * 32N, (s + 1) * 32N) with lane l
- * on the pack at s * 32N + l * N, and mask words [s * N, s * N + N). Element 32m + j of the step
- * is element j % N of lane m * 32/N + j / N's pack, i.e. bit (m * 32/N + j / N) of ballot j % N:
- * lane m < N gathers word m from segment m of every ballot. The loop condition is the same for
- * the 32 lanes of a warp (blocks are whole warps), so every ballot has the full warp. */
-template <int N, bool kAdd, bool kEF, typename T>
+/* The pass bits of a lane's u-th pack from its tile's mask words, lane L holding word L of the
+ * tile: pack u * 32 + lane starts at bit (u * 32 + lane) * N of the tile, i.e. at bit
+ * (lane * N) % 32 of word u * N + lane * N / 32. Every lane of the warp calls it (a shuffle). */
+template <int N>
+__device__ __forceinline__ unsigned tile_bits(uint32_t words, int u, int lane)
+{
+    const uint32_t w = __shfl_sync(kFullWarp, words, u * N + ((lane * N) >> 5));
+    return w >> ((lane * N) & 31);
+}
+
+/* ---- kernels ---------------------------------------------------------------------------------- */
+
+/* Scheme none, forward: items are packs, no mask. */
+template <int N, int U, bool kAdd, bool kEF, typename T>
 __global__ void __launch_bounds__(tk::kMaxBlockSize)
-    fwd_ballot32_kernel(int64_t n, int64_t n_steps, int64_t n_words, const T *x, const T *a,
+    fwd_none_kernel(int64_t n, int64_t n_tiles, const T *x, const T *a, T *y)
+{
+    const int lane = lane_index();
+    for (int64_t t = first_tile(); t < n_tiles; t += tile_stride()) {
+        unsigned bits[U];
+        fwd_tile<N, U, kAdd, kEF>((t + 1) * (32 * U * N) <= n, (t * 32 * U + lane) * N, n, x, a,
+                                  y, bits);
+    }
+}
+
+/* Scheme ballot32, forward: items are packs. Step u of a tile (its packs u * 32 .. u * 32 + 31,
+ * 32N elements) gives N mask words: element 32m + j of the step is element j % N of the pack of
+ * lane m * 32/N + j / N, i.e. bit (m * 32/N + j / N) of ballot j % N (ballot k: element k of
+ * every lane's pack), so step word m gathers segment m of every ballot spread to stride N. Lane
+ * L < U * N assembles word L of the tile (step L / N, word L % N) and the warp stores the tile's
+ * U * N words with one coalesced store. */
+template <int N, int U, bool kAdd, bool kEF, typename T>
+__global__ void __launch_bounds__(tk::kMaxBlockSize)
+    fwd_ballot32_kernel(int64_t n, int64_t n_tiles, int64_t n_words, const T *x, const T *a,
                         T *y, uint32_t *mask)
 {
-    const int lane = static_cast<int>(threadIdx.x & 31u);
-    const int64_t warps = thread_count() / 32;
-    for (int64_t s = thread_index() / 32; s < n_steps; s += warps) {
-        const unsigned bits = fwd_pack<N, kAdd, kEF>(s * (32 * N) + lane * N, n, x, a, y);
+    const int lane = lane_index();
+    for (int64_t t = first_tile(); t < n_tiles; t += tile_stride()) {
+        unsigned bits[U];
+        fwd_tile<N, U, kAdd, kEF>((t + 1) * (32 * U * N) <= n, (t * 32 * U + lane) * N, n, x, a,
+                                  y, bits);
         uint32_t word = 0;
 #pragma unroll
-        for (int k = 0; k < N; k++) {
-            const uint32_t ballot = __ballot_sync(kFullWarp, (bits >> k) & 1u);
-            if (lane < N) word |= spread<N>(segment<N>(ballot, lane)) << k;
-        }
-        const int64_t w = s * N + lane;
-        if (lane < N && w < n_words) store_mask<kEF>(mask + w, word);
-    }
-}
-
-/* Scheme none, backward: one pack per item, the bits from y. */
-template <int N, bool kEF, typename T>
-__global__ void __launch_bounds__(tk::kMaxBlockSize)
-    bwd_none_kernel(int64_t n, int64_t n_packs, const T *dy, const T *y, T *dx, T *da)
-{
-    for (int64_t i = thread_index(); i < n_packs; i += thread_count()) {
-        const int64_t e = i * N;
-        unsigned bits = 0;
-        if (e + N <= n) {
-            const Pack<T, N> yv = load<kEF, T, N>(y + e);
+        for (int u = 0; u < U; u++)
 #pragma unroll
-            for (int k = 0; k < N; k++)
-                bits |= static_cast<unsigned>(passes(yv.elem[k])) << k;
-        } else {
-            for (int k = 0; k < N && e + k < n; k++)
-                bits |= static_cast<unsigned>(passes(load1<kEF>(y + e + k))) << k;
-        }
-        bwd_pack<N, kEF>(e, n, bits, dy, dx, da);
+            for (int k = 0; k < N; k++) {
+                const uint32_t ballot = __ballot_sync(kFullWarp, (bits[u] >> k) & 1u);
+                if (lane / N == u) word |= spread<N>(segment<N>(ballot, lane % N)) << k;
+            }
+        const int64_t w = t * (U * N) + lane;
+        if (lane < U * N && w < n_words) store_mask<kEF>(mask + w, word);
     }
 }
 
-/* Scheme ballot32, backward: one pack per item; its N bits lie in one word (N divides 32). */
-template <int N, bool kEF, typename T>
+/* Scheme byte8, forward: item b is elements [8b, 8b + 8) and mask byte b, for b below the mask's
+ * byte count (the bytes past ceil(n / 8) are the last word's zero padding). */
+template <int N, int U, bool kAdd, bool kEF, typename T>
 __global__ void __launch_bounds__(tk::kMaxBlockSize)
-    bwd_ballot32_kernel(int64_t n, int64_t n_packs, const T *dy, const uint32_t *mask, T *dx,
-                        T *da)
-{
-    for (int64_t i = thread_index(); i < n_packs; i += thread_count()) {
-        const int64_t e = i * N;
-        const uint32_t word = load_mask<kEF>(mask + (e >> 5));
-        bwd_pack<N, kEF>(e, n, word >> (e & 31), dy, dx, da);
-    }
-}
-
-/* Scheme byte8, backward: item t is elements [8t, 8t + 8) and mask byte t, t < ceil(n / 8). */
-template <int N, bool kEF, typename T>
-__global__ void __launch_bounds__(tk::kMaxBlockSize)
-    bwd_byte8_kernel(int64_t n, int64_t n_bytes, const T *dy, const uint8_t *mask, T *dx, T *da)
+    fwd_byte8_kernel(int64_t n, int64_t n_tiles, int64_t n_bytes, const T *x, const T *a, T *y,
+                     uint8_t *mask)
 {
     constexpr int kPacks = 8 / N;
-    for (int64_t t = thread_index(); t < n_bytes; t += thread_count()) {
-        const int64_t e = t * 8;
-        const unsigned bits = load_mask<kEF>(mask + t);
-        if (e + 8 <= n) {
-            Pack<T, N> g[kPacks];
+    const int lane = lane_index();
+    for (int64_t t = first_tile(); t < n_tiles; t += tile_stride()) {
+        const int64_t b0 = t * 32 * U + lane;
+        if ((t + 1) * (32 * U * 8) <= n) {
+            Pack<T, N> xv[U][kPacks], av[U][kPacks];
 #pragma unroll
-            for (int p = 0; p < kPacks; p++)
-                g[p] = load<kEF, T, N>(dy + e + p * N);
+            for (int u = 0; u < U; u++)
 #pragma unroll
-            for (int p = 0; p < kPacks; p++) {
-                Pack<T, N> o;
+                for (int p = 0; p < kPacks; p++) {
+                    const int64_t e = (b0 + u * 32) * 8 + p * N;
+                    xv[u][p] = load<kEF, T, N>(x + e);
+                    av[u][p] = xv[u][p];
+                    if constexpr (kAdd) av[u][p] = load<kEF, T, N>(a + e);
+                }
 #pragma unroll
-                for (int k = 0; k < N; k++)
-                    o.elem[k] = (bits >> (p * N + k)) & 1u ? g[p].elem[k] : zero<T>();
-                store<kEF, T, N>(dx + e + p * N, o);
-                if (da) store<kEF, T, N>(da + e + p * N, o);
+            for (int u = 0; u < U; u++) {
+                unsigned bits = 0;
+#pragma unroll
+                for (int p = 0; p < kPacks; p++) {
+                    unsigned pb;
+                    store<kEF, T, N>(y + (b0 + u * 32) * 8 + p * N,
+                                     relu_values<N, kAdd>(xv[u][p], av[u][p], &pb));
+                    bits |= pb << (p * N);
+                }
+                store_mask<kEF>(mask + b0 + u * 32, static_cast<uint8_t>(bits));
             }
         } else {
-            bwd_scalars<kEF>(e, static_cast<int>(n - e), bits, dy, dx, da);   /* e < n here */
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const int64_t b = b0 + u * 32;
+                if (b >= n_bytes) continue;
+                unsigned bits = 0;
+#pragma unroll
+                for (int p = 0; p < kPacks; p++)
+                    bits |= fwd_pack<N, kAdd, kEF>(b * 8 + p * N, n, x, a, y) << (p * N);
+                store_mask<kEF>(mask + b, static_cast<uint8_t>(bits));
+            }
+        }
+    }
+}
+
+/* Scheme none, backward: items are packs, the bits from y. */
+template <int N, int U, bool kEF, typename T>
+__global__ void __launch_bounds__(tk::kMaxBlockSize)
+    bwd_none_kernel(int64_t n, int64_t n_tiles, const T *dy, const T *y, T *dx, T *da)
+{
+    constexpr int64_t kStep = 32 * N;
+    const int lane = lane_index();
+    for (int64_t t = first_tile(); t < n_tiles; t += tile_stride()) {
+        const int64_t e0 = (t * 32 * U + lane) * N;
+        if ((t + 1) * (32 * U * N) <= n) {
+            Pack<T, N> yv[U], g[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                yv[u] = load<kEF, T, N>(y + e0 + u * kStep);
+                g[u] = load<kEF, T, N>(dy + e0 + u * kStep);
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const Pack<T, N> o = grad_values<N>(g[u], y_bits<N>(yv[u]));
+                store<kEF, T, N>(dx + e0 + u * kStep, o);
+                if (da) store<kEF, T, N>(da + e0 + u * kStep, o);
+            }
+        } else {
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const int64_t e = e0 + u * kStep;
+                bwd_pack<N, kEF>(e, n, y_bits_at<N, kEF>(e, n, y), dy, dx, da);
+            }
+        }
+    }
+}
+
+/* Scheme ballot32, backward: items are packs. Lane L < U * N loads word L of the tile (one
+ * coalesced load, issued before the dy loads); each lane takes its packs' N bits from those
+ * words with a shuffle once its dy packs are on their way. */
+template <int N, int U, bool kEF, typename T>
+__global__ void __launch_bounds__(tk::kMaxBlockSize)
+    bwd_ballot32_kernel(int64_t n, int64_t n_tiles, int64_t n_words, const T *dy,
+                        const uint32_t *mask, T *dx, T *da)
+{
+    constexpr int64_t kStep = 32 * N;
+    const int lane = lane_index();
+    for (int64_t t = first_tile(); t < n_tiles; t += tile_stride()) {
+        const int64_t w = t * (U * N) + lane;
+        const uint32_t words = lane < U * N && w < n_words ? load_mask<kEF>(mask + w) : 0u;
+        const int64_t e0 = (t * 32 * U + lane) * N;
+        if ((t + 1) * (32 * U * N) <= n) {
+            Pack<T, N> g[U];
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                g[u] = load<kEF, T, N>(dy + e0 + u * kStep);
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const Pack<T, N> o = grad_values<N>(g[u], tile_bits<N>(words, u, lane));
+                store<kEF, T, N>(dx + e0 + u * kStep, o);
+                if (da) store<kEF, T, N>(da + e0 + u * kStep, o);
+            }
+        } else {
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                bwd_pack<N, kEF>(e0 + u * kStep, n, tile_bits<N>(words, u, lane), dy, dx, da);
+        }
+    }
+}
+
+/* Scheme byte8, backward: item b is elements [8b, 8b + 8) and mask byte b, b < ceil(n / 8). The
+ * U mask bytes are loaded before the dy packs. */
+template <int N, int U, bool kEF, typename T>
+__global__ void __launch_bounds__(tk::kMaxBlockSize)
+    bwd_byte8_kernel(int64_t n, int64_t n_tiles, int64_t n_bytes, const T *dy,
+                     const uint8_t *mask, T *dx, T *da)
+{
+    constexpr int kPacks = 8 / N;
+    const int lane = lane_index();
+    for (int64_t t = first_tile(); t < n_tiles; t += tile_stride()) {
+        const int64_t b0 = t * 32 * U + lane;
+        unsigned bits[U];
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            bits[u] = b0 + u * 32 < n_bytes ? load_mask<kEF>(mask + b0 + u * 32) : 0u;
+        if ((t + 1) * (32 * U * 8) <= n) {
+            Pack<T, N> g[U][kPacks];
+#pragma unroll
+            for (int u = 0; u < U; u++)
+#pragma unroll
+                for (int p = 0; p < kPacks; p++)
+                    g[u][p] = load<kEF, T, N>(dy + (b0 + u * 32) * 8 + p * N);
+#pragma unroll
+            for (int u = 0; u < U; u++)
+#pragma unroll
+                for (int p = 0; p < kPacks; p++) {
+                    const int64_t e = (b0 + u * 32) * 8 + p * N;
+                    const Pack<T, N> o = grad_values<N>(g[u][p], bits[u] >> (p * N));
+                    store<kEF, T, N>(dx + e, o);
+                    if (da) store<kEF, T, N>(da + e, o);
+                }
+        } else {
+#pragma unroll
+            for (int u = 0; u < U; u++)
+#pragma unroll
+                for (int p = 0; p < kPacks; p++)
+                    bwd_pack<N, kEF>((b0 + u * 32) * 8 + p * N, n, bits[u] >> (p * N), dy, dx,
+                                     da);
         }
     }
 }
@@ -388,61 +563,76 @@ struct BwdArgs {
     T *dx, *da;
 };
 
-/* Launches the forward instantiation <N, kAdd, kEF> of scheme c.mask for g.n > 0 elements. */
-template <int N, bool kAdd, bool kEF, typename T>
+/* The grid for n_tiles warp tiles: launch.cuh's rule over n_tiles * 32 threads (the work items
+ * a thread takes one at a time are its tiles), grid-stride or one_shot as c.loop says. */
+tk_status tile_grid(const tk_relu_mask_config &c, int64_t n_tiles, unsigned *grid)
+{
+    return tk::grid_size(c.loop, n_tiles * 32, c.block_size, c.waves, grid);
+}
+
+/* Launches the forward instantiation <N, U, kAdd, kEF> of scheme c.mask for g.n > 0 elements. */
+template <int N, int U, bool kAdd, bool kEF, typename T>
 tk_status launch_variant(const tk_relu_mask_config &c, const FwdArgs<T> &g, cudaStream_t stream)
 {
     const int64_t n_words = tk::ceil_div(g.n, 32);
-    int64_t units = 0;
-    switch (c.mask) {
-    case TK_MASK_BYTE8: units = 4 * n_words; break;
-    case TK_MASK_BALLOT32: units = tk::ceil_div(g.n, 32 * N) * 32; break;
-    default: units = tk::ceil_div(g.n, N); break;
-    }
+    const int64_t items = c.mask == TK_MASK_BYTE8 ? 4 * n_words : tk::ceil_div(g.n, N);
+    const int64_t n_tiles = tk::ceil_div(items, 32 * U);
     unsigned grid = 0;
-    const tk_status st = tk::grid_size(TK_LOOP_GRID_STRIDE, units, c.block_size, c.waves, &grid);
+    const tk_status st = tile_grid(c, n_tiles, &grid);
     if (st != TK_OK) return st;
     switch (c.mask) {
     case TK_MASK_BYTE8:
-        fwd_byte8_kernel<N, kAdd, kEF, T><<<grid, c.block_size, 0, stream>>>(
-            g.n, units, g.x, g.a, g.y, reinterpret_cast<uint8_t *>(g.mask));
+        fwd_byte8_kernel<N, U, kAdd, kEF, T><<<grid, c.block_size, 0, stream>>>(
+            g.n, n_tiles, items, g.x, g.a, g.y, reinterpret_cast<uint8_t *>(g.mask));
         break;
     case TK_MASK_BALLOT32:
-        fwd_ballot32_kernel<N, kAdd, kEF, T><<<grid, c.block_size, 0, stream>>>(
-            g.n, units / 32, n_words, g.x, g.a, g.y, g.mask);
+        fwd_ballot32_kernel<N, U, kAdd, kEF, T><<<grid, c.block_size, 0, stream>>>(
+            g.n, n_tiles, n_words, g.x, g.a, g.y, g.mask);
         break;
     default:
-        fwd_none_kernel<N, kAdd, kEF, T><<<grid, c.block_size, 0, stream>>>(g.n, units, g.x, g.a,
-                                                                            g.y);
+        fwd_none_kernel<N, U, kAdd, kEF, T><<<grid, c.block_size, 0, stream>>>(g.n, n_tiles, g.x,
+                                                                               g.a, g.y);
         break;
     }
     return finish_launch();
 }
 
-/* Launches the backward instantiation <N, kEF> of scheme c.mask for g.n > 0 elements (Add+ReLU's
- * backward is ReLU's: kAdd plays no part; g.da carries its second output). */
-template <int N, bool kAdd, bool kEF, typename T>
+/* Launches the backward instantiation <N, U, kEF> of scheme c.mask for g.n > 0 elements
+ * (Add+ReLU's backward is ReLU's: kAdd plays no part; g.da carries its second output). */
+template <int N, int U, bool kAdd, bool kEF, typename T>
 tk_status launch_variant(const tk_relu_mask_config &c, const BwdArgs<T> &g, cudaStream_t stream)
 {
-    const int64_t units = c.mask == TK_MASK_BYTE8 ? tk::ceil_div(g.n, 8) : tk::ceil_div(g.n, N);
+    const int64_t items = c.mask == TK_MASK_BYTE8 ? tk::ceil_div(g.n, 8) : tk::ceil_div(g.n, N);
+    const int64_t n_tiles = tk::ceil_div(items, 32 * U);
     unsigned grid = 0;
-    const tk_status st = tk::grid_size(TK_LOOP_GRID_STRIDE, units, c.block_size, c.waves, &grid);
+    const tk_status st = tile_grid(c, n_tiles, &grid);
     if (st != TK_OK) return st;
     switch (c.mask) {
     case TK_MASK_BYTE8:
-        bwd_byte8_kernel<N, kEF, T><<<grid, c.block_size, 0, stream>>>(
-            g.n, units, g.dy, reinterpret_cast<const uint8_t *>(g.mask), g.dx, g.da);
+        bwd_byte8_kernel<N, U, kEF, T><<<grid, c.block_size, 0, stream>>>(
+            g.n, n_tiles, items, g.dy, reinterpret_cast<const uint8_t *>(g.mask), g.dx, g.da);
         break;
     case TK_MASK_BALLOT32:
-        bwd_ballot32_kernel<N, kEF, T><<<grid, c.block_size, 0, stream>>>(g.n, units, g.dy,
-                                                                          g.mask, g.dx, g.da);
+        bwd_ballot32_kernel<N, U, kEF, T><<<grid, c.block_size, 0, stream>>>(
+            g.n, n_tiles, tk::ceil_div(g.n, 32), g.dy, g.mask, g.dx, g.da);
         break;
     default:
-        bwd_none_kernel<N, kEF, T><<<grid, c.block_size, 0, stream>>>(g.n, units, g.dy, g.y,
-                                                                      g.dx, g.da);
+        bwd_none_kernel<N, U, kEF, T><<<grid, c.block_size, 0, stream>>>(g.n, n_tiles, g.dy, g.y,
+                                                                         g.dx, g.da);
         break;
     }
     return finish_launch();
+}
+
+/* Picks the instantiation for c.unroll. */
+template <int N, bool kAdd, bool kEF, typename T, typename Args>
+tk_status launch_unrolled(const tk_relu_mask_config &c, const Args &g, cudaStream_t stream)
+{
+    switch (c.unroll) {
+    case 2: return launch_variant<N, 2, kAdd, kEF, T>(c, g, stream);
+    case 4: return launch_variant<N, 4, kAdd, kEF, T>(c, g, stream);
+    default: return launch_variant<N, 1, kAdd, kEF, T>(c, g, stream);
+    }
 }
 
 /* Picks the instantiation for the pack actually used (c.pack_size, or 1 when a data pointer is
@@ -454,8 +644,8 @@ tk_status launch_hinted(const tk_relu_mask_config &c, const Args &g, cudaStream_
         return TK_ERR_UNSUPPORTED_CONFIG;
     } else {
         if (c.cache_hint == TK_CACHE_EVICT_FIRST)
-            return launch_variant<N, kAdd, true, T>(c, g, stream);
-        return launch_variant<N, kAdd, false, T>(c, g, stream);
+            return launch_unrolled<N, kAdd, true, T>(c, g, stream);
+        return launch_unrolled<N, kAdd, false, T>(c, g, stream);
     }
 }
 
@@ -475,16 +665,20 @@ tk_status launch_packed(const tk_relu_mask_config &c, int pack, const Args &g,
 
 /* Parameter order of the space (canonical: sorted by name); tk_config_parse fills values[] in
  * this order. */
-enum { P_BLOCK_SIZE, P_CACHE_HINT, P_MASK, P_PACK_SIZE, P_WAVES, P_COUNT };
+enum { P_BLOCK_SIZE, P_CACHE_HINT, P_LOOP, P_MASK, P_PACK_SIZE, P_UNROLL, P_WAVES, P_COUNT };
 
 const int64_t kPackSizes[] = {1, 2, 4, 8};
+const int64_t kUnrolls[] = {1, 2, 4};
 const char *const kCacheHints[] = {"normal", "evict_first"};
+const char *const kLoops[] = {"grid_stride", "one_shot"};
 const char *const kSchemes[] = {"none", "byte8", "ballot32"};
 const tk_param_desc kParams[P_COUNT] = {
     {"block_size", 0, 0, nullptr, nullptr, 32, tk::kMaxBlockSize, 32, 256},
     {"cache_hint", 1, 2, nullptr, kCacheHints, 0, 0, 0, TK_CACHE_NORMAL},
+    {"loop", 0, 2, nullptr, kLoops, 0, 0, 0, TK_LOOP_GRID_STRIDE},
     {"mask", 1, 3, nullptr, kSchemes, 0, 0, 0, TK_MASK_BALLOT32},
     {"pack_size", 1, 4, kPackSizes, nullptr, 0, 0, 0, 4},
+    {"unroll", 1, 3, kUnrolls, nullptr, 0, 0, 0, 1},
     {"waves", 0, 0, nullptr, nullptr, 1, 1024, 1, 32},
 };
 const tk_config_space kSpace = {"relu_mask", P_COUNT, kParams};
@@ -501,8 +695,10 @@ tk_relu_mask_config config_from_values(const int64_t *v)
     tk_relu_mask_config c;
     c.block_size = static_cast<int>(v[P_BLOCK_SIZE]);
     c.cache_hint = static_cast<tk_cache_hint>(v[P_CACHE_HINT]);
+    c.loop = static_cast<tk_loop>(v[P_LOOP]);
     c.mask = static_cast<tk_mask_scheme>(v[P_MASK]);
     c.pack_size = static_cast<int>(v[P_PACK_SIZE]);
+    c.unroll = static_cast<int>(v[P_UNROLL]);
     c.waves = static_cast<int>(v[P_WAVES]);
     return c;
 }
@@ -517,7 +713,9 @@ bool config_supported(const tk_relu_mask_config &c, size_t elem_size)
     return pack_ok && c.block_size >= 32 && c.block_size <= tk::kMaxBlockSize &&
            c.block_size % 32 == 0 && c.waves >= 1 &&
            (c.mask == TK_MASK_NONE || c.mask == TK_MASK_BYTE8 || c.mask == TK_MASK_BALLOT32) &&
-           (c.cache_hint == TK_CACHE_NORMAL || c.cache_hint == TK_CACHE_EVICT_FIRST);
+           (c.cache_hint == TK_CACHE_NORMAL || c.cache_hint == TK_CACHE_EVICT_FIRST) &&
+           (c.loop == TK_LOOP_GRID_STRIDE || c.loop == TK_LOOP_ONE_SHOT) &&
+           (c.unroll == 1 || c.unroll == 2 || c.unroll == 4);
 }
 
 bool dtype_valid(tk_dtype d) { return d == TK_F32 || d == TK_F16 || d == TK_BF16; }
@@ -600,6 +798,8 @@ tk_relu_mask_config tk_relu_mask_default_config(tk_dtype dtype, tk_mask_scheme s
     c.block_size = static_cast<int>(kParams[P_BLOCK_SIZE].default_value);
     c.waves = static_cast<int>(kParams[P_WAVES].default_value);
     c.cache_hint = static_cast<tk_cache_hint>(kParams[P_CACHE_HINT].default_value);
+    c.loop = static_cast<tk_loop>(kParams[P_LOOP].default_value);
+    c.unroll = static_cast<int>(kParams[P_UNROLL].default_value);
     c.mask = scheme;
     const size_t size = tk_dtype_size(dtype);
     c.pack_size = size ? static_cast<int>(tk::kMaxPackBytes / size)

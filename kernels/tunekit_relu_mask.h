@@ -22,17 +22,21 @@
  * Mask schemes (the config's `mask`):
  *   TK_MASK_NONE      no mask: the forward writes y only; the backward reads y (y passes <=>
  *                     s passes) - what PyTorch does. Calls pass mask == NULL.
- *   TK_MASK_BYTE8     one thread per 8 consecutive elements, writing or reading one mask byte.
- *   TK_MASK_BALLOT32  one thread per pack, a warp on consecutive packs; in the forward the warp's
- *                     ballots give one 32-bit word per 32 elements. Calls pass a mask.
+ *   TK_MASK_BYTE8     a thread on 8 consecutive elements at a time, writing or reading one mask
+ *                     byte.
+ *   TK_MASK_BALLOT32  a thread on a pack at a time, a warp on consecutive packs; in the forward
+ *                     the warp's ballots give one 32-bit word per 32 elements, in the backward a
+ *                     warp loads its words together and shuffles each lane its bits. Calls pass
+ *                     a mask.
  *
  * Which kind a call is follows from its pointers: the forward writes a mask when mask != NULL; the
  * backward takes exactly one of mask (masked) and y (scheme none). An explicit config must agree
  * (mask != NULL with TK_MASK_NONE, or mask == NULL with a masking scheme, is
  * TK_ERR_INVALID_ARGUMENT). A NULL config takes the tuned config for the op, dtype and n when its
  * scheme is of the call's kind, else the default of that kind (256 threads, 32 waves, 16-byte
- * packs, no cache hint; ballot32 with a mask, none without). The tuned header has entries for
- * masked calls only (tuning measures the unmasked scheme for comparison, not as header entries).
+ * packs, grid-stride, unroll 1, no cache hint; ballot32 with a mask, none without). The tuned
+ * header has entries for masked calls only (tuning measures the unmasked scheme for comparison,
+ * not as header entries).
  *
  * Pointers: x, addend, y, dy, dx and d_addend aligned to their element size; when any of them is
  * not aligned to the pack (pack_size elements) the pack_size 1 variant runs. mask aligned to 4
@@ -57,18 +61,25 @@ typedef enum tk_mask_scheme {
 
 typedef struct tk_relu_mask_config {
     int block_size;           /* threads per block, 32..1024, multiple of 32 */
-    int waves;                /* grid = min(work items / block, waves * resident blocks) */
+    int waves;                /* grid_stride: grid = min(32 * tiles / block_size,
+                                 waves * resident blocks) */
     int pack_size;            /* elements per vector access: 1, 2, 4, 8 (at most 16 bytes) */
     tk_mask_scheme mask;
     tk_cache_hint cache_hint; /* evict_first: every global access of the kernel is evict-first */
+    tk_loop loop;             /* grid_stride (grid capped at `waves`) or one_shot (a warp per
+                                 tile of 32 * unroll items) */
+    int unroll;               /* items per thread per warp tile, all loaded before any is
+                                 stored: 1, 2 or 4 */
 } tk_relu_mask_config;
 
 /* Words of the mask for n elements: ceil(n / 32); 0 when n <= 0. Bytes: 4 * words. */
 int64_t tk_relu_mask_words(int64_t n);
 
-/* Parameters: block_size, cache_hint, mask (none, byte8, ballot32), pack_size, waves. */
+/* Parameters: block_size, cache_hint, loop, mask (none, byte8, ballot32), pack_size, unroll,
+ * waves. */
 const tk_config_space *tk_relu_mask_config_space(void);
-/* The classic default with the given scheme: 256 threads, 32 waves, 16-byte packs, no hint. */
+/* The classic default with the given scheme: 256 threads, 32 waves, 16-byte packs, grid-stride,
+ * unroll 1, no hint. */
 tk_relu_mask_config tk_relu_mask_default_config(tk_dtype dtype, tk_mask_scheme scheme);
 tk_status tk_relu_mask_config_from_text(const char *text, tk_relu_mask_config *out);
 

@@ -1,18 +1,21 @@
 /* relu_mask_test.cu: GPU test of the relu_mask family (kernels/relu_mask.cu).
  *
- * For every op x dtype x mask scheme x pack_size x cache_hint, (block_size, waves) in {(32, 1),
- * (96, 7), (256, 32), (1024, 1)}, sizes {1, 31, 33, 8191, 65537, 2^20 + 3} and pointer offsets
- * {0 on every data pointer, 1 on every data pointer, 1 on one input only} (the largest size with
- * two of the (block, waves) pairs): random inputs with planted +0 and -0, outputs poisoned (0xff
- * bytes, NaN in every dtype; mask words the complement of the expected ones, guard words
- * 0xa5a5a5a5), then compared EXACTLY with a double-precision CPU reference (value and sign of
- * zero), the mask bit for bit, and the elements and words just before and after every output must
- * still hold the poison. The backward's inputs are dy and the mask (or y, scheme none) computed
- * on the CPU in the documented layout. Then: forward then backward through the library with every
- * pair of schemes (a byte8 mask read by ballot32 and back), in-place calls, add_relu_bwd with the
- * addend's gradient NULL or equal to dx, special values (NaN, infinities, signed zeros), n > 2^31,
- * NULL-config calls against tk_relu_mask_tuned_config (and the header's entries for this GPU), bad
- * arguments, and the NULL-config host overhead (limit 100 ns per call).
+ * For every op x dtype x mask scheme x pack_size x cache_hint x unroll (1, 2, 4), launch shapes
+ * (block_size, waves, loop) in {(32, 1, grid_stride), (96, 7, grid_stride), (256, 1, one_shot),
+ * (1024, 1, grid_stride)}, sizes {1, 31, 33, 8191, 65537, 2^20 + 3} and pointer offsets {0 on
+ * every data pointer, 1 on every data pointer, 1 on one input only} (the largest size with the
+ * middle two shapes): random inputs with planted +0 and -0, outputs poisoned (0xff bytes, NaN in
+ * every dtype; mask words the complement of the expected ones, guard words 0xa5a5a5a5), then
+ * compared EXACTLY with a double-precision CPU reference (value and sign of zero), the mask bit
+ * for bit, and the elements and words just before and after every output must still hold the
+ * poison. The backward's inputs are dy and the mask (or y, scheme none) computed on the CPU in
+ * the documented layout. Then: warps looping over several tiles (n = 2^24 + 37, one wave of
+ * grid-stride blocks, every op, dtype, scheme and unroll), forward then backward through the
+ * library with every pair of schemes (a byte8 mask read by ballot32 and back), in-place calls,
+ * add_relu_bwd with the addend's gradient NULL or equal to dx, special values (NaN, infinities,
+ * signed zeros), n > 2^31, NULL-config calls against tk_relu_mask_tuned_config (and the header's
+ * entries for this GPU), bad arguments, and the NULL-config host overhead (limit 100 ns per
+ * call).
  * Prints "N passed, N failed" last; exits non-zero on failure; skips without a GPU. */
 #include <algorithm>
 #include <chrono>
@@ -95,33 +98,66 @@ bool same_value(double got, double want)
     return got == want && std::signbit(got) == std::signbit(want);
 }
 
-/* Device buffers and pinned host mirrors. in[0]: x (forward) or dy (backward); in[1]: the
- * addend; in[2]: the x the backward's mask is computed from (with in[1] as its addend). */
+/* Device buffers and pinned host mirrors of cap elements (masks: cap / 32 + 64 words).
+ * in[0]: x (forward) or dy (backward); in[1]: the addend; in[2]: the x the backward's mask is
+ * computed from (with in[1] as its addend). Made by alloc_buffers, freed by free_buffers. */
 struct Buffers {
+    int64_t cap = 0;
     void *in[3] = {nullptr, nullptr, nullptr};
     void *y_in = nullptr;           /* backward scheme none: y, as the CPU computes it */
     void *out[2] = {nullptr, nullptr}; /* y or dx; the addend's gradient */
     uint32_t *mask = nullptr;       /* forward output */
     uint32_t *mask_in = nullptr;    /* backward input, as the CPU computes it */
     std::vector<double> host_in[3]; /* the inputs as the GPU holds them */
-    unsigned char *host_out = nullptr;   /* pinned, kAlloc * 4 bytes */
-    uint32_t *host_mask = nullptr;       /* pinned, kMaskAlloc words */
+    unsigned char *host_out = nullptr;   /* pinned, cap * 4 bytes */
+    uint32_t *host_mask = nullptr;       /* pinned, cap / 32 + 64 words */
 };
+
+Buffers alloc_buffers(int64_t cap)
+{
+    Buffers b;
+    b.cap = cap;
+    const int64_t mask_words = cap / 32 + 64;
+    for (int k = 0; k < 3; k++)
+        CUDA_OK(cudaMalloc(&b.in[k], cap * 4));
+    CUDA_OK(cudaMalloc(&b.y_in, cap * 4));
+    for (int k = 0; k < 2; k++)
+        CUDA_OK(cudaMalloc(&b.out[k], cap * 4));
+    CUDA_OK(cudaMalloc(&b.mask, mask_words * 4));
+    CUDA_OK(cudaMalloc(&b.mask_in, mask_words * 4));
+    CUDA_OK(cudaMallocHost(&b.host_out, cap * 4));
+    CUDA_OK(cudaMallocHost(&b.host_mask, mask_words * 4));
+    return b;
+}
+
+void free_buffers(Buffers &b)
+{
+    for (int k = 0; k < 3; k++)
+        cudaFree(b.in[k]);
+    cudaFree(b.y_in);
+    for (int k = 0; k < 2; k++)
+        cudaFree(b.out[k]);
+    cudaFree(b.mask);
+    cudaFree(b.mask_in);
+    cudaFreeHost(b.host_out);
+    cudaFreeHost(b.host_mask);
+    b = Buffers();
+}
 
 /* Random inputs in [-4, 4] rounded to dt, every 97th element +0 and every 101st -0. */
 void fill_inputs(Buffers &b, tk_dtype dt, std::mt19937_64 &rng)
 {
     std::uniform_real_distribution<double> dist(-4.0, 4.0);
     const size_t es = tk_dtype_size(dt);
-    std::vector<double> raw(kAlloc);
-    std::vector<unsigned char> stored(kAlloc * es);
+    std::vector<double> raw(b.cap);
+    std::vector<unsigned char> stored(b.cap * es);
     for (int k = 0; k < 3; k++) {
-        for (int64_t i = 0; i < kAlloc; i++)
+        for (int64_t i = 0; i < b.cap; i++)
             raw[i] = i % 97 == 5 ? 0.0 : i % 101 == 7 ? -0.0 : dist(rng);
-        tk_host_from_double(dt, raw.data(), stored.data(), kAlloc);
-        b.host_in[k].resize(kAlloc);
-        tk_host_to_double(dt, stored.data(), b.host_in[k].data(), kAlloc);
-        CUDA_OK(cudaMemcpy(b.in[k], stored.data(), kAlloc * es, cudaMemcpyHostToDevice));
+        tk_host_from_double(dt, raw.data(), stored.data(), b.cap);
+        b.host_in[k].resize(b.cap);
+        tk_host_to_double(dt, stored.data(), b.host_in[k].data(), b.cap);
+        CUDA_OK(cudaMemcpy(b.in[k], stored.data(), b.cap * es, cudaMemcpyHostToDevice));
     }
 }
 
@@ -317,10 +353,30 @@ std::string run_one(Buffers &b, OpId op, tk_dtype dt, const Decoder &decode, int
     return err;
 }
 
+/* The launch shapes the config sweeps use: (block_size, waves, loop). */
+struct Shape {
+    int block_size, waves;
+    tk_loop loop;
+};
+const Shape kShapes[] = {{32, 1, TK_LOOP_GRID_STRIDE},
+                         {96, 7, TK_LOOP_GRID_STRIDE},
+                         {256, 1, TK_LOOP_ONE_SHOT},
+                         {1024, 1, TK_LOOP_GRID_STRIDE}};
+const int kUnrolls[] = {1, 2, 4};
+
+std::string config_name(const tk_relu_mask_config &c)
+{
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "mask=%s pack_size=%d unroll=%d cache_hint=%d block_size=%d waves=%d loop=%s",
+                  kSchemes[c.mask], c.pack_size, c.unroll, static_cast<int>(c.cache_hint),
+                  c.block_size, c.waves, c.loop == TK_LOOP_ONE_SHOT ? "one_shot" : "grid_stride");
+    return buf;
+}
+
 void test_all_configs(Buffers &b, cudaStream_t s)
 {
     const int64_t sizes[] = {1, 31, 33, 8191, 65537, kMaxN};
-    const int block_waves[][2] = {{32, 1}, {96, 7}, {256, 32}, {1024, 1}};
     const int packs[] = {1, 2, 4, 8};
     std::mt19937_64 rng(20240608);
     for (int op = 0; op < N_OPS; op++)
@@ -337,28 +393,67 @@ void test_all_configs(Buffers &b, cudaStream_t s)
                         for (int pack : packs) {
                             if (pack * es > 16) continue;
                             for (tk_cache_hint hint : kHints)
-                                for (int bw = 0; bw < 4; bw++) {
-                                    if (n == kMaxN && (bw == 0 || bw == 3)) continue;
-                                    const tk_relu_mask_config c = {
-                                        block_waves[bw][0], block_waves[bw][1], pack,
-                                        static_cast<tk_mask_scheme>(scheme), hint};
-                                    const std::string err = run_one(
-                                        b, static_cast<OpId>(op), dt, decode, n, v, k, p, c, s);
-                                    run++;
-                                    ok += err.empty();
-                                    expect(err.empty(),
-                                           "%s %s n=%lld %s mask=%s pack_size=%d cache_hint=%d "
-                                           "block_size=%d waves=%d: %s",
-                                           kOpNames[op], tk_dtype_name(dt), (long long)n, v.name,
-                                           kSchemes[scheme], pack, static_cast<int>(hint),
-                                           c.block_size, c.waves, err.c_str());
-                                }
+                                for (int unroll : kUnrolls)
+                                    for (int sh = 0; sh < 4; sh++) {
+                                        if (n == kMaxN && (sh == 0 || sh == 3)) continue;
+                                        const tk_relu_mask_config c = {
+                                            kShapes[sh].block_size, kShapes[sh].waves, pack,
+                                            static_cast<tk_mask_scheme>(scheme), hint,
+                                            kShapes[sh].loop, unroll};
+                                        const std::string err = run_one(
+                                            b, static_cast<OpId>(op), dt, decode, n, v, k, p, c,
+                                            s);
+                                        run++;
+                                        ok += err.empty();
+                                        expect(err.empty(), "%s %s n=%lld %s %s: %s",
+                                               kOpNames[op], tk_dtype_name(dt), (long long)n,
+                                               v.name, config_name(c).c_str(), err.c_str());
+                                    }
                         }
                     }
                 }
             std::printf("%-24s %-4s %5d / %5d configs ok\n", kOpNames[op], tk_dtype_name(dt), ok,
                         run);
         }
+}
+
+/* Warps that take several tiles: n = 2^24 + 37 with one wave of grid-stride blocks (every warp
+ * loops over two or more tiles, the last one partial), every op, dtype, scheme and unroll at the
+ * widest pack, checked in full as test_all_configs checks. */
+void test_grid_stride_loops(cudaStream_t s)
+{
+    const int64_t n = (int64_t{1} << 24) + 37;
+    Buffers b = alloc_buffers(n + 64);
+    std::mt19937_64 rng(4242);
+    const Variant v = {{0, 0, 0}, 0, "offset 0"};
+    for (tk_dtype dt : kDtypes) {
+        const Decoder decode(dt);
+        fill_inputs(b, dt, rng);
+        const int pack = static_cast<int>(16 / tk_dtype_size(dt));
+        for (int op = 0; op < N_OPS; op++) {
+            const Case k = make_case(b, static_cast<OpId>(op), dt, n, v);
+            int ok = 0, run = 0;
+            for (int scheme = 0; scheme < 3; scheme++) {
+                const Ptrs p = ptrs_for(b, static_cast<OpId>(op), dt, v, scheme);
+                for (int unroll : kUnrolls) {
+                    const tk_relu_mask_config c = {1024, 1, pack,
+                                                   static_cast<tk_mask_scheme>(scheme),
+                                                   unroll == 2 ? TK_CACHE_EVICT_FIRST
+                                                               : TK_CACHE_NORMAL,
+                                                   TK_LOOP_GRID_STRIDE, unroll};
+                    const std::string err =
+                        run_one(b, static_cast<OpId>(op), dt, decode, n, v, k, p, c, s);
+                    run++;
+                    ok += err.empty();
+                    expect(err.empty(), "grid-stride loops: %s %s n=%lld %s: %s", kOpNames[op],
+                           tk_dtype_name(dt), (long long)n, config_name(c).c_str(), err.c_str());
+                }
+            }
+            std::printf("%-24s %-4s %5d / %5d configs ok at n = 2^24 + 37, waves 1\n",
+                        kOpNames[op], tk_dtype_name(dt), ok, run);
+        }
+    }
+    free_buffers(b);
 }
 
 /* Forward then backward through the library, every pair of schemes (the mask layout is the
@@ -383,7 +478,10 @@ void test_round_trip(Buffers &b, cudaStream_t s)
                     tk_relu_mask_config cf = tk_relu_mask_default_config(dt, static_cast<tk_mask_scheme>(fs));
                     tk_relu_mask_config cb = tk_relu_mask_default_config(dt, static_cast<tk_mask_scheme>(bs));
                     cf.block_size = 128;
+                    cf.unroll = 4;
+                    cf.loop = TK_LOOP_ONE_SHOT;
                     cb.waves = 3;
+                    cb.unroll = 2;
                     uint32_t *m = fs ? b.mask : nullptr;
                     CUDA_OK(cudaMemset(b.out[0], 0xff, (n + kGuard) * es));
                     CUDA_OK(cudaMemset(b.out[1], 0xff, (n + kGuard) * es));
@@ -407,8 +505,9 @@ void test_round_trip(Buffers &b, cudaStream_t s)
                 }
             /* in place forward: y over x (a copy of in[0] in out[1]); add: y over the addend */
             for (int scheme = 0; scheme < 3; scheme++) {
-                const tk_relu_mask_config c =
+                tk_relu_mask_config c =
                     tk_relu_mask_default_config(dt, static_cast<tk_mask_scheme>(scheme));
+                c.unroll = 4;
                 CUDA_OK(cudaMemcpy(b.out[1], add ? b.in[1] : b.in[0], n * es, cudaMemcpyDeviceToDevice));
                 CUDA_OK(cudaMemset(static_cast<char *>(b.out[1]) + n * es, 0xff, kGuard * es));
                 uint32_t *m = scheme ? b.mask : nullptr;
@@ -552,9 +651,11 @@ void test_beyond_int32(cudaStream_t s)
         tk_mask_scheme scheme;
         int pack, offset;
         tk_cache_hint hint;
-    } cases[] = {{TK_MASK_BALLOT32, 8, 0, TK_CACHE_NORMAL},
-                 {TK_MASK_BYTE8, 8, 0, TK_CACHE_EVICT_FIRST},
-                 {TK_MASK_BALLOT32, 4, 1, TK_CACHE_NORMAL}};
+        tk_loop loop;
+        int unroll;
+    } cases[] = {{TK_MASK_BALLOT32, 8, 0, TK_CACHE_NORMAL, TK_LOOP_GRID_STRIDE, 4},
+                 {TK_MASK_BYTE8, 8, 0, TK_CACHE_EVICT_FIRST, TK_LOOP_GRID_STRIDE, 2},
+                 {TK_MASK_BALLOT32, 4, 1, TK_CACHE_NORMAL, TK_LOOP_ONE_SHOT, 1}};
     const int64_t win = 65536;
     std::vector<__half> host(win);
     std::vector<uint32_t> hmask(win / 32 + 1);
@@ -562,7 +663,7 @@ void test_beyond_int32(cudaStream_t s)
         const int64_t len = n - k.offset;
         /* window starts are multiples of 32 (whole mask words); the last runs past len */
         const int64_t starts[] = {0, (int64_t{1} << 31) - win, (len - win) & ~int64_t{31}};
-        tk_relu_mask_config c = {256, 32, k.pack, k.scheme, k.hint};
+        tk_relu_mask_config c = {256, 32, k.pack, k.scheme, k.hint, k.loop, k.unroll};
         CUDA_OK(cudaMemsetAsync(mask, 0xff, nw * 4, s));
         tk_status st = tk_relu_fwd(TK_F16, len, x + k.offset, y + k.offset, mask, &c, s);
         CUDA_OK(cudaStreamSynchronize(s));
@@ -581,10 +682,12 @@ void test_beyond_int32(cudaStream_t s)
         uint32_t last = 0;
         CUDA_OK(cudaMemcpy(&last, mask + words(len) - 1, 4, cudaMemcpyDeviceToHost));
         ok = ok && (len % 32 == 0 || (last >> (len % 32)) == 0);   /* padding bits */
-        expect(ok, "relu_fwd f16 n = 2^31 + %lld mask=%s pack %d offset %d",
-               (long long)(len - (int64_t{1} << 31)), kSchemes[k.scheme], k.pack, k.offset);
-        /* backward from that mask, dy = x, dx over y */
+        expect(ok, "relu_fwd f16 n = 2^31 + %lld mask=%s pack %d unroll %d offset %d",
+               (long long)(len - (int64_t{1} << 31)), kSchemes[k.scheme], k.pack, k.unroll,
+               k.offset);
+        /* backward from that mask, dy = x, dx over y (the other scheme, another unroll) */
         c.mask = k.scheme == TK_MASK_BYTE8 ? TK_MASK_BALLOT32 : TK_MASK_BYTE8;
+        c.unroll = k.unroll == 4 ? 1 : 4;
         st = tk_relu_bwd(TK_F16, len, x + k.offset, mask, nullptr, y + k.offset, &c, s);
         CUDA_OK(cudaStreamSynchronize(s));
         ok = st == TK_OK;
@@ -597,8 +700,9 @@ void test_beyond_int32(cudaStream_t s)
                 ok = __half2float(host[j]) == (v > 0 ? v : 0.0f);
             }
         }
-        expect(ok, "relu_bwd f16 n = 2^31 + %lld mask=%s (mask written by %s)",
-               (long long)(len - (int64_t{1} << 31)), kSchemes[c.mask], kSchemes[k.scheme]);
+        expect(ok, "relu_bwd f16 n = 2^31 + %lld mask=%s unroll %d (mask written by %s)",
+               (long long)(len - (int64_t{1} << 31)), kSchemes[c.mask], c.unroll,
+               kSchemes[k.scheme]);
     }
     cudaFree(x);
     cudaFree(y);
@@ -697,6 +801,7 @@ void test_bad_arguments(Buffers &b, cudaStream_t s)
     void *x = b.in[0], *a = b.in[1], *y = b.out[0], *d = b.out[1];
     uint32_t *m = b.mask;
     const tk_status INV = TK_ERR_INVALID_ARGUMENT, UNS = TK_ERR_UNSUPPORTED_CONFIG;
+    const tk_loop GS = TK_LOOP_GRID_STRIDE;
     struct {
         tk_status got, want;
         const char *what;
@@ -732,15 +837,19 @@ void test_bad_arguments(Buffers &b, cudaStream_t s)
         tk_dtype dt;
         const char *what;
     } bad[] = {
-        {{33, 32, 4, TK_MASK_BALLOT32, TK_CACHE_NORMAL}, TK_F32, "block_size 33"},
-        {{0, 32, 4, TK_MASK_BALLOT32, TK_CACHE_NORMAL}, TK_F32, "block_size 0"},
-        {{1056, 32, 4, TK_MASK_BALLOT32, TK_CACHE_NORMAL}, TK_F32, "block_size 1056"},
-        {{256, 0, 4, TK_MASK_BALLOT32, TK_CACHE_NORMAL}, TK_F32, "waves 0"},
-        {{256, 32, 3, TK_MASK_BALLOT32, TK_CACHE_NORMAL}, TK_F32, "pack_size 3"},
-        {{256, 32, 8, TK_MASK_BALLOT32, TK_CACHE_NORMAL}, TK_F32, "pack_size 8 for f32"},
-        {{256, 32, 16, TK_MASK_BALLOT32, TK_CACHE_NORMAL}, TK_F16, "pack_size 16 for f16"},
-        {{256, 32, 4, static_cast<tk_mask_scheme>(3), TK_CACHE_NORMAL}, TK_F32, "mask 3"},
-        {{256, 32, 4, TK_MASK_BALLOT32, static_cast<tk_cache_hint>(2)}, TK_F32, "cache_hint 2"},
+        {{33, 32, 4, TK_MASK_BALLOT32, TK_CACHE_NORMAL, GS, 1}, TK_F32, "block_size 33"},
+        {{0, 32, 4, TK_MASK_BALLOT32, TK_CACHE_NORMAL, GS, 1}, TK_F32, "block_size 0"},
+        {{1056, 32, 4, TK_MASK_BALLOT32, TK_CACHE_NORMAL, GS, 1}, TK_F32, "block_size 1056"},
+        {{256, 0, 4, TK_MASK_BALLOT32, TK_CACHE_NORMAL, GS, 1}, TK_F32, "waves 0"},
+        {{256, 32, 3, TK_MASK_BALLOT32, TK_CACHE_NORMAL, GS, 1}, TK_F32, "pack_size 3"},
+        {{256, 32, 8, TK_MASK_BALLOT32, TK_CACHE_NORMAL, GS, 1}, TK_F32, "pack_size 8 for f32"},
+        {{256, 32, 16, TK_MASK_BALLOT32, TK_CACHE_NORMAL, GS, 1}, TK_F16, "pack_size 16 for f16"},
+        {{256, 32, 4, static_cast<tk_mask_scheme>(3), TK_CACHE_NORMAL, GS, 1}, TK_F32, "mask 3"},
+        {{256, 32, 4, TK_MASK_BALLOT32, static_cast<tk_cache_hint>(2), GS, 1}, TK_F32, "cache_hint 2"},
+        {{256, 32, 4, TK_MASK_BALLOT32, TK_CACHE_NORMAL, static_cast<tk_loop>(2), 1}, TK_F32, "loop 2"},
+        {{256, 32, 4, TK_MASK_BYTE8, TK_CACHE_NORMAL, GS, 3}, TK_F32, "unroll 3"},
+        {{256, 32, 4, TK_MASK_NONE, TK_CACHE_NORMAL, TK_LOOP_ONE_SHOT, 0}, TK_F32, "unroll 0"},
+        {{256, 32, 8, TK_MASK_BALLOT32, TK_CACHE_NORMAL, GS, 8}, TK_F16, "unroll 8"},
     };
     for (auto &k : bad) {
         expect(tk_relu_fwd(k.dt, 100, x, y, m, &k.c, s) == UNS, "relu_fwd with %s", k.what);
@@ -813,19 +922,11 @@ int main()
                 tk_tuned_entry_count());
     cudaStream_t s;
     CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    Buffers b;
-    for (int k = 0; k < 3; k++)
-        CUDA_OK(cudaMalloc(&b.in[k], kAlloc * 4));
-    CUDA_OK(cudaMalloc(&b.y_in, kAlloc * 4));
-    for (int k = 0; k < 2; k++)
-        CUDA_OK(cudaMalloc(&b.out[k], kAlloc * 4));
-    CUDA_OK(cudaMalloc(&b.mask, kMaskAlloc * 4));
-    CUDA_OK(cudaMalloc(&b.mask_in, kMaskAlloc * 4));
-    CUDA_OK(cudaMallocHost(&b.host_out, kAlloc * 4));
-    CUDA_OK(cudaMallocHost(&b.host_mask, kMaskAlloc * 4));
+    Buffers b = alloc_buffers(kAlloc);
 
     test_bad_arguments(b, s);
     test_all_configs(b, s);
+    test_grid_stride_loops(s);
     test_round_trip(b, s);
     test_special_values(b, s);
     test_null_config(b, s);
@@ -833,15 +934,7 @@ int main()
     test_null_config_overhead(b, s);
     test_beyond_int32(s);
 
-    for (int k = 0; k < 3; k++)
-        cudaFree(b.in[k]);
-    cudaFree(b.y_in);
-    for (int k = 0; k < 2; k++)
-        cudaFree(b.out[k]);
-    cudaFree(b.mask);
-    cudaFree(b.mask_in);
-    cudaFreeHost(b.host_out);
-    cudaFreeHost(b.host_mask);
+    free_buffers(b);
     cudaStreamDestroy(s);
     return gpu_check_done();
 }

@@ -168,9 +168,11 @@ static void test_family(void)
     /* the default config, as text the library parses back */
     char text[128];
     CHECK(f->default_config("f32", text, sizeof text) == 0);
-    CHECK_STR(text, "block_size=256,cache_hint=normal,mask=ballot32,pack_size=4,waves=32");
+    CHECK_STR(text, "block_size=256,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,"
+                    "unroll=1,waves=32");
     CHECK(f->default_config("bf16", text, sizeof text) == 0);
-    CHECK_STR(text, "block_size=256,cache_hint=normal,mask=ballot32,pack_size=8,waves=32");
+    CHECK_STR(text, "block_size=256,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=8,"
+                    "unroll=1,waves=32");
     CHECK(f->default_config("f64", text, sizeof text) == -1);
     tk_relu_mask_config c;
     CHECK(tk_relu_mask_config_from_text(text, &c) == TK_OK);
@@ -184,9 +186,9 @@ static void test_family(void)
 static void test_config_text(void)
 {
     const tk_relu_mask_config all[] = {
-        {32, 1, 1, TK_MASK_NONE, TK_CACHE_NORMAL},
-        {1024, 1024, 8, TK_MASK_BYTE8, TK_CACHE_EVICT_FIRST},
-        {96, 7, 2, TK_MASK_BALLOT32, TK_CACHE_NORMAL},
+        {32, 1, 1, TK_MASK_NONE, TK_CACHE_NORMAL, TK_LOOP_GRID_STRIDE, 1},
+        {1024, 1024, 8, TK_MASK_BYTE8, TK_CACHE_EVICT_FIRST, TK_LOOP_ONE_SHOT, 4},
+        {96, 7, 2, TK_MASK_BALLOT32, TK_CACHE_NORMAL, TK_LOOP_ONE_SHOT, 2},
     };
     char text[128];
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
@@ -196,30 +198,46 @@ static void test_config_text(void)
         CHECK(memcmp(&back, &all[i], sizeof back) == 0);
     }
     CHECK(relu_mask_config_text(&all[1], text, sizeof text) == 0);
-    CHECK_STR(text, "block_size=1024,cache_hint=evict_first,mask=byte8,pack_size=8,waves=1024");
+    CHECK_STR(text, "block_size=1024,cache_hint=evict_first,loop=one_shot,mask=byte8,"
+                    "pack_size=8,unroll=4,waves=1024");
     tk_relu_mask_config bad = all[0];
     bad.mask = (tk_mask_scheme)3;
     CHECK(relu_mask_config_text(&bad, text, sizeof text) == -1);
     bad = all[0];
     bad.cache_hint = (tk_cache_hint)-1;
     CHECK(relu_mask_config_text(&bad, text, sizeof text) == -1);
+    bad = all[0];
+    bad.loop = (tk_loop)2;
+    CHECK(relu_mask_config_text(&bad, text, sizeof text) == -1);
     CHECK(relu_mask_config_text(&all[1], text, 20) == -1);   /* does not fit */
 
     tk_relu_mask_config c;
-    CHECK(tk_relu_mask_config_from_text(
-              "waves=8,mask=none,pack_size=2,cache_hint=normal,block_size=128", &c) == TK_OK);
-    CHECK(c.waves == 8 && c.mask == TK_MASK_NONE && c.pack_size == 2 && c.block_size == 128);
-    CHECK(tk_relu_mask_config_from_text(
-              "block_size=128,cache_hint=normal,mask=byte4,pack_size=2,waves=8", &c) ==
-          TK_ERR_UNSUPPORTED_CONFIG);
-    CHECK(tk_relu_mask_config_from_text("block_size=128,cache_hint=normal,mask=none,waves=8",
+    CHECK(tk_relu_mask_config_from_text("unroll=2,waves=8,mask=none,pack_size=2,loop=one_shot,"
+                                        "cache_hint=normal,block_size=128",
+                                        &c) == TK_OK);
+    CHECK(c.waves == 8 && c.mask == TK_MASK_NONE && c.pack_size == 2 && c.block_size == 128 &&
+          c.loop == TK_LOOP_ONE_SHOT && c.unroll == 2);
+    CHECK(tk_relu_mask_config_from_text("block_size=128,cache_hint=normal,loop=grid_stride,"
+                                        "mask=byte4,pack_size=2,unroll=1,waves=8",
+                                        &c) == TK_ERR_UNSUPPORTED_CONFIG);
+    CHECK(tk_relu_mask_config_from_text("block_size=128,cache_hint=normal,loop=grid_stride,"
+                                        "mask=none,unroll=1,waves=8",
                                         &c) == TK_ERR_UNSUPPORTED_CONFIG);   /* no pack_size */
-    CHECK(tk_relu_mask_config_from_text(
-              "block_size=100,cache_hint=normal,mask=none,pack_size=2,waves=8", &c) ==
-          TK_ERR_UNSUPPORTED_CONFIG);
-    CHECK(tk_relu_mask_config_from_text(
-              "block_size=128,cache_hint=normal,mask=none,pack_size=16,waves=8", &c) ==
-          TK_ERR_UNSUPPORTED_CONFIG);
+    CHECK(tk_relu_mask_config_from_text("block_size=128,cache_hint=normal,mask=none,"
+                                        "pack_size=2,waves=8",
+                                        &c) == TK_ERR_UNSUPPORTED_CONFIG);   /* no loop, unroll */
+    CHECK(tk_relu_mask_config_from_text("block_size=100,cache_hint=normal,loop=grid_stride,"
+                                        "mask=none,pack_size=2,unroll=1,waves=8",
+                                        &c) == TK_ERR_UNSUPPORTED_CONFIG);
+    CHECK(tk_relu_mask_config_from_text("block_size=128,cache_hint=normal,loop=grid_stride,"
+                                        "mask=none,pack_size=16,unroll=1,waves=8",
+                                        &c) == TK_ERR_UNSUPPORTED_CONFIG);
+    CHECK(tk_relu_mask_config_from_text("block_size=128,cache_hint=normal,loop=grid_stride,"
+                                        "mask=none,pack_size=4,unroll=3,waves=8",
+                                        &c) == TK_ERR_UNSUPPORTED_CONFIG);
+    CHECK(tk_relu_mask_config_from_text("block_size=128,cache_hint=normal,loop=persistent,"
+                                        "mask=none,pack_size=4,unroll=1,waves=8",
+                                        &c) == TK_ERR_UNSUPPORTED_CONFIG);
     CHECK(tk_relu_mask_config_from_text(NULL, &c) == TK_ERR_INVALID_ARGUMENT);
     CHECK(tk_relu_mask_config_from_text("block_size=128", NULL) == TK_ERR_INVALID_ARGUMENT);
 }
@@ -234,24 +252,33 @@ static void test_library_host_helpers(void)
 
     const tk_relu_mask_config f32 = tk_relu_mask_default_config(TK_F32, TK_MASK_NONE);
     CHECK(f32.block_size == 256 && f32.waves == 32 && f32.pack_size == 4 &&
-          f32.mask == TK_MASK_NONE && f32.cache_hint == TK_CACHE_NORMAL);
+          f32.mask == TK_MASK_NONE && f32.cache_hint == TK_CACHE_NORMAL &&
+          f32.loop == TK_LOOP_GRID_STRIDE && f32.unroll == 1);
     const tk_relu_mask_config f16 = tk_relu_mask_default_config(TK_F16, TK_MASK_BYTE8);
     CHECK(f16.pack_size == 8 && f16.mask == TK_MASK_BYTE8);
 
     /* the space: parameters in canonical (sorted) order, with the values the library has */
     const tk_config_space *s = tk_relu_mask_config_space();
-    CHECK(s && strcmp(s->family, "relu_mask") == 0 && s->n_params == 5);
-    if (!s || s->n_params != 5) return;
-    const char *names[] = {"block_size", "cache_hint", "mask", "pack_size", "waves"};
-    for (int i = 0; i < 5; i++) CHECK_STR(s->params[i].name, names[i]);
-    CHECK(s->params[2].compile_time && s->params[2].n_values == 3);
-    CHECK_STR(s->params[2].str_values[0], "none");
-    CHECK_STR(s->params[2].str_values[1], "byte8");
-    CHECK_STR(s->params[2].str_values[2], "ballot32");
-    CHECK(s->params[2].default_value == TK_MASK_BALLOT32);
+    CHECK(s && strcmp(s->family, "relu_mask") == 0 && s->n_params == 7);
+    if (!s || s->n_params != 7) return;
+    const char *names[] = {"block_size", "cache_hint", "loop", "mask", "pack_size", "unroll",
+                           "waves"};
+    for (int i = 0; i < 7; i++) CHECK_STR(s->params[i].name, names[i]);
+    CHECK(!s->params[2].compile_time && s->params[2].n_values == 2);
+    CHECK_STR(s->params[2].str_values[0], "grid_stride");
+    CHECK_STR(s->params[2].str_values[1], "one_shot");
+    CHECK(s->params[2].default_value == TK_LOOP_GRID_STRIDE);
+    CHECK(s->params[3].compile_time && s->params[3].n_values == 3);
+    CHECK_STR(s->params[3].str_values[0], "none");
+    CHECK_STR(s->params[3].str_values[1], "byte8");
+    CHECK_STR(s->params[3].str_values[2], "ballot32");
+    CHECK(s->params[3].default_value == TK_MASK_BALLOT32);
     CHECK(tk_param_supports(&s->params[0], 96) && !tk_param_supports(&s->params[0], 2048));
-    CHECK(tk_param_supports(&s->params[3], 8) && !tk_param_supports(&s->params[3], 16));
-    CHECK(tk_param_supports(&s->params[4], 1) && !tk_param_supports(&s->params[4], 0));
+    CHECK(tk_param_supports(&s->params[4], 8) && !tk_param_supports(&s->params[4], 16));
+    CHECK(s->params[5].compile_time && s->params[5].default_value == 1);
+    CHECK(tk_param_supports(&s->params[5], 4) && !tk_param_supports(&s->params[5], 3) &&
+          !tk_param_supports(&s->params[5], 8));
+    CHECK(tk_param_supports(&s->params[6], 1) && !tk_param_supports(&s->params[6], 0));
 
     tk_relu_mask_config c;
     CHECK(tk_relu_mask_tuned_config("relu_mask.gelu", TK_F32, 10, 1, &c) ==

@@ -114,11 +114,15 @@ int relu_mask_compare_words(const uint32_t *got, const uint32_t *want, int64_t n
 int relu_mask_config_text(const tk_relu_mask_config *c, char *buf, size_t len)
 {
     static const char *const hints[] = { "normal", "evict_first" };
+    static const char *const loops[] = { "grid_stride", "one_shot" };
     static const char *const schemes[] = { "none", "byte8", "ballot32" };
-    if ((unsigned)c->cache_hint > 1u || (unsigned)c->mask > 2u) return -1;
-    const int w = snprintf(buf, len, "block_size=%d,cache_hint=%s,mask=%s,pack_size=%d,waves=%d",
-                           c->block_size, hints[c->cache_hint], schemes[c->mask], c->pack_size,
-                           c->waves);
+    if ((unsigned)c->cache_hint > 1u || (unsigned)c->loop > 1u || (unsigned)c->mask > 2u)
+        return -1;
+    const int w = snprintf(buf, len,
+                           "block_size=%d,cache_hint=%s,loop=%s,mask=%s,pack_size=%d,unroll=%d,"
+                           "waves=%d",
+                           c->block_size, hints[c->cache_hint], loops[c->loop], schemes[c->mask],
+                           c->pack_size, c->unroll, c->waves);
     return w > 0 && (size_t)w < len ? 0 : -1;
 }
 

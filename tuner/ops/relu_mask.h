@@ -27,7 +27,7 @@ void relu_mask_grad_reference(int64_t n, const double *dy, const uint32_t *mask,
 int relu_mask_compare_words(const uint32_t *got, const uint32_t *want, int64_t n_words,
                             char *err, size_t len);
 
-/* The canonical text of c ("block_size=256,cache_hint=normal,mask=ballot32,pack_size=4,waves=32",
- * keys sorted), what tk_relu_mask_config_from_text parses back. 0, or -1 when a value has no
- * name or the text does not fit in len. */
+/* The canonical text of c ("block_size=256,cache_hint=normal,loop=grid_stride,mask=ballot32,
+ * pack_size=4,unroll=1,waves=32" on one line, keys sorted), what tk_relu_mask_config_from_text
+ * parses back. 0, or -1 when a value has no name or the text does not fit in len. */
 int relu_mask_config_text(const tk_relu_mask_config *c, char *buf, size_t len);
