@@ -541,7 +541,7 @@ static const command commands[] = {
       "  evaluation in the database (default tunekit.db). Re-running resumes: what the database\n"
       "  already holds for this device, problem, config and kernel source is skipped.\n"
       "  Strategies: exhaustive, random, anneal, genetic, local, bayes, ensemble; an exhaustive\n"
-      "  space under a budget smaller than the space is searched with bayes instead.\n"
+      "  space under a budget smaller than the space is searched with ensemble instead.\n"
       "  --warm-start tries first the winners the database holds for other GPUs (nearest\n"
       "  compute capability first).\n"
       "  A progress line with ETA goes to stderr when it is a terminal." },

@@ -60,7 +60,7 @@ same "3 evaluations per problem" "$(sql $T/e.db 'select count(*) from evaluation
 
 # ---- the default strategy for an exhaustive space under a small budget ----
 check "budget smaller than the space" $TUNER run $SP --backend replay:$FX --db $T/d.db --budget-evals 5 -q
-same "searched with the default search strategy" "$(sql $T/d.db 'select strategy from runs')" "bayes"
+same "searched with the default search strategy" "$(sql $T/d.db 'select strategy from runs')" "ensemble"
 check "budget larger than the space" $TUNER run $SP --backend replay:$FX --db $T/x.db --budget-evals 1000 -q
 same "exhaustive as the space says" "$(sql $T/x.db 'select strategy from runs')" "exhaustive"
 finish
