@@ -5,6 +5,7 @@
  * order and tie-break, the deterministic dump (same bytes for the same content in any insertion
  * order, export -> import -> export identity, loading with the sqlite3 shell), idempotent import
  * and merge, and db_check on a clean and on a planted-inconsistent database. */
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +140,37 @@ static int dump_to_file(db *d, const char *path)
 static int same_text(const char *a, const char *b)
 {
     return a && b && strcmp(a, b) == 0;
+}
+
+/* Occurrences of needle in text. */
+static int count_of(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = text ? strstr(text, needle) : NULL; p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* 1 when the dump compares an id with a number ("id=3", "_id = 12", "id IN (4"): a
+ * database-local id written into it. */
+static int has_local_id(const char *text)
+{
+    for (const char *p = strstr(text, "id"); p; p = strstr(p + 1, "id")) {
+        const char *q = p + 2;
+        while (*q == ' ')
+            q++;
+        if (strncmp(q, "IN", 2) == 0)
+            for (q += 2; *q == ' ' || *q == '('; q++)
+                ;
+        else if (*q == '=')
+            for (q++; *q == ' '; q++)
+                ;
+        else
+            continue;
+        if (*q >= '0' && *q <= '9')
+            return 1;
+    }
+    return 0;
 }
 
 static int64_t count(db *d, const char *table)
@@ -666,13 +698,23 @@ static void test_dump(void)
     CHECK(strstr(da, "PRAGMA user_version = 1;\nBEGIN;\n") != NULL);
     CHECK(strstr(da, "COMMIT;\n") != NULL && strcmp(da + strlen(da) - 8, "COMMIT;\n") == 0);
     CHECK(strstr(da, "'it''s wrong\nline 2'") != NULL);
-    CHECK(strstr(da, ",json_extract('[1") != NULL);   /* the 1e-40 stddev */
-    CHECK(strstr(da, "json_each('[21.5,21.75,") != NULL);
     CHECK(strstr(da, "(SELECT id FROM devices WHERE uuid='GPU-a')") != NULL);
-    CHECK(strstr(da, "INSERT OR IGNORE INTO evaluations(run_id") != NULL);
-    /* devices sorted by uuid, no ids anywhere */
+    CHECK(strstr(da, "CREATE TEMP TRIGGER dump_evaluations_insert") != NULL);
+    CHECK(strstr(da, "DROP VIEW dump_evaluations;\n-- peers\n") != NULL);
+    /* one statement per (device, problem, run, kernel hash): what they share is written once,
+     * samples are indexes into the statement's sorted distinct values, the statistics JSON
+     * (the 1e-40 stddev inside) */
+    CHECK(count_of(da, "INSERT INTO dump_evaluations(") == 4);
+    CHECK(strstr(da, "'elementwise.relu','f16','n=65536,offset=0','h1','[21.3,21.333333333333332,"
+                     "33.5,33.625,33.75,34.0]','2026-01-01T00:00:01.000Z',v.* FROM (VALUES\n"
+                     "('block_size=512,waves=2','ok',NULL,'[33.625,21.3,34.0,30.14404761904762,"
+                     "1e-40,33.28875,33.96125,") != NULL);
+    CHECK(strstr(da, ",7,0,'','[2,4,0,3,1,5,2]')\n) v;\n") != NULL);
+    CHECK(strstr(da, "'fault','it''s wrong\nline 2',NULL,0,0,'',NULL)") != NULL);
+    /* devices sorted by uuid, rows by config text, no ids anywhere */
     CHECK(strstr(da, "'GPU-a','Model A'") < strstr(da, "'GPU-b','Model B'"));
-    CHECK(strstr(da, "device_id=") == NULL && strstr(da, "evaluation_id=e.id") != NULL);
+    CHECK(strstr(da, "('block_size=128,waves=1'") < strstr(da, "('block_size=256,waves=1','ok'"));
+    CHECK(!has_local_id(da));
 
     /* export -> import -> export */
     CHECK(dump_to_file(a, tmp("a.sql")) == 0);
@@ -707,6 +749,315 @@ done:
     db_close(a);
     db_close(b);
     db_close(c);
+}
+
+/* ---- the compact format at scale, exact floats, other dump shapes ---- */
+
+/* Doubles the dump must carry exactly: ones SQLite 3.40 reads one ulp off from a REAL literal
+ * (the first six, from a real H100 dump), extremes, and plain ones. */
+static const double hard[] = {174.2016019, 0.1967990005399365, 1538.629540064455, 13.08960013,
+                              0.2765391587842915, 0.4982009258662147, 5e-324, 1e-320,
+                              1.7976931348623157e308, 1e-40, 2.5e-300, 1e22, 12.0, 0.1 + 0.2,
+                              1.0 / 3.0, 8.06399994, INFINITY};
+#define N_HARD ((int)(sizeof hard / sizeof hard[0]))
+#define N_BULK 2500   /* evaluations of one problem: more than one statement holds */
+
+/* One device, run and problem with N_BULK evaluations of 4 samples each, every float taken
+ * from hard[], also in the run's copy_gbps and a peers row. Configs and evaluations go in in
+ * ascending or descending order: other ids, same content. */
+static int fill_bulk(db *d, int reverse)
+{
+    char err[512];
+    device_info dev = make_device("GPU-bulk", "Bulk Model", 114);
+    run_info info = {"spaces/bulk.yaml", "abc", "exhaustive", "cuda", "0.1.0", 1, hard[0]};
+    int64_t dev_id, run, prob;
+    sqlite3 *h = db_handle(d);
+    sqlite3_stmt *cfg = NULL, *ev = NULL, *sm = NULL, *peer = NULL;
+    int ok = db_put_device(d, &dev, &dev_id, err, sizeof err) == 0 &&
+             db_begin_run(d, dev_id, &info, &run, err, sizeof err) == 0 &&
+             db_put_problem(d, "elementwise.add", "f32", "n=4096,offset=0", 4096, 49152, 4096,
+                            &prob, err, sizeof err) == 0 &&
+             sqlite3_exec(h, "BEGIN", NULL, NULL, NULL) == SQLITE_OK &&
+             sqlite3_prepare_v2(h, "INSERT INTO configs(text) VALUES (?1)", -1, &cfg, NULL) ==
+                 SQLITE_OK &&
+             sqlite3_prepare_v2(h, "INSERT INTO evaluations(run_id, device_id, problem_id, "
+                                "config_id, kernel_hash, status, median_us, min_us, max_us, "
+                                "mean_us, stddev_us, ci_lo_us, ci_hi_us, gbps, frac_copy, n_runs, "
+                                "seq, created_at) VALUES (?1, ?2, ?3, (SELECT id FROM configs "
+                                "WHERE text = ?4), 'hb', 'ok', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                                "?13, 4, ?14, ?15)", -1, &ev, NULL) == SQLITE_OK &&
+             sqlite3_prepare_v2(h, "INSERT INTO samples(evaluation_id, idx, us) VALUES "
+                                "(?1, ?2, ?3)", -1, &sm, NULL) == SQLITE_OK &&
+             sqlite3_prepare_v2(h, "INSERT INTO peers(device_id, problem_id, library, median_us, "
+                                "n_runs, gbps, copy_gbps, created_at) VALUES (?1, ?2, 'torch', "
+                                "?3, 5, ?4, ?5, 'x')", -1, &peer, NULL) == SQLITE_OK;
+    for (int k = 0; ok && k < N_BULK; k++) {
+        int i = reverse ? N_BULK - 1 - k : k;
+        char text[64], created[64];
+        snprintf(text, sizeof text, "block_size=%d,waves=%d", 32 * (1 + i % 32), i / 32);
+        snprintf(created, sizeof created, "2026-01-01T%02d:%02d:%02d.%03dZ", i / 3600,
+                 i / 60 % 60, i % 60, i * 7 % 1000);
+        sqlite3_bind_text(cfg, 1, text, -1, SQLITE_TRANSIENT);
+        ok = sqlite3_step(cfg) == SQLITE_DONE;
+        sqlite3_reset(cfg);
+        sqlite3_bind_int64(ev, 1, run);
+        sqlite3_bind_int64(ev, 2, dev_id);
+        sqlite3_bind_int64(ev, 3, prob);
+        sqlite3_bind_text(ev, 4, text, -1, SQLITE_TRANSIENT);
+        for (int j = 0; j < 9; j++)
+            sqlite3_bind_double(ev, 5 + j, hard[(i + j) % N_HARD]);
+        sqlite3_bind_int64(ev, 14, i);
+        sqlite3_bind_text(ev, 15, created, -1, SQLITE_TRANSIENT);
+        ok = ok && sqlite3_step(ev) == SQLITE_DONE;
+        sqlite3_reset(ev);
+        for (int j = 0; ok && j < 4; j++) {
+            sqlite3_bind_int64(sm, 1, sqlite3_last_insert_rowid(h));
+            sqlite3_bind_int(sm, 2, j);
+            sqlite3_bind_double(sm, 3, hard[(3 * i + j) % N_HARD]);
+            ok = sqlite3_step(sm) == SQLITE_DONE;
+            sqlite3_reset(sm);
+        }
+    }
+    if (ok) {
+        sqlite3_bind_int64(peer, 1, dev_id);
+        sqlite3_bind_int64(peer, 2, prob);
+        sqlite3_bind_double(peer, 3, hard[1]);
+        sqlite3_bind_double(peer, 4, hard[2]);
+        sqlite3_bind_double(peer, 5, hard[7]);
+        ok = sqlite3_step(peer) == SQLITE_DONE;
+    }
+    sqlite3_finalize(cfg);
+    sqlite3_finalize(ev);
+    sqlite3_finalize(sm);
+    sqlite3_finalize(peer);
+    ok = ok && sqlite3_exec(h, "UPDATE runs SET started_at = '2026-01-01T00:00:00.000Z';"
+                            "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
+    if (!ok)
+        sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL);
+    return ok ? 0 : -1;
+}
+
+/* Values of d that differ from those of the database file other, rows matched by natural key
+ * (config text: fill_bulk's databases have one device, run, problem and kernel hash), plus the
+ * rows of either that the other lacks; -1 on error. */
+static long long bulk_differences(db *d, const char *other)
+{
+    char sql[256];
+    long long n;
+    snprintf(sql, sizeof sql, "ATTACH '%s' AS o", other);
+    if (sqlite3_exec(db_handle(d), sql, NULL, NULL, NULL) != SQLITE_OK)
+        return -1;
+    n = q_int(d,
+              "WITH a AS (SELECT c.text, e.*, s.idx, s.us FROM main.evaluations e"
+              "  JOIN main.configs c ON c.id = e.config_id"
+              "  LEFT JOIN main.samples s ON s.evaluation_id = e.id),"
+              " b AS (SELECT c.text, e.*, s.idx, s.us FROM o.evaluations e"
+              "  JOIN o.configs c ON c.id = e.config_id"
+              "  LEFT JOIN o.samples s ON s.evaluation_id = e.id)"
+              " SELECT (SELECT count(*) FROM a LEFT JOIN b ON b.text = a.text AND b.idx IS a.idx"
+              "  WHERE b.us IS NOT a.us OR b.median_us IS NOT a.median_us"
+              "  OR b.min_us IS NOT a.min_us OR b.max_us IS NOT a.max_us"
+              "  OR b.mean_us IS NOT a.mean_us OR b.stddev_us IS NOT a.stddev_us"
+              "  OR b.ci_lo_us IS NOT a.ci_lo_us OR b.ci_hi_us IS NOT a.ci_hi_us"
+              "  OR b.gbps IS NOT a.gbps OR b.frac_copy IS NOT a.frac_copy"
+              "  OR b.seq IS NOT a.seq OR b.created_at IS NOT a.created_at)"
+              " + (SELECT count(*) FROM b) - (SELECT count(*) FROM a)"
+              " + (SELECT count(*) FROM main.runs r, o.runs s WHERE r.copy_gbps IS NOT s.copy_gbps)"
+              " + (SELECT count(*) FROM main.peers p, o.peers q WHERE p.median_us IS NOT"
+              "  q.median_us OR p.gbps IS NOT q.gbps OR p.copy_gbps IS NOT q.copy_gbps)");
+    if (sqlite3_exec(db_handle(d), "DETACH o", NULL, NULL, NULL) != SQLITE_OK)
+        return -1;
+    return n;
+}
+
+static void test_dump_bulk(void)
+{
+    char err[512], cmd[1024];
+    db *a = NULL, *b = NULL, *c = NULL, *s = NULL;
+    char *da = NULL, *db_ = NULL, *dc = NULL, *ds = NULL;
+    CHECK(db_open(tmp("bulk_a.db"), 1, &a, err, sizeof err) == 0);
+    CHECK(db_open(tmp("bulk_b.db"), 1, &b, err, sizeof err) == 0);
+    if (!a || !b)
+        goto done;
+    CHECK(fill_bulk(a, 0) == 0);
+    CHECK(fill_bulk(b, 1) == 0);
+    CHECK(count(a, "evaluations") == N_BULK && count(a, "samples") == 4 * N_BULK);
+    CHECK(q_int(a, "SELECT id FROM configs WHERE text = 'block_size=32,waves=0'") !=
+          q_int(b, "SELECT id FROM configs WHERE text = 'block_size=32,waves=0'"));
+    CHECK(q_double(a, "SELECT copy_gbps FROM runs") == hard[0]);
+    CHECK(bulk_differences(a, tmp("bulk_b.db")) == 0);
+    da = dump_of(a);
+    db_ = dump_of(b);
+    CHECK(same_text(da, db_));   /* other insertion order and ids: same bytes */
+    if (!da)
+        goto done;
+    /* at most 1000 rows a statement, every float through a text that reads back exactly */
+    CHECK(count_of(da, "INSERT INTO dump_evaluations(") == 3);
+    CHECK(count_of(da, "INSERT OR IGNORE INTO configs(text) VALUES\n") == 3);
+    CHECK(count_of(da, "\n('block_size=") == 2 * N_BULK);
+    CHECK(!has_local_id(da));
+    CHECK(strstr(da, ",9e999,") != NULL && strstr(da, ",5e-324,") != NULL);
+    /* the run's copy_gbps: the shortest literal where SQLite reads that exactly, else a longer
+     * one that it does (SQLite 3.40 reads 174.2016019 one ulp off) */
+    if (q_double(a, "SELECT CAST('174.2016019' AS REAL)") == 174.2016019)
+        CHECK(strstr(da, "'cuda',174.2016019,'0.1.0'") != NULL);
+    else
+        CHECK(strstr(da, "'cuda',174.20160189999999,'0.1.0'") != NULL);
+
+    /* export -> import -> export, twice, and through the sqlite3 shell */
+    CHECK(dump_to_file(a, tmp("bulk.sql")) == 0);
+    CHECK(db_open(tmp("bulk_c.db"), 1, &c, err, sizeof err) == 0);
+    if (!c)
+        goto done;
+    CHECK(db_import(c, tmp("bulk.sql"), err, sizeof err) == 0);
+    CHECK(db_import(c, tmp("bulk.sql"), err, sizeof err) == 0);
+    dc = dump_of(c);
+    CHECK(same_text(da, dc));
+    CHECK(count(c, "evaluations") == N_BULK && count(c, "samples") == 4 * N_BULK);
+    CHECK(bulk_differences(c, tmp("bulk_a.db")) == 0);
+    CHECK(q_double(c, "SELECT copy_gbps FROM runs") == hard[0]);
+    CHECK(q_double(c, "SELECT median_us FROM peers") == hard[1]);
+    CHECK(q_int(c, "SELECT count(*) FROM sqlite_temp_master") == 0);
+    CHECK(db_check(c, err, sizeof err) == 0);
+    if (system("command -v sqlite3 >/dev/null 2>&1") == 0) {
+        snprintf(cmd, sizeof cmd, "sqlite3 '%s' < '%s'", tmp("bulk_s.db"), tmp("bulk.sql"));
+        CHECK(system(cmd) == 0);
+        CHECK(db_open(tmp("bulk_s.db"), 0, &s, err, sizeof err) == 0);
+        if (s) {
+            ds = dump_of(s);
+            CHECK(same_text(da, ds));
+            CHECK(bulk_differences(s, tmp("bulk_a.db")) == 0);
+        }
+    }
+done:
+    free(da);
+    free(db_);
+    free(dc);
+    free(ds);
+    db_close(a);
+    db_close(b);
+    db_close(c);
+    db_close(s);
+}
+
+/* A dump in the earlier format: one INSERT per row, parents by sub-select, the samples of an
+ * evaluation as one statement over json_each. */
+static const char old_format[] =
+    "-- tunekit dump, schema version 1\n"
+    "PRAGMA user_version = 1;\nBEGIN;\n-- devices\n"
+    "INSERT OR IGNORE INTO devices(uuid,name,cc_major,cc_minor,sm_count,max_threads_per_sm,"
+    "max_threads_per_block,regs_per_sm,smem_per_sm,l2_bytes,mem_bytes,sm_clock_khz,"
+    "mem_clock_khz,mem_bus_bits,driver_version,runtime_version) VALUES('GPU-old','Old Model',8,"
+    "0,108,2048,1024,65536,167936,41943040,42505273344,1410000,1215000,5120,12000,12000);\n"
+    "INSERT OR IGNORE INTO runs(device_id,started_at,finished_at,space,space_hash,strategy,seed,"
+    "backend,copy_gbps,tuner_version) VALUES((SELECT id FROM devices WHERE uuid='GPU-old'),"
+    "'2026-01-01T00:00:00.000Z',NULL,'s.yaml','x','exhaustive',1,'cuda',1500.5,'0.1.0');\n"
+    "INSERT OR IGNORE INTO problems(op,dtype,shape,elements,bytes,size_key) VALUES("
+    "'elementwise.mul','f32','n=1024,offset=0',1024,12288,1024);\n"
+    "INSERT OR IGNORE INTO configs(text) VALUES('block_size=256,waves=1');\n"
+    "INSERT OR IGNORE INTO evaluations(run_id,device_id,problem_id,config_id,kernel_hash,status,"
+    "error,median_us,min_us,max_us,mean_us,stddev_us,ci_lo_us,ci_hi_us,n_runs,gbps,frac_copy,"
+    "seq,created_at) VALUES((SELECT r.id FROM runs r JOIN devices d ON d.id=r.device_id WHERE "
+    "d.uuid='GPU-old' AND r.started_at='2026-01-01T00:00:00.000Z'),(SELECT id FROM devices "
+    "WHERE uuid='GPU-old'),(SELECT id FROM problems WHERE op='elementwise.mul' AND dtype='f32' "
+    "AND shape='n=1024,offset=0'),(SELECT id FROM configs WHERE text='block_size=256,waves=1'),"
+    "'h1','ok',NULL,8.5,8.25,9.0,8.583333333333334,0.375,8.25,9.0,3,1445.6,0.96,0,"
+    "'2026-01-01T00:00:01.000Z');\n"
+    "INSERT OR IGNORE INTO samples(evaluation_id,idx,us) SELECT e.id,j.key,j.value FROM "
+    "evaluations e JOIN devices d ON d.id=e.device_id JOIN problems p ON p.id=e.problem_id JOIN "
+    "configs c ON c.id=e.config_id JOIN json_each('[8.5,8.25,9.0]') j WHERE d.uuid='GPU-old' AND "
+    "p.op='elementwise.mul' AND p.dtype='f32' AND p.shape='n=1024,offset=0' AND "
+    "c.text='block_size=256,waves=1' AND e.kernel_hash='h1' AND "
+    "e.created_at='2026-01-01T00:00:01.000Z' AND NOT EXISTS (SELECT 1 FROM samples s WHERE "
+    "s.evaluation_id=e.id);\n"
+    "COMMIT;\n";
+
+/* Text with the first occurrence of from replaced by to (malloc'd; NULL when from is absent). */
+static char *replaced(const char *text, const char *from, const char *to)
+{
+    const char *at = text ? strstr(text, from) : NULL;
+    char *out;
+    if (!at)
+        return NULL;
+    out = malloc(strlen(text) - strlen(from) + strlen(to) + 1);
+    sprintf(out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    return out;
+}
+
+static void test_dump_shapes(void)
+{
+    char err[512];
+    db *d = NULL, *e = NULL;
+    char *dd = NULL, *de = NULL, *text = NULL, *before = NULL, *after = NULL, *small = NULL;
+    /* the earlier format imports, idempotently, and exports in the compact one */
+    spit(tmp("old.sql"), old_format);
+    CHECK(db_open(tmp("old.db"), 1, &d, err, sizeof err) == 0);
+    CHECK(db_open(tmp("old2.db"), 1, &e, err, sizeof err) == 0);
+    if (!d || !e)
+        goto done;
+    CHECK(db_import(d, tmp("old.sql"), err, sizeof err) == 0);
+    CHECK(db_import(d, tmp("old.sql"), err, sizeof err) == 0);
+    CHECK(count(d, "evaluations") == 1 && count(d, "samples") == 3);
+    CHECK(q_double(d, "SELECT us FROM samples WHERE idx = 1") == 8.25);
+    dd = dump_of(d);
+    CHECK(strstr(dd, ",'h1','[8.25,8.5,9.0]','2026-01-01T00:00:01.000Z',v.* FROM (VALUES\n"
+                     "('block_size=256,waves=1','ok',NULL,'[8.5,8.25,9.0,8.583333333333334,0.375,"
+                     "8.25,9.0,1445.6,0.96]',3,0,'','[1,0,2]')\n) v;") != NULL);
+    CHECK(dump_to_file(d, tmp("old_new.sql")) == 0);
+    CHECK(db_import(e, tmp("old_new.sql"), err, sizeof err) == 0);
+    de = dump_of(e);
+    CHECK(same_text(dd, de));
+
+    /* the temporary view and trigger are run only as export writes them, white space aside */
+    small = slurp(tmp("a.sql"), NULL);
+    text = replaced(small, "BEGIN\nINSERT OR IGNORE INTO evaluations",
+                    "BEGIN\n  INSERT OR IGNORE INTO\n  evaluations");
+    CHECK(text != NULL);
+    if (text)
+        spit(tmp("indented.sql"), text);
+    free(text);
+    CHECK(db_import(e, tmp("indented.sql"), err, sizeof err) == 0);
+    CHECK(count(e, "evaluations") == 1 + N_CONTENT && count(e, "samples") == 3 + 5 * 7);
+    before = dump_of(e);
+    text = replaced(small, "BEGIN\nINSERT OR IGNORE INTO evaluations",
+                    "BEGIN\nDELETE FROM devices;\nINSERT OR IGNORE INTO evaluations");
+    CHECK(text != NULL);
+    if (text)
+        spit(tmp("foreign_trigger.sql"), text);
+    free(text);
+    CHECK(db_import(e, tmp("foreign_trigger.sql"), err, sizeof err) == -1);
+    CHECK(strstr(err, "foreign_trigger.sql': line ") != NULL &&
+          strstr(err, "is not what this tuner's export writes") != NULL);
+    after = dump_of(e);
+    CHECK(same_text(before, after));
+    CHECK(q_int(e, "SELECT count(*) FROM sqlite_temp_master") == 0);
+
+    /* a dump cut before its DROP: what is there imports, the view does not outlive it */
+    text = small ? strdup(small) : NULL;
+    if (text && strstr(text, "\n) v;\n"))
+        strstr(text, "\n) v;\n")[6] = 0;
+    CHECK(text && strstr(text, "DROP VIEW") == NULL && strstr(text, "dump_evaluations(") != NULL);
+    if (text)
+        spit(tmp("cut.sql"), text);
+    free(text);
+    db_close(d);
+    d = NULL;
+    CHECK(db_open(tmp("cut.db"), 1, &d, err, sizeof err) == 0);
+    if (!d)
+        goto done;
+    CHECK(db_import(d, tmp("cut.sql"), err, sizeof err) == 0);
+    CHECK(count(d, "evaluations") == 1 && count(d, "samples") == 7);
+    CHECK(q_int(d, "SELECT count(*) FROM sqlite_temp_master") == 0);
+    CHECK(db_import(d, tmp("a.sql"), err, sizeof err) == 0);
+    CHECK(count(d, "evaluations") == N_CONTENT && count(d, "samples") == 5 * 7);
+done:
+    free(dd);
+    free(de);
+    free(before);
+    free(after);
+    free(small);
+    db_close(d);
+    db_close(e);
 }
 
 static void test_import_more(void)
@@ -889,6 +1240,8 @@ int main(void)
     test_readers();
     test_best();
     test_dump();
+    test_dump_bulk();
+    test_dump_shapes();
     test_import_more();
     test_merge();
     test_check();
