@@ -14,7 +14,10 @@
  * which the strategy's mean gap at the budget is lower ("better") and those on which it is not
  * higher ("no worse": ties are mostly problems where both always find the optimum). --format csv
  * gives the same per problem. A strategy that proposes a config twice, or keeps proposing
- * configs the constraints reject, is reported as broken (exit 1). */
+ * configs the constraints reject, is reported as broken (exit 1).
+ *
+ * A dump of several devices (db/results/ holds one file per GPU model, possibly several cards)
+ * is replayed for the one device that recorded the space's family; "DUMP#UUID" picks one. */
 #include "strategies_cmd.h"
 
 #include <math.h>
@@ -23,6 +26,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "db.h"
 #include "space.h"
 #include "strategy.h"
 #include "strategy_common.h"
@@ -449,6 +453,57 @@ static int print_table(const tally *t, int nt, int problems)
     return 0;
 }
 
+typedef struct device_pick {
+    db *d;
+    const char *op;          /* "family.op" recorded by the device we want */
+    char uuid[64];
+    int matches;
+} device_pick;
+
+static int count_row(void *ctx, const best_row *row)
+{
+    (void)row;
+    (*(int *)ctx)++;
+    return 1;   /* one is enough */
+}
+
+static int pick_recording_device(void *ctx, int64_t id, const device_info *dev)
+{
+    (void)id;
+    device_pick *p = ctx;
+    int rows = 0;
+    db_each_best(p->d, dev->uuid, p->op, NULL, count_row, &rows);
+    if (rows > 0 && p->matches++ == 0) snprintf(p->uuid, sizeof p->uuid, "%s", dev->uuid);
+    return 0;
+}
+
+/* The replay spec for path: as given when it names a device ("#") or holds one, else path#UUID
+ * of the one device that recorded the space's first op. Returns 0, or -1 with err. */
+static int resolve_replay(const char *path, const space *sp, char *spec, size_t spec_len,
+                          char *err, size_t len)
+{
+    snprintf(spec, spec_len, "%s", path);
+    if (strchr(path, '#')) return 0;
+    db *d = NULL;
+    char dberr[512];
+    if (db_open_readonly(path, &d, dberr, sizeof dberr) != 0) {
+        snprintf(err, len, "replay: %s", dberr);
+        return -1;
+    }
+    char op[256];
+    snprintf(op, sizeof op, "%s.%s", sp->kernel, sp->ops[0]);
+    device_pick p = { d, op, "", 0 };
+    db_each_device(d, pick_recording_device, &p);
+    db_close(d);
+    if (p.matches == 1) snprintf(spec, spec_len, "%s#%s", path, p.uuid);
+    else if (p.matches > 1) {
+        snprintf(err, len, "replay %s: %d devices recorded %s; pick one with --replay %s#UUID",
+                 path, p.matches, op, path);
+        return -1;
+    }
+    return 0;   /* none: the backend says what is wrong */
+}
+
 int strategies_command(int argc, char **argv, char *err, size_t len)
 {
     cmd_opts o;
@@ -461,6 +516,9 @@ int strategies_command(int argc, char **argv, char *err, size_t len)
     backend *be = NULL;
     space *sp = space_load(o.space, err, len);
     if (!sp) return 2;
+    char spec[1024];
+    if (resolve_replay(o.replay, sp, spec, sizeof spec, err, len) != 0) goto done;
+    o.replay = spec;
     be = backend_replay_open(o.replay, err, len);
     if (!be) goto done;
     device_info dev;
