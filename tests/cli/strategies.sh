@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # strategies.sh: `tuner strategies` over the synthetic fixture (few seeds, so it stays fast): the
 # table has a row per strategy and is the same twice, the CSV has a row per problem and
-# strategy, a 100% budget finds every optimum, bad command lines exit 2; and `tuner run`'s side:
-# --warm-start starts each problem from another GPU's winners (a made-up second device in the
-# database), and an exhaustive space under a budget smaller than the space is searched with the
-# default search strategy instead.
+# strategy, a 100% budget finds every optimum, bad command lines exit 2, a dump of two devices
+# that both recorded the family needs DUMP#UUID; and `tuner run`'s side: --warm-start starts each
+# problem from another GPU's winners (a made-up second device in the database), and an
+# exhaustive space under a budget smaller than the space is searched with the default search
+# strategy instead.
 source "$(dirname "$0")/lib.sh"
 FX=tests/fixtures/synthetic_elementwise.sql
 SP=tests/fixtures/elementwise_small.yaml
@@ -57,6 +58,13 @@ check "cold run, 1 evaluation per problem" \
 check "warm start with nothing recorded elsewhere" \
     $TUNER run $SP --backend replay:$FX --db $T/e.db --warm-start --budget-evals 3 -q
 same "3 evaluations per problem" "$(sql $T/e.db 'select count(*) from evaluations')" "48"
+
+# ---- a dump of two devices that both recorded the family: one must be picked ----
+check "two devices in one database" $TUNER db import $FX --db $T/w.db -q
+check "export them" $TUNER db export --db $T/w.db -o $T/two.sql
+check_fails "two devices recorded it" 1 $TUNER strategies $SP --replay $T/two.sql --seeds 1
+same "says how to pick one" "$(grep -o 'pick one with --replay [^ ]*#UUID' $T/.out)" "pick one with --replay $T/two.sql#UUID"
+check "DUMP#UUID picks one" $TUNER strategies $SP --replay "$T/two.sql#$UUID" --seeds 1 --strategy local
 
 # ---- the default strategy for an exhaustive space under a small budget ----
 check "budget smaller than the space" $TUNER run $SP --backend replay:$FX --db $T/d.db --budget-evals 5 -q
