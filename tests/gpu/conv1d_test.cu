@@ -617,7 +617,8 @@ void check_beyond_int32(float *a, int64_t la, float *b, float *out, float *windo
     if (!step_ok(cudaGetLastError(), "setup", "fill_ramp launch") ||
         !step_ok(cudaStreamSynchronize(stream), "setup", "fill_ramp run"))
         return;
-    const int64_t sig_starts[] = {0, (int64_t{1} << 31) - kWindow / 2, la - kWindow};
+    /* the signal is only 2^31 + 4 long: its middle window ends at 2^31 + 2, across the boundary */
+    const int64_t sig_starts[] = {0, (int64_t{1} << 31) + 2 - kWindow, la - kWindow};
     for (int64_t s0 : sig_starts) {
         if (!read_window(window, a, s0, kWindow, stream, "signal")) return;
         int64_t bad = 0;
