@@ -627,7 +627,8 @@ void check_beyond_int32(float *a, int64_t la, float *b, float *out, float *windo
         expect(bad == 0, "beyond 2^31: signal window at %lld: %lld of %lld wrong", (long long)s0,
                (long long)bad, (long long)kWindow);
     }
-    const int64_t starts[] = {0, (int64_t{1} << 31) - kWindow / 2, lo - kWindow};
+    /* the output is 2^31 + 6 long: its middle window ends at 2^31 + 4, across the boundary */
+    const int64_t starts[] = {0, (int64_t{1} << 31) + 4 - kWindow, lo - kWindow};
     if (!step_ok(cudaMemsetAsync(out, 0xff, lo * sizeof(float), stream), "setup",
                  "output poison"))
         return;
