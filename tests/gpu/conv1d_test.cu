@@ -36,41 +36,12 @@
 #include <thread>
 #include <vector>
 #include <cuda_runtime.h>
+#include "gpu_check.h"
 #include "tuned_lookup.h"
 #include "tunekit.h"
 #include "tuned_configs.h"
 
 namespace {
-
-int g_passed = 0, g_failed = 0;
-
-/* Counts one check; prints the message of the first 40 failures. */
-void expect(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void expect(bool ok, const char *fmt, ...)
-{
-    if (ok) {
-        g_passed++;
-        return;
-    }
-    if (++g_failed <= 40) {
-        va_list ap;
-        va_start(ap, fmt);
-        std::fprintf(stderr, "FAIL: ");
-        std::vfprintf(stderr, fmt, ap);
-        std::fprintf(stderr, "\n");
-        va_end(ap);
-    }
-}
-
-#define CUDA_OK(call)                                                                          \
-    do {                                                                                       \
-        cudaError_t e_ = (call);                                                               \
-        if (e_ != cudaSuccess) {                                                               \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                  \
-                         cudaGetErrorString(e_));                                              \
-            std::exit(2);                                                                      \
-        }                                                                                      \
-    } while (0)
 
 const char *const kImplNames[] = {"direct", "const_smem", "smem"};
 constexpr int64_t kGuard = 16;             /* poisoned elements checked around the output */
@@ -779,8 +750,7 @@ int main()
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         std::printf("conv1d_test: no CUDA device, GPU part skipped\n");
-        std::printf("%d passed, %d failed\n", g_passed, g_failed);
-        return g_failed ? 1 : 0;
+        return gpu_check_done();
     }
     cudaDeviceProp prop;
     CUDA_OK(cudaGetDeviceProperties(&prop, 0));
@@ -820,6 +790,5 @@ int main()
     cudaFree(buf.out);
     cudaFreeHost(buf.host_out);
     cudaStreamDestroy(stream);
-    std::printf("%d passed, %d failed\n", g_passed, g_failed);
-    return g_failed ? 1 : 0;
+    return gpu_check_done();
 }

@@ -30,42 +30,13 @@
 #include <vector>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include "gpu_check.h"
 #include "tk_check.h"
 #include "tuned_lookup.h"
 #include "tunekit.h"
 #include "tuned_configs.h"
 
 namespace {
-
-int g_passed = 0, g_failed = 0;
-
-/* Counts one check; prints the message of the first 40 failures. */
-void expect(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void expect(bool ok, const char *fmt, ...)
-{
-    if (ok) {
-        g_passed++;
-        return;
-    }
-    if (++g_failed <= 40) {
-        va_list ap;
-        va_start(ap, fmt);
-        std::fprintf(stderr, "FAIL: ");
-        std::vfprintf(stderr, fmt, ap);
-        std::fprintf(stderr, "\n");
-        va_end(ap);
-    }
-}
-
-#define CUDA_OK(call)                                                                          \
-    do {                                                                                       \
-        cudaError_t e_ = (call);                                                               \
-        if (e_ != cudaSuccess) {                                                               \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                  \
-                         cudaGetErrorString(e_));                                              \
-            std::exit(2);                                                                      \
-        }                                                                                      \
-    } while (0)
 
 const tk_dtype kDtypes[] = {TK_F32, TK_F16, TK_BF16};
 const char *const kImplNames[] = {"generic", "pack2x", "vec"};
@@ -708,8 +679,7 @@ int main()
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         std::printf("upsample_test: no CUDA device, GPU part skipped\n");
-        std::printf("%d passed, %d failed\n", g_passed, g_failed);
-        return g_failed ? 1 : 0;
+        return gpu_check_done();
     }
     cudaDeviceProp prop;
     CUDA_OK(cudaGetDeviceProperties(&prop, 0));
@@ -736,6 +706,5 @@ int main()
     cudaFree(b.dst);
     cudaFreeHost(b.host);
     cudaStreamDestroy(st);
-    std::printf("%d passed, %d failed\n", g_passed, g_failed);
-    return g_failed ? 1 : 0;
+    return gpu_check_done();
 }
