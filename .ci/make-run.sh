@@ -22,9 +22,16 @@ if [ -z "$dumps" ]; then
     exit 0
 fi
 for d in $dumps; do
-    echo "make run: replaying the measurements recorded in $d through the tuner (--backend replay:$d):"
+    # a dump may hold several cards of the model: replay the one that recorded elementwise
+    rm -f build/replay-src.db build/replay-src.db-wal build/replay-src.db-shm
+    $T db import "$d" --db build/replay-src.db -q || exit $?
+    uuid=$(python3 -c 'import sqlite3,sys
+r=sqlite3.connect(sys.argv[1]).execute("select d.uuid from devices d join evaluations e on e.device_id=d.id join problems p on p.id=e.problem_id where p.op like \"elementwise.%\" group by d.uuid order by count(*) desc limit 1").fetchone()
+print(r[0] if r else "")' build/replay-src.db)
+    [ -n "$uuid" ] || { echo "make run: $d holds no elementwise measurements"; continue; }
+    echo "make run: replaying the measurements recorded in $d ($uuid) through the tuner:"
     rm -f build/replay.db build/replay.db-wal build/replay.db-shm
-    $T run spaces/elementwise.yaml --backend "replay:$d" --db build/replay.db -q || exit $?
+    $T run spaces/elementwise.yaml --backend "replay:$d#$uuid" --db build/replay.db -q || exit $?
     $T best --db build/replay.db --op elementwise.mul
 done
 echo
