@@ -363,6 +363,12 @@ static void bayes_destroy(strategy *st)
     free(m);
 }
 
+int bayes_init_size(int64_t budget)
+{
+    int64_t init = budget / 6;
+    return init < BAYES_INIT_MIN ? BAYES_INIT_MIN : init > BAYES_INIT_MAX ? BAYES_INIT_MAX : (int)init;
+}
+
 static strategy *bayes_create(const space *sp, const space_binding *b, uint64_t seed,
                               int64_t budget, char *err, size_t len)
 {
@@ -370,9 +376,7 @@ static strategy *bayes_create(const space *sp, const space_binding *b, uint64_t 
     if (!m) { snprintf(err, len, "out of memory"); return NULL; }
     m->base.vt = &strategy_bayes_vt;
     if (sc_init(&m->s, sp, b, seed, 0xba7e5, err, len) != 0) { free(m); return NULL; }
-    int64_t init = sc_budget(&m->s, budget) / 6;
-    m->n_init = init < BAYES_INIT_MIN ? BAYES_INIT_MIN : init > BAYES_INIT_MAX ? BAYES_INIT_MAX
-                                                                              : (int)init;
+    m->n_init = bayes_init_size(sc_budget(&m->s, budget));
     size_t np = (size_t)(sp->n_params ? sp->n_params : 1), dim = (size_t)(m->s.dim ? m->s.dim : 1);
     m->ls = malloc(np * sizeof *m->ls);
     m->cand_x = malloc(2 * dim * sizeof *m->cand_x);

@@ -20,10 +20,10 @@
 #define SC_ENUM_LIMIT ((int64_t)1 << 18)
 
 /* The strategy `tuner run` uses by default when the space's own strategy is exhaustive but its
- * budget is smaller than the space (see tuner/run.c), chosen from the table in README.md: on the
- * recorded H100 spaces its median run comes within 2% of the optimum inside 10% of the space on
- * every problem, and its mean gap at that budget is never worse than random sampling's (bayes
- * gets there sooner on median but ends a little behind random on a few flat problems). */
+ * budget is smaller than the space (see tuner/run.c), chosen from the tables in README.md: on the
+ * recorded H100 elementwise space its median run comes within 2% of the optimum inside 10% of
+ * the space on every problem and its mean gap at that budget is never worse than random
+ * sampling's (bayes is as fast but ends a little behind random on a few flat problems). */
 #define SC_DEFAULT_SEARCH "ensemble"
 
 /* The strategies in these files (strategy.c lists them in its table). */
@@ -113,6 +113,10 @@ int sc_is_failure(eval_status st);
 int sc_counts(eval_status st);
 /* Effective budget for schedules: the given one, or (0 = none) the allowed count capped. */
 int64_t sc_budget(const sc_search *s, int64_t budget);
+
+/* How many space-filling configs bayes measures before it models (strategy_bayes.c), for an
+ * effective budget (sc_budget); the ensemble hands its first proposals to bayes as many times. */
+int bayes_init_size(int64_t budget);
 
 /* Warm start: a strategy that first proposes configs (nconf configs of np choices, in order;
  * those not allowed are skipped) and then hands over to inner, which observes everything and

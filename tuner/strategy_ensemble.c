@@ -1,5 +1,7 @@
 /* strategy_ensemble.c: an ensemble of the other search strategies (bayes, local, anneal,
- * genetic) that hands each evaluation to one of them by an AUC bandit (as OpenTuner's
+ * genetic). The first proposals go to bayes (its space-filling start, bayes_init_size of them:
+ * a neighbourhood search from a random config wastes a small budget); after that each evaluation
+ * goes to one of them by an AUC bandit (as OpenTuner's
  * AUCBanditMetaTechnique): each member keeps a sliding window of its last ENSEMBLE_WINDOW
  * proposals, each marked 1 when it improved the best time; the credit is the area under the
  * curve of those marks, recent uses weighing more, plus an exploration bonus
@@ -30,6 +32,7 @@ typedef struct ensemble {
     unsigned char window[N_MEMBERS][ENSEMBLE_WINDOW];
     int n_window[N_MEMBERS], head[N_MEMBERS];
     int64_t uses;
+    int n_init;              /* the first proposals go to bayes: its space-filling start */
     int last;                /* member that made the pending proposal, -1 none */
     double best_us;          /* best ok time before the pending proposal */
 } ensemble;
@@ -60,6 +63,7 @@ static int ensemble_propose(strategy *st, int *choice)
             if (sc > best) { best = sc; pick = i; }
         }
         if (pick < 0) return 0;
+        if ((int64_t)e->s.n_obs < e->n_init && !e->retired[0]) pick = 0;
         strategy *m = e->m[pick];
         for (int t = 0; t < ENSEMBLE_RETRIES; t++) {
             if (m->vt->propose(m, choice) != 1) break;
@@ -109,6 +113,7 @@ static strategy *ensemble_create(const space *sp, const space_binding *b, uint64
     e->base.vt = &strategy_ensemble_vt;
     e->last = -1;
     if (sc_init(&e->s, sp, b, seed, 0xe25e3b1e, err, len) != 0) { free(e); return NULL; }
+    e->n_init = bayes_init_size(sc_budget(&e->s, budget));
     for (int i = 0; i < N_MEMBERS; i++) {
         e->m[i] = members[i]->create(sp, b, seed, budget, err, len);
         if (!e->m[i]) { ensemble_destroy(&e->base); return NULL; }
