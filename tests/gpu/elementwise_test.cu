@@ -27,6 +27,7 @@
 #include <cuda_runtime.h>
 #include "launch.cuh"
 #include "pack.cuh"
+#include "decoder.h"
 #include "gpu_check.h"
 #include "tk_check.h"
 #include "tuned_lookup.h"
@@ -127,33 +128,6 @@ std::vector<Variant> variants_for(OpId op)
     v.push_back(last);
     return v;
 }
-
-/* Decodes dtype storage to double fast (the 16-bit types through a table of all 65536
- * patterns, built once with tk_host_to_double), for comparing millions of outputs. */
-struct Decoder {
-    tk_dtype dt;
-    std::vector<double> table;
-    explicit Decoder(tk_dtype d) : dt(d)
-    {
-        if (dt == TK_F32) return;
-        std::vector<uint16_t> all(65536);
-        for (uint32_t i = 0; i < 65536; i++)
-            all[i] = static_cast<uint16_t>(i);
-        table.resize(65536);
-        tk_host_to_double(dt, all.data(), table.data(), 65536);
-    }
-    double operator()(const unsigned char *storage, int64_t i) const
-    {
-        if (dt == TK_F32) {
-            float f;
-            std::memcpy(&f, storage + i * 4, 4);
-            return f;
-        }
-        uint16_t h;
-        std::memcpy(&h, storage + i * 2, 2);
-        return table[h];
-    }
-};
 
 /* Checks the output of one launch (already copied to b.host_out, covering [0, out_off + n +
  * kGuard) elements) against ref; returns an empty string or what went wrong. */
