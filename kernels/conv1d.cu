@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <mutex>
 #include <cuda_runtime_api.h>
+#include "current_device.h"
 #include "launch.cuh"
 #include "pack.cuh"
 #include "tunekit.h"
@@ -260,7 +261,7 @@ tk_status launch_const(const Problem &p, const tk_conv1d_config &c, cudaStream_t
 {
     if (p.len_flt > kConstFilterMax) return launch_tiled<false>(p, c, stream);
     int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) return TK_ERR_CUDA;
+    if (tk_current_device(&dev) != 0) return TK_ERR_CUDA;
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
         cudaGetLastError();   /* e.g. the legacy stream while another thread captures */

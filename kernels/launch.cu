@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cuda_runtime_api.h>
+#include "current_device.h"
 #include "launch.cuh"
 
 namespace tk {
@@ -18,7 +19,7 @@ std::atomic<uint64_t> g_device_limits[kCachedDevices];
 tk_status device_limits(DeviceLimits *out)
 {
     int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) return TK_ERR_CUDA;
+    if (tk_current_device(&dev) != 0) return TK_ERR_CUDA;
     const bool cached = dev >= 0 && dev < kCachedDevices;
     if (cached) {
         const uint64_t v = g_device_limits[dev].load(std::memory_order_acquire);

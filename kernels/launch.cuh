@@ -4,8 +4,8 @@
  *   one_shot:    grid = ceil_div(n_units, block_size)   (at least 1)
  * n_units is the number of work items one thread handles one at a time (packs, plus one more
  * when a tail remains). The device attributes come from device_limits(), which caches them per
- * device ordinal (launch.cu): after the first call on a device, cudaGetDevice is its only CUDA
- * call. Nothing here exits or prints; errors come back as tk_status. */
+ * device ordinal (launch.cu): after the first call on a device, tk_current_device
+ * (current_device.h) is its only CUDA call. Nothing here exits or prints; errors come back as tk_status. */
 #pragma once
 #include <cstdint>
 #include "tunekit.h"

@@ -51,6 +51,7 @@
 #include <new>
 #include <vector>
 #include <cuda_runtime_api.h>
+#include "current_device.h"
 #include "dtype.cuh"
 #include "launch.cuh"
 #include "pack.cuh"
@@ -662,7 +663,7 @@ std::vector<WorkspaceSlot> g_ws_retired; /* guarded by g_ws_mutex */
 tk_status workspace_for(cudaStream_t stream, size_t bytes, char **base)
 {
     int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) return TK_ERR_CUDA;
+    if (tk_current_device(&dev) != 0) return TK_ERR_CUDA;
     std::lock_guard<std::mutex> lock(g_ws_mutex);
     size_t index = g_ws_slots.size();
     for (size_t k = 0; k < g_ws_slots.size(); k++)

@@ -7,7 +7,9 @@
  * A slot holds an immutable key record, published with release and read with acquire: the
  * sizes and the parsed config values of the matching entries. Records are built under the
  * cache's mutex on the first call for a key and never change or move afterwards, so the fast
- * path is an atomic load, a short probe and a scan of a few sizes. More than 256 distinct
+ * path is an atomic load, a short probe and a scan of a few precomputed bounds (the nearest size
+ * on a log scale, decided once per pair of neighbouring sizes: no 128-bit products per call).
+ * More than 256 distinct
  * (op, dtype) pointer pairs on one device: the extra ones get NULL (the built-in default). */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
+#include "current_device.h"
 #include "tuned_lookup.h"
 #include "tuned_configs.h"
 
@@ -22,11 +25,14 @@
 #define CACHE_SLOTS 256 /* a power of two */
 #define DEVICE_NAME_LEN 256
 
-/* The tuned entries of one device for one (op, dtype): n sizes and n * n_params values. */
+/* The tuned entries of one device for one (op, dtype): n sizes (ascending) and n * n_params
+ * values. bounds[k] (k < n - 1): the largest size whose nearest entry is k rather than k + 1, so a
+ * lookup takes the first k with size <= bounds[k] (else the last). */
 typedef struct key_rec {
     const char *op, *dtype;
     int n, n_params;
     int64_t *sizes;
+    int64_t *bounds;
     int64_t *values;
 } key_rec;
 
@@ -42,6 +48,7 @@ struct tk_tuned_cache {
     tk_tuned_describe_fn describe;
     pthread_mutex_t mutex;               /* held only while building records */
     _Atomic(dev_rec *) dev[CACHE_DEVICES];
+    _Atomic int uniform;                 /* tk_tuned_cache_uniform's answer; -1 not yet asked */
 };
 
 /* ---- pure functions ------------------------------------------------------------------------- */
@@ -83,6 +90,22 @@ static int nearer(int64_t a, int64_t b, int64_t s)
     return a < b;
 }
 
+/* The largest s for which `nearer(a, b, s)` holds, for 1 <= a < b: on a log scale s is nearer
+ * to a while s * s <= a * b (ties go to the smaller size), so this is floor(sqrt(a * b)), found
+ * exactly in 128 bits. */
+static int64_t nearer_bound(int64_t a, int64_t b)
+{
+    const unsigned __int128 ab = (unsigned __int128)a * (unsigned __int128)b;
+    /* a <= sqrt(ab) < b: bisect on [a, b) for the largest s with s * s <= ab */
+    int64_t lo = a, hi = b - 1;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo + 1) / 2;
+        if ((unsigned __int128)mid * (unsigned __int128)mid <= ab) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
 int tk_tuned_nearest(const tk_tuned_entry *entries, const tk_tuned_device *dev, const char *op,
                      const char *dtype, int64_t size)
 {
@@ -115,6 +138,7 @@ tk_tuned_cache *tk_tuned_cache_new(const tk_tuned_device *devs, int n_devs,
     }
     for (int d = 0; d < CACHE_DEVICES; d++)
         atomic_init(&c->dev[d], NULL);
+    atomic_init(&c->uniform, -1);
     return c;
 }
 
@@ -188,7 +212,7 @@ static key_rec *build_key(const tk_tuned_cache *c, const dev_rec *dr,
         count = c->devs[dr->match].count;
     }
     int n_params = space->n_params > 0 ? space->n_params : 0;
-    size_t bytes = sizeof(key_rec) + (size_t)count * sizeof(int64_t) * (size_t)(1 + n_params);
+    size_t bytes = sizeof(key_rec) + (size_t)count * sizeof(int64_t) * (size_t)(2 + n_params);
     key_rec *r = malloc(bytes);
     if (!r) return NULL;
     r->op = op;
@@ -196,16 +220,31 @@ static key_rec *build_key(const tk_tuned_cache *c, const dev_rec *dr,
     r->n = 0;
     r->n_params = n_params;
     r->sizes = (int64_t *)(r + 1);
-    r->values = r->sizes + count;
+    r->bounds = r->sizes + count;
+    r->values = r->bounds + count;
     for (int k = first; k < first + count; k++) {
         const tk_tuned_entry *e = &c->entries[k];
         if (!e->op || !e->dtype || !e->config || strcmp(e->op, op) != 0 ||
             strcmp(e->dtype, dtype) != 0)
             continue;
-        if (tk_config_parse(space, e->config, r->values + (size_t)r->n * n_params) != TK_OK)
-            continue;
-        r->sizes[r->n++] = e->size;
+        int64_t parsed[n_params + 1];
+        if (tk_config_parse(space, e->config, parsed) != TK_OK) continue;
+        /* sizes below 1 count as 1 (as in nearer); ascending (the header writes them so; an
+         * out-of-order entry is moved into place); a repeated size keeps its first entry, as
+         * tk_tuned_nearest does */
+        const int64_t size = e->size < 1 ? 1 : e->size;
+        int k = r->n;
+        while (k > 0 && r->sizes[k - 1] > size) k--;
+        if (k > 0 && r->sizes[k - 1] == size) continue;
+        memmove(r->sizes + k + 1, r->sizes + k, (size_t)(r->n - k) * sizeof(int64_t));
+        memmove(r->values + (size_t)(k + 1) * n_params, r->values + (size_t)k * n_params,
+                (size_t)(r->n - k) * n_params * sizeof(int64_t));
+        r->sizes[k] = size;
+        memcpy(r->values + (size_t)k * n_params, parsed, (size_t)n_params * sizeof(int64_t));
+        r->n++;
     }
+    for (int k = 0; k + 1 < r->n; k++)
+        r->bounds[k] = nearer_bound(r->sizes[k], r->sizes[k + 1]);
     return r;
 }
 
@@ -238,9 +277,30 @@ const int64_t *tk_tuned_cache_values(tk_tuned_cache *cache, int dev,
     if (!r) r = key_record_slow(cache, dev, space, op, dtype);
     if (!r || r->n == 0) return NULL;
     int best = 0;
-    for (int k = 1; k < r->n; k++)
-        if (nearer(r->sizes[k], r->sizes[best], size)) best = k;
+    while (best + 1 < r->n && size > r->bounds[best]) best++;
     return r->values + (size_t)best * r->n_params;
+}
+
+int tk_tuned_cache_uniform(tk_tuned_cache *cache, int n_devices)
+{
+    if (!cache) return 0;
+    int u = atomic_load_explicit(&cache->uniform, memory_order_acquire);
+    if (u >= 0) return u;
+    u = n_devices >= 1 && n_devices <= CACHE_DEVICES;
+    if (u && pthread_mutex_lock(&cache->mutex) == 0) {
+        int first = 0;
+        for (int d = 0; d < n_devices && u; d++) {
+            const dev_rec *dr = device_record(cache, d);
+            if (!dr) u = 0; /* cannot be described: ask per call */
+            else if (d == 0) first = dr->match;
+            else if (dr->match != first) u = 0;
+        }
+        pthread_mutex_unlock(&cache->mutex);
+    } else {
+        u = 0;
+    }
+    atomic_store_explicit(&cache->uniform, u, memory_order_release);
+    return u;
 }
 
 /* ---- the compiled-in tables ----------------------------------------------------------------- */
@@ -267,14 +327,26 @@ static tk_tuned_cache compiled_cache = {
     .entries = tk_tuned_entries,
     .describe = describe_cuda_device,
     .mutex = PTHREAD_MUTEX_INITIALIZER,
+    .uniform = -1,
 };
 
 const int64_t *tk_tuned_values(const tk_config_space *space, const char *op, const char *dtype,
                                int64_t size)
 {
     if (compiled_cache.n_devs == 0) return NULL;
+    int uniform = atomic_load_explicit(&compiled_cache.uniform, memory_order_acquire);
+    if (uniform < 0) {
+        int n = 0;
+        if (cudaGetDeviceCount(&n) != cudaSuccess) {
+            cudaGetLastError();
+            n = 0;
+        }
+        uniform = tk_tuned_cache_uniform(&compiled_cache, n);
+    }
+    /* every visible device matches the same tuned device (one GPU, or several of one model):
+     * the answer does not depend on the current device, so it is not asked for (~35 ns) */
     int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) return NULL;
+    if (!uniform && tk_current_device(&dev) != 0) return NULL;
     return tk_tuned_cache_values(&compiled_cache, dev, space, op, dtype, size);
 }
 

@@ -41,6 +41,8 @@ int tk_tuned_nearest(const tk_tuned_entry *entries, const tk_tuned_device *dev, 
 /* The cached path over the compiled-in tables, for the current CUDA device: the parsed values
  * (in space's parameter order, see tk_config_parse) of the tuned entry for op, dtype and size,
  * or NULL when the header has none (use the default). The returned array lives for the process.
+ * When every visible device matches the same tuned device (tk_tuned_cache_uniform), the current
+ * device is not asked for (the answer is the same on each).
  * op and dtype must be string literals or otherwise live for the process (pointers are cached).
  * Thread-safe; after the first call for a given (device, op, dtype) it takes no lock and
  * allocates nothing. */
@@ -73,6 +75,12 @@ void tk_tuned_cache_free(tk_tuned_cache *cache);
 const int64_t *tk_tuned_cache_values(tk_tuned_cache *cache, int dev,
                                      const tk_config_space *space, const char *op,
                                      const char *dtype, int64_t size);
+
+/* 1 when device ordinals 0..n_devices-1 (1..64 of them) can all be described and all match the
+ * same tuned device, or all match none: then what the cache returns does not depend on the
+ * ordinal, and tk_tuned_values skips asking CUDA for the current device on every call. Asked
+ * once per cache (later calls return the first answer); 0 otherwise. */
+int tk_tuned_cache_uniform(tk_tuned_cache *cache, int n_devices);
 
 /* What the compiled-in header holds: number of devices and entries. */
 int tk_tuned_device_count(void);

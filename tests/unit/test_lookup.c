@@ -3,8 +3,10 @@
  * with the nearest SM count (ties: the larger), unknown devices; nearest problem size on a log
  * scale (ties: the smaller; sizes outside the table); missing op or dtype; and the cache
  * (tk_tuned_cache_*): values parsed against a space, one describe call per device, stable
- * pointers, bad entries skipped, devices out of range, threads racing on a fresh cache. Also
- * the compiled-in (empty) header. */
+ * pointers, bad entries skipped, devices out of range, threads racing on a fresh cache; the
+ * cache's precomputed size bounds pick what tk_tuned_nearest picks for random tables (unsorted,
+ * repeated, tiny and near-2^63 sizes) and random queries; whether all devices match alike
+ * (tk_tuned_cache_uniform). Also the compiled-in (empty) header. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -253,6 +255,30 @@ static void test_cache_threads(void)
     tk_tuned_cache_free(race_cache);
 }
 
+/* tk_tuned_cache_uniform over the fake ordinals: 0 (H100) and 1 (H800) match the same tuned
+ * device; 2 (A100) another; 4 cannot be described. The first answer sticks. */
+static void test_cache_uniform(void)
+{
+    struct { int n, want; } cases[] = {{1, 1}, {2, 1}, {3, 0}, {5, 0}, {0, 0}, {65, 0}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        tk_tuned_cache *c = tk_tuned_cache_new(devs, N_DEVS, entries, describe_fake);
+        CHECK(c != NULL);
+        if (!c) return;
+        describe_calls = 0;
+        CHECK(tk_tuned_cache_uniform(c, cases[k].n) == cases[k].want);
+        const int calls = describe_calls;
+        CHECK(tk_tuned_cache_uniform(c, 2) == cases[k].want); /* asked once */
+        CHECK(describe_calls == calls);
+        tk_tuned_cache_free(c);
+    }
+    CHECK(tk_tuned_cache_uniform(NULL, 1) == 0);
+    /* ordinal 3 (RTX 4090) matches nothing: one device matching nothing is uniform too */
+    static const tk_tuned_device only_a100[] = {{"NVIDIA A100-SXM4-80GB", 8, 0, 108, 7, 2}};
+    tk_tuned_cache *c = tk_tuned_cache_new(only_a100, 1, entries, describe_fake);
+    CHECK(c && tk_tuned_cache_uniform(c, 2) == 1); /* H100 and H800: neither matches */
+    tk_tuned_cache_free(c);
+}
+
 static void test_compiled_header(void)
 {
     /* an empty header (the committed one) gives no tuned values, without asking CUDA; a
@@ -263,12 +289,78 @@ static void test_compiled_header(void)
         CHECK(tk_tuned_entry_count() >= tk_tuned_device_count());
 }
 
+/* xorshift64*: deterministic random numbers for the equivalence test */
+static uint64_t rng_state = 0x9E3779B97F4A7C15u;
+static uint64_t rng(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1Du;
+}
+
+/* A random size: often small, sometimes near the int64 limit, sometimes 0 or negative. */
+static int64_t random_size(void)
+{
+    switch (rng() % 6) {
+    case 0: return (int64_t)(rng() % 4) - 1;
+    case 1: return (int64_t)(rng() >> 1);
+    case 2: return (int64_t)(rng() % 100);
+    default: return (int64_t)(rng() % ((uint64_t)1 << (rng() % 40)));
+    }
+}
+
+/* The cache (bounds between neighbouring sizes) and tk_tuned_nearest (a scan with exact
+ * cross-multiplication) agree: each table's i-th entry's config carries i in block_size. */
+static void test_cache_matches_nearest(void)
+{
+    static const char op[] = "elementwise.mul", f32[] = "f32";
+    static char configs[16][96];
+    for (int i = 0; i < 16; i++)
+        snprintf(configs[i], sizeof configs[i],
+                 "block_size=%d,loop=grid_stride,pack_size=4,waves=1", 32 * (i + 1));
+    int mismatches = 0, queries = 0;
+    for (int table = 0; table < 400; table++) {
+        tk_tuned_entry es[16];
+        const int n = 1 + (int)(rng() % 16);
+        for (int i = 0; i < n; i++) {
+            int64_t size = random_size();
+            if (i > 0 && rng() % 5 == 0) size = es[rng() % i].size; /* a repeat */
+            es[i] = (tk_tuned_entry){op, f32, size, configs[i]};
+        }
+        const tk_tuned_device dev[1] = {{"NVIDIA H100 80GB HBM3", 9, 0, 132, 0, n}};
+        tk_tuned_cache *c = tk_tuned_cache_new(dev, 1, es, describe_fake);
+        CHECK(c != NULL);
+        if (!c) return;
+        for (int q = 0; q < 200; q++) {
+            int64_t s = random_size();
+            if (q < 2 * n) { /* at and around the table's own sizes and their midpoints */
+                const int64_t a = es[q % n].size, b = es[(q + 1) % n].size;
+                s = q & 1 ? a + (int64_t)(rng() % 3) - 1 : a / 2 + b / 2;
+            }
+            const int want = tk_tuned_nearest(es, &dev[0], op, f32, s);
+            const int64_t *v = tk_tuned_cache_values(c, 0, &ew_space, op, f32, s);
+            queries++;
+            if (want < 0 || !v || v[0] != 32 * (want + 1)) {
+                if (mismatches++ < 5)
+                    fprintf(stderr, "table %d size %lld: nearest entry %d, cache block_size %lld\n",
+                            table, (long long)s, want, v ? (long long)v[0] : -1LL);
+            }
+        }
+        tk_tuned_cache_free(c);
+    }
+    CHECK(queries == 400 * 200);
+    CHECK(mismatches == 0);
+}
+
 int main(void)
 {
     test_match_device();
     test_nearest();
     test_cache();
     test_cache_threads();
+    test_cache_matches_nearest();
+    test_cache_uniform();
     test_compiled_header();
     return CHECK_DONE();
 }
