@@ -69,7 +69,8 @@ tk_status tk_config_parse(const tk_config_space *space, const char *text, int64_
  * `waves` full waves of the device (grid_stride) or one thread per pack (one_shot), any block
  * size from 32 to 1024 in multiples of 32. Pointers not aligned to the pack fall back to scalar
  * access; the tail is handled; n may exceed 2^31. */
-/* relu: x > 0 || x is NaN ? x : 0 (NaN propagates, as torch.relu); gelu: exact, with erf */
+/* relu: x > 0 || x is NaN ? x : 0 (NaN propagates, as torch.relu); gelu: the exact (erf) form,
+ * x * Phi(x), computed through erfc (elementwise.cu) */
 typedef enum tk_unary_op { TK_RELU = 0, TK_GELU = 1 } tk_unary_op;
 typedef enum tk_binary_op { TK_MUL = 0, TK_ADD = 1 } tk_binary_op;
 typedef enum tk_loop { TK_LOOP_GRID_STRIDE = 0, TK_LOOP_ONE_SHOT = 1 } tk_loop;

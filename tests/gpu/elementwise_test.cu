@@ -47,7 +47,7 @@ double reference(OpId op, double a, double b, double c)
 {
     switch (op) {
     case RELU: return a > 0 || a != a ? a : 0.0;
-    case GELU: return 0.5 * a * (1.0 + std::erf(a / std::sqrt(2.0)));
+    case GELU: return 0.5 * a * std::erfc(-a / std::sqrt(2.0));
     case MUL: return a * b;
     case ADD: return a + b;
     case FMA: return a * b + c;
