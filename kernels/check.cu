@@ -1,5 +1,6 @@
-/* check.cu: the GPU side of validation (tk_check.h): poison an output with a NaN pattern, and
- * compare an output with a double-precision reference on the GPU.
+/* check.cu: the GPU side of validation and measuring (tk_check.h): poison an output with a NaN
+ * pattern, compare an output with a double-precision reference on the GPU, flush L2 by reading,
+ * fill a buffer with random bits.
  *
  * tk_check_close runs one counting pass (each thread tests its elements, warps sum their counts,
  * one atomicAdd per warp into a device counter). Only when something failed does it run a
@@ -300,7 +301,31 @@ __global__ void flush_read_kernel(const uint4 *p, size_t n)
     }
     if (acc == 0x9e3779b9u) flush_sink = acc;   /* keeps the loads; almost never stores */
 }
+
+/* word i = a 32-bit hash (murmur3's finaliser) of i and the seed */
+__global__ void fill_random_kernel(uint32_t *p, size_t n, uint32_t seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        uint32_t h = static_cast<uint32_t>(i) * 0x9E3779B1u ^ static_cast<uint32_t>(i >> 32) ^ seed;
+        h ^= h >> 16;
+        h *= 0x85EBCA6Bu;
+        h ^= h >> 13;
+        h *= 0xC2B2AE35u;
+        h ^= h >> 16;
+        p[i] = h;
+    }
+}
 }  // namespace
+
+extern "C" tk_status tk_check_fill_random(void *buf, size_t bytes, uint32_t seed,
+                                          cudaStream_t stream)
+{
+    if (!buf || ((uintptr_t)buf & 3) || (bytes & 3)) return TK_ERR_INVALID_ARGUMENT;
+    if (bytes == 0) return TK_OK;
+    fill_random_kernel<<<1024, 512, 0, stream>>>(static_cast<uint32_t *>(buf), bytes / 4, seed);
+    return cudaGetLastError() == cudaSuccess ? TK_OK : TK_ERR_LAUNCH;
+}
 
 extern "C" tk_status tk_check_flush_l2(const void *buf, size_t bytes, cudaStream_t stream)
 {

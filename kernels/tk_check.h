@@ -1,6 +1,6 @@
-/* tk_check.h: GPU-side validation helpers the tuner's harnesses use (part of libtunekit so
- * every family shares them): poison an output with a NaN pattern, and compare an output with a
- * double-precision reference kept on the GPU. Not part of the public kernel API (tunekit.h). */
+/* tk_check.h: GPU-side validation and measuring helpers the tuner uses (part of libtunekit so
+ * every family shares them): poison an output with a NaN pattern, compare an output with a
+ * double-precision reference kept on the GPU, flush L2 by reading, fill with random bits. Not part of the public kernel API (tunekit.h). */
 #ifndef TUNEKIT_CHECK_H
 #define TUNEKIT_CHECK_H
 
@@ -21,6 +21,11 @@ tk_status tk_check_poison(tk_dtype dtype, int64_t n, void *out, cudaStream_t str
  * kernel pays no write-back of a flush's dirty lines (which a memset flush would leave, taxing
  * small kernels with up to L2-size extra DRAM writes). Writes nothing the caller can see. */
 tk_status tk_check_flush_l2(const void *buf, size_t bytes, cudaStream_t stream);
+
+/* Fills buf[0..bytes) (4-byte aligned, bytes a multiple of 4) with pseudo-random 32-bit words, a
+ * hash of their index and seed: data for bandwidth references that must not run on a constant
+ * (the copy ceiling is measured on what the kernels it judges read: random data). */
+tk_status tk_check_fill_random(void *buf, size_t bytes, uint32_t seed, cudaStream_t stream);
 
 /* Compares out[i] (dtype) with ref[i] (double) for i in [0, n):
  *   ok  <=>  |out - ref| <= atol + rtol * |ref|, where NaN in out fails unless ref is NaN too,

@@ -274,8 +274,11 @@ int measure_copy_gbps(measure_ctx *c, double *gbps, char *err, size_t len)
     if (size == 0) { snprintf(err, len, "copy bandwidth: device memory size unknown"); goto done; }
     if ((e = cudaMalloc(&src, size)) != cudaSuccess) goto cuda_fail;
     if ((e = cudaMalloc(&dst, size)) != cudaSuccess) goto cuda_fail;
-    what = "cudaMemsetAsync";
-    if ((e = cudaMemsetAsync(src, 0x5a, size, c->stream)) != cudaSuccess) goto cuda_fail;
+    what = "random fill";
+    if (tk_check_fill_random(src, size, 0x5eed, c->stream) != TK_OK) {
+        e = cudaGetLastError();
+        goto cuda_fail;
+    }
     what = "cudaMemcpyAsync";
     for (int i = 0; i < WARMUP; i++)
         if ((e = cudaMemcpyAsync(dst, src, size, cudaMemcpyDeviceToDevice, c->stream)) !=

@@ -29,7 +29,8 @@ void measure_variant(measure_ctx *c, const op_family *f, op_instance *inst, cons
                      int *context_lost);
 
 /* Device-to-device copy bandwidth in GB/s counting bytes read + written: cudaMemcpyAsync of
- * min(1 GiB, memory / 8) between two buffers, 3 warm-ups, the median of 25 timed copies.
+ * min(1 GiB, memory / 8) of random bytes (as the kernels it judges read; PyTorch's copy_ on
+ * random data measured this way) between two buffers, 3 warm-ups, the median of 25 timed copies.
  * Returns 0, or -1 with err (a CUDA error). */
 int measure_copy_gbps(measure_ctx *c, double *gbps, char *err, size_t len);
 
