@@ -99,6 +99,10 @@ $(B)/tests/gpu/%: tests/gpu/%.cu $(B)/libtunekit.a
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -Ikernels -o $@ $< $(B)/libtunekit.a
 
+# reports/probe.cu: the performance experiments of the closing notes (not part of the tests)
+$(B)/probe: reports/probe.cu $(B)/libtunekit.a
+	$(NVCC) $(NVFLAGS) -Ikernels -o $@ $< $(B)/libtunekit.a
+
 unit: $(UNIT_BIN)
 test: all $(UNIT_BIN) $(GPU_BIN)
 	@bash tests/run.sh

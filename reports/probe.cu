@@ -1,0 +1,532 @@
+/* probe.cu: the experiments behind the open performance questions, in one program for one device
+ * call (reports/gpu_probe.sh builds and runs it). Each section prints a table; none of its numbers
+ * goes into the database or the header (tuner runs do that).
+ *
+ *  copy     the copy ceiling's dependence on data: 1 GiB cudaMemcpyAsync with the source memset to
+ *           a constant (what the tuner measured until now) against random bytes, interleaved, and
+ *           a 16-byte-vector copy kernel on random bytes.
+ *  read     a read-only stream of 128 MB (reduce.sum f32 at n = 32 Mi) under each L2 state: cold
+ *           (2 x L2 overwritten, the tuner's default), clean (2 x L2 read), cold+clean (overwritten
+ *           then another 2 x L2 read: cold and no dirty line left), with each load flavour; and the
+ *           tuned tk_reduce_sum under the same states: is reduce at the read ceiling, and what do
+ *           the dirty lines the flush leaves cost?
+ *  gelu     f16 gelu at n = 32 Mi, cold: erff (the library until now) against an erfc-based form,
+ *           relu as the memory-only reference, one loop structure for all three.
+ *  layout   f16 mul at n = 32 Mi, cold, through the library, with its three buffers allocated
+ *           separately (the tuner's harness) or as slices of one allocation.
+ *  host     host cost of cudaGetDevice against tk_current_device (the driver's current context),
+ *           the tuned lookup, and NULL against explicit config calls.
+ *
+ * Every time is the median of CUDA-event-timed runs after warm-up, inputs random. */
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include "current_device.h"
+#include "tunekit.h"
+
+#define CK(x)                                                                                   \
+    do {                                                                                        \
+        cudaError_t e_ = (x);                                                                   \
+        if (e_ != cudaSuccess) {                                                                \
+            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,                    \
+                         cudaGetErrorString(e_));                                               \
+            std::exit(1);                                                                       \
+        }                                                                                       \
+    } while (0)
+
+namespace {
+
+cudaStream_t g_s;
+cudaEvent_t g_e0, g_e1;
+void *g_flush, *g_flush2;
+size_t g_flush_bytes;
+unsigned g_fill;
+int g_sms;
+
+__global__ void fill_random(uint32_t *p, size_t n, uint32_t seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        uint32_t h = (uint32_t)i * 0x9E3779B1u ^ seed;
+        h ^= h >> 16; h *= 0x85EBCA6Bu; h ^= h >> 13; h *= 0xC2B2AE35u; h ^= h >> 16;
+        p[i] = h;
+    }
+}
+
+/* Random floats in [-1, 1) or halves in [-4, 4) (as 32-bit words of two halves). */
+__global__ void fill_float(float *p, size_t n, uint32_t seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        uint32_t h = (uint32_t)i * 0x9E3779B1u ^ seed;
+        h ^= h >> 16; h *= 0x85EBCA6Bu; h ^= h >> 13; h *= 0xC2B2AE35u; h ^= h >> 16;
+        p[i] = (float)(h >> 8) * (2.0f / 16777216.0f) - 1.0f;
+    }
+}
+__global__ void fill_half(__half *p, size_t n, uint32_t seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        uint32_t h = (uint32_t)i * 0x9E3779B1u ^ seed;
+        h ^= h >> 16; h *= 0x85EBCA6Bu; h ^= h >> 13; h *= 0xC2B2AE35u; h ^= h >> 16;
+        p[i] = __float2half((float)(h >> 8) * (8.0f / 16777216.0f) - 4.0f);
+    }
+}
+
+__global__ void read_flush(const uint4 *p, size_t n, unsigned *sink)
+{
+    unsigned acc = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        uint4 v = p[i];
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == 0x12345678u) *sink = acc;
+}
+
+enum L2State { COLD, CLEAN, COLD_CLEAN, HOT, N_STATES };
+const char *const kStateNames[] = {"cold", "clean", "cold+clean", "hot"};
+
+void prepare(L2State st)
+{
+    if (st == COLD || st == COLD_CLEAN)
+        CK(cudaMemsetAsync(g_flush, (int)(++g_fill & 0xff), g_flush_bytes, g_s));
+    if (st == CLEAN)
+        read_flush<<<1024, 512, 0, g_s>>>((const uint4 *)g_flush, g_flush_bytes / 16,
+                                          (unsigned *)g_flush2);
+    if (st == COLD_CLEAN)
+        read_flush<<<1024, 512, 0, g_s>>>((const uint4 *)g_flush2, g_flush_bytes / 16,
+                                          (unsigned *)g_flush);
+}
+
+/* Median microseconds of `runs` timed calls of f, each after prepare(st); 3 warm-ups. */
+template <typename F>
+double time_us(L2State st, int runs, F f)
+{
+    for (int i = 0; i < 3; i++) { prepare(st); f(); }
+    std::vector<double> t;
+    for (int i = 0; i < runs; i++) {
+        prepare(st);
+        CK(cudaEventRecord(g_e0, g_s));
+        f();
+        CK(cudaEventRecord(g_e1, g_s));
+        CK(cudaEventSynchronize(g_e1));
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, g_e0, g_e1));
+        t.push_back(ms * 1000.0);
+    }
+    CK(cudaGetLastError());
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+/* ---- copy ---------------------------------------------------------------------------------- */
+
+template <int U>
+__global__ void copy_kernel(const uint4 *__restrict__ x, uint4 *__restrict__ y, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    for (; i + (U - 1) * stride < n; i += U * stride) {
+        uint4 v[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) v[u] = x[i + u * stride];
+#pragma unroll
+        for (int u = 0; u < U; u++) y[i + u * stride] = v[u];
+    }
+    for (; i < n; i += stride) y[i] = x[i];
+}
+
+void section_copy()
+{
+    const size_t bytes = (size_t)1 << 30;
+    void *src, *dst;
+    CK(cudaMalloc(&src, bytes));
+    CK(cudaMalloc(&dst, bytes));
+    std::printf("\n== copy: 1 GiB device-to-device, GB/s counting read + written (median of 25) ==\n");
+    std::printf("%-6s %14s %14s %16s\n", "round", "memcpy 0x5a", "memcpy random", "kernel random");
+    auto memcpy_gbps = [&]() {
+        double us = time_us(HOT, 25, [&] {
+            CK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, g_s));
+        });
+        return 2.0 * bytes / (us * 1e3);
+    };
+    for (int r = 0; r < 4; r++) {
+        CK(cudaMemsetAsync(src, 0x5a, bytes, g_s));
+        const double c = memcpy_gbps();
+        fill_random<<<4 * g_sms, 512, 0, g_s>>>((uint32_t *)src, bytes / 4, 1234u + r);
+        const double rnd = memcpy_gbps();
+        const double k = 2.0 * bytes /
+                         (time_us(HOT, 25, [&] {
+                              copy_kernel<2><<<g_sms * 4, 512, 0, g_s>>>(
+                                  (const uint4 *)src, (uint4 *)dst, bytes / 16);
+                          }) * 1e3);
+        std::printf("%-6d %14.1f %14.1f %16.1f\n", r, c, rnd, k);
+    }
+    /* at the size of f16 relu at 32 Mi (64 MB in, 64 MB out), cold */
+    const size_t b64 = (size_t)64 << 20;
+    const double us64 = time_us(COLD, 50, [&] {
+        CK(cudaMemcpyAsync(dst, src, b64, cudaMemcpyDeviceToDevice, g_s));
+    });
+    const double us64k = time_us(COLD, 50, [&] {
+        copy_kernel<2><<<g_sms * 4, 512, 0, g_s>>>((const uint4 *)src, (uint4 *)dst, b64 / 16);
+    });
+    std::printf("64 MB copy, cold, random: memcpy %.2f us (%.1f GB/s), kernel %.2f us (%.1f GB/s)\n",
+                us64, 2.0 * b64 / (us64 * 1e3), us64k, 2.0 * b64 / (us64k * 1e3));
+    CK(cudaFree(src));
+    CK(cudaFree(dst));
+}
+
+/* ---- read ---------------------------------------------------------------------------------- */
+
+enum Load { LD_PLAIN, LD_NC, LD_EF_HINT, LD_NC_EF_HINT, LD_CS, LD_NC_256B, LD_LU, N_LOADS };
+const char *const kLoadNames[] = {"ld",          "ld.nc",    "ld.L2::hint(ef)", "ld.nc.L2::hint(ef)",
+                                  "ld.cs",       "ld.nc.L2::256B", "ld.lu"};
+
+__device__ __forceinline__ uint64_t ef_policy()
+{
+    uint64_t p;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+    return p;
+}
+
+template <int L>
+__device__ __forceinline__ float4 ld(const float4 *p, uint64_t pol)
+{
+    float4 v;
+    if constexpr (L == LD_PLAIN)
+        asm volatile("ld.global.v4.f32 {%0,%1,%2,%3}, [%4];"
+                     : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+    else if constexpr (L == LD_NC)
+        asm volatile("ld.global.nc.v4.f32 {%0,%1,%2,%3}, [%4];"
+                     : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+    else if constexpr (L == LD_EF_HINT)
+        asm volatile("ld.global.L1::no_allocate.L2::cache_hint.v4.f32 {%0,%1,%2,%3}, [%4], %5;"
+                     : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p), "l"(pol));
+    else if constexpr (L == LD_NC_EF_HINT)
+        asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.f32 {%0,%1,%2,%3}, [%4], %5;"
+                     : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p), "l"(pol));
+    else if constexpr (L == LD_CS)
+        asm volatile("ld.global.cs.v4.f32 {%0,%1,%2,%3}, [%4];"
+                     : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+    else if constexpr (L == LD_NC_256B)
+        asm volatile("ld.global.nc.L2::256B.v4.f32 {%0,%1,%2,%3}, [%4];"
+                     : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+    else
+        asm volatile("ld.global.lu.v4.f32 {%0,%1,%2,%3}, [%4];"
+                     : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+    return v;
+}
+
+template <int L, int U>
+__global__ void __launch_bounds__(256) read_sum(const float4 *x, size_t n4, float *out)
+{
+    const uint64_t pol = (L == LD_EF_HINT || L == LD_NC_EF_HINT) ? ef_policy() : 0;
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    float acc = 0;
+    for (; i + (U - 1) * stride < n4; i += U * stride) {
+        float4 v[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) v[u] = ld<L>(x + i + u * stride, pol);
+#pragma unroll
+        for (int u = 0; u < U; u++) acc += (v[u].x + v[u].y) + (v[u].z + v[u].w);
+    }
+    for (; i < n4; i += stride) {
+        float4 v = ld<L>(x + i, pol);
+        acc += (v.x + v.y) + (v.z + v.w);
+    }
+    for (int o = 16; o; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    if ((threadIdx.x & 31) == 0) atomicAdd(out, acc);
+}
+
+template <int L>
+void launch_read(const float4 *x, size_t n4, float *out, int unroll)
+{
+    const int grid = g_sms * 8; /* 256-thread blocks, 2048 threads per SM */
+    if (unroll == 4) read_sum<L, 4><<<grid, 256, 0, g_s>>>(x, n4, out);
+    else read_sum<L, 1><<<grid, 256, 0, g_s>>>(x, n4, out);
+}
+
+void section_read()
+{
+    const size_t n = (size_t)32 << 20, bytes = n * 4;
+    float *x, *out;
+    CK(cudaMalloc(&x, bytes));
+    CK(cudaMalloc(&out, 64));
+    fill_float<<<4 * g_sms, 512, 0, g_s>>>(x, n, 77u);
+    std::printf("\n== read: 128 MB read-only stream (f32, n = 32 Mi), us (median of 40), "
+                "GB/s read ==\n");
+    std::printf("%-20s %6s", "load", "unroll");
+    for (int s = 0; s < N_STATES; s++) std::printf(" %18s", kStateNames[s]);
+    std::printf("\n");
+    using Fn = void (*)(const float4 *, size_t, float *, int);
+    const Fn fns[N_LOADS] = {launch_read<0>, launch_read<1>, launch_read<2>, launch_read<3>,
+                             launch_read<4>, launch_read<5>, launch_read<6>};
+    for (int l = 0; l < N_LOADS; l++)
+        for (int u : {1, 4}) {
+            std::printf("%-20s %6d", kLoadNames[l], u);
+            for (int s = 0; s < N_STATES; s++) {
+                const double us = time_us((L2State)s, 40, [&] {
+                    fns[l]((const float4 *)x, n / 4, out, u);
+                });
+                std::printf("  %7.2f (%7.1f)", us, bytes / (us * 1e3));
+            }
+            std::printf("\n");
+        }
+    const char *const configs[] = {
+        nullptr,
+        "block_size=256,cache_hint=evict_first,finish=atomic,load=cop,pack_size=4,unroll=4,"
+        "version=9,waves=1",
+        "block_size=256,cache_hint=normal,finish=atomic,load=cop,pack_size=4,unroll=4,"
+        "version=9,waves=1",
+        "block_size=512,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=4,unroll=1,"
+        "version=8,waves=1"};
+    for (const char *text : configs) {
+        tk_reduce_config c;
+        const tk_reduce_config *cp = nullptr;
+        if (text) {
+            if (tk_reduce_config_from_text(text, &c) != TK_OK) {
+                std::printf("tk_reduce %s: does not parse\n", text);
+                continue;
+            }
+            cp = &c;
+        }
+        std::printf("tk_reduce_sum %s\n%27s", text ? text : "(tuned)", "");
+        for (int s = 0; s < N_STATES; s++) {
+            const double us = time_us((L2State)s, 40, [&] {
+                tk_reduce_sum(TK_F32, (int64_t)n, x, out, cp, g_s);
+            });
+            std::printf("  %7.2f (%7.1f)", us, bytes / (us * 1e3));
+        }
+        std::printf("\n");
+    }
+    CK(cudaFree(x));
+    CK(cudaFree(out));
+}
+
+/* ---- gelu ---------------------------------------------------------------------------------- */
+
+struct Relu {
+    __device__ float operator()(float f) const { return f > 0.0f ? f : 0.0f; }
+};
+struct GeluErf {
+    __device__ float operator()(float f) const
+    {
+        return 0.5f * f * (1.0f + erff(f * 0.707106781186547524f));
+    }
+};
+/* gelu(x) = x Phi(x), Phi(x) = erfc(-x / sqrt 2) / 2, erfc(z) for z >= 0 from Numerical
+ * Recipes' erfcc (fractional error < 1.2e-7) with approximate reciprocal and exp. */
+struct GeluErfc {
+    __device__ float operator()(float f) const
+    {
+        const float z = fabsf(f) * 0.707106781186547524f;
+        const float t = __fdividef(1.0f, 1.0f + 0.5f * z);
+        float p = 0.17087277f;
+        p = fmaf(p, t, -0.82215223f);
+        p = fmaf(p, t, 1.48851587f);
+        p = fmaf(p, t, -1.13520398f);
+        p = fmaf(p, t, 0.27886807f);
+        p = fmaf(p, t, -0.18628806f);
+        p = fmaf(p, t, 0.09678418f);
+        p = fmaf(p, t, 0.37409196f);
+        p = fmaf(p, t, 1.00002368f);
+        p = fmaf(p, t, -1.26551223f);
+        const float half_erfc = 0.5f * t * __expf(fmaf(-z, z, p));
+        return f * (f > 0.0f ? 1.0f - half_erfc : half_erfc);
+    }
+};
+
+template <typename Op, bool OneShot>
+__global__ void unary_h8(const uint4 *__restrict__ x, uint4 *__restrict__ y, size_t n8)
+{
+    const Op op;
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n8; i += stride) {
+        uint4 v = x[i];
+        __half2 *h = reinterpret_cast<__half2 *>(&v);
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const float2 f = __half22float2(h[k]);
+            h[k] = __floats2half2_rn(op(f.x), op(f.y));
+        }
+        y[i] = v;
+        if (OneShot) break;
+    }
+}
+
+void section_gelu()
+{
+    const size_t n = (size_t)32 << 20, bytes = n * 2;
+    __half *x, *y;
+    CK(cudaMalloc(&x, bytes));
+    CK(cudaMalloc(&y, bytes));
+    fill_half<<<4 * g_sms, 512, 0, g_s>>>(x, n, 99u);
+    /* accuracy of the erfc form against erf in double, over every finite half */
+    std::printf("\n== gelu f16, n = 32 Mi, cold: us (median of 40) ==\n");
+    struct V { const char *name; int block; int waves; bool one_shot; };
+    const V vs[] = {{"grid-stride 64 x 8 waves", 64, 8, false},
+                    {"grid-stride 256 x 8 waves", 256, 8, false},
+                    {"one-shot 1024", 1024, 0, true},
+                    {"one-shot 128", 128, 0, true}};
+    std::printf("%-28s %10s %10s %10s\n", "loop", "relu", "gelu erff", "gelu erfc");
+    const size_t n8 = n / 8;
+    for (const V &v : vs) {
+        const int grid = v.one_shot ? (int)((n8 + v.block - 1) / v.block)
+                                    : g_sms * (2048 / v.block) * v.waves / 1;
+        double t[3];
+        t[0] = time_us(COLD, 40, [&] {
+            if (v.one_shot) unary_h8<Relu, true><<<grid, v.block, 0, g_s>>>((const uint4 *)x, (uint4 *)y, n8);
+            else unary_h8<Relu, false><<<grid, v.block, 0, g_s>>>((const uint4 *)x, (uint4 *)y, n8);
+        });
+        t[1] = time_us(COLD, 40, [&] {
+            if (v.one_shot) unary_h8<GeluErf, true><<<grid, v.block, 0, g_s>>>((const uint4 *)x, (uint4 *)y, n8);
+            else unary_h8<GeluErf, false><<<grid, v.block, 0, g_s>>>((const uint4 *)x, (uint4 *)y, n8);
+        });
+        t[2] = time_us(COLD, 40, [&] {
+            if (v.one_shot) unary_h8<GeluErfc, true><<<grid, v.block, 0, g_s>>>((const uint4 *)x, (uint4 *)y, n8);
+            else unary_h8<GeluErfc, false><<<grid, v.block, 0, g_s>>>((const uint4 *)x, (uint4 *)y, n8);
+        });
+        std::printf("%-28s %10.2f %10.2f %10.2f\n", v.name, t[0], t[1], t[2]);
+    }
+    const char *const lib[] = {
+        "block_size=64,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=8",
+        "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1"};
+    for (const char *text : lib) {
+        tk_elementwise_config c;
+        if (tk_elementwise_config_from_text(text, &c) != TK_OK) continue;
+        const double r = time_us(COLD, 40, [&] {
+            tk_elementwise_unary(TK_RELU, TK_F16, (int64_t)n, x, y, &c, g_s);
+        });
+        const double g = time_us(COLD, 40, [&] {
+            tk_elementwise_unary(TK_GELU, TK_F16, (int64_t)n, x, y, &c, g_s);
+        });
+        std::printf("library %s: relu %.2f, gelu %.2f\n", text, r, g);
+    }
+    CK(cudaFree(x));
+    CK(cudaFree(y));
+}
+
+/* ---- layout -------------------------------------------------------------------------------- */
+
+void section_layout()
+{
+    const size_t n = (size_t)32 << 20, bytes = n * 2;
+    std::printf("\n== mul f16, n = 32 Mi, cold, by buffer layout: us (median of 40) ==\n");
+    const char *const cfgs[] = {
+        "block_size=512,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=16",
+        "block_size=128,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1"};
+    struct Layout { const char *name; size_t gap; bool one; };
+    const Layout ls[] = {{"3 cudaMallocs (+32 B)", 32, false},
+                         {"3 cudaMallocs (exact)", 0, false},
+                         {"1 alloc, 64 MiB apart", 0, true},
+                         {"1 alloc, +4 KiB stagger", 4096, true},
+                         {"1 alloc, +1 MiB stagger", 1 << 20, true}};
+    std::printf("%-26s", "layout");
+    for (const char *c : cfgs) std::printf(" %14.14s", strstr(c, "loop=") + 5);
+    std::printf("\n");
+    for (const Layout &l : ls) {
+        void *p[3] = {nullptr, nullptr, nullptr}, *base = nullptr;
+        if (l.one) {
+            CK(cudaMalloc(&base, 3 * (bytes + l.gap)));
+            for (int k = 0; k < 3; k++) p[k] = (char *)base + k * (bytes + l.gap);
+        } else {
+            for (int k = 0; k < 3; k++) CK(cudaMalloc(&p[k], bytes + l.gap));
+        }
+        for (int k = 0; k < 2; k++) fill_half<<<4 * g_sms, 512, 0, g_s>>>((__half *)p[k], n, 5u + k);
+        std::printf("%-26s", l.name);
+        for (const char *text : cfgs) {
+            tk_elementwise_config c;
+            tk_elementwise_config_from_text(text, &c);
+            const double us = time_us(COLD, 40, [&] {
+                tk_elementwise_binary(TK_MUL, TK_F16, (int64_t)n, p[0], p[1], p[2], &c, g_s);
+            });
+            std::printf(" %14.2f", us);
+        }
+        std::printf("\n");
+        if (base) CK(cudaFree(base));
+        else for (int k = 0; k < 3; k++) CK(cudaFree(p[k]));
+    }
+}
+
+/* ---- host ---------------------------------------------------------------------------------- */
+
+double host_ns(int reps, void (*f)(int))
+{
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < reps; i++) f(i);
+    auto t1 = std::chrono::steady_clock::now();
+    return std::chrono::duration<double, std::nano>(t1 - t0).count() / reps;
+}
+
+void *g_x, *g_y;
+tk_elementwise_config g_cfg;
+
+void section_host()
+{
+    std::printf("\n== host: ns per call ==\n");
+    CK(cudaMalloc(&g_x, 1024));
+    CK(cudaMalloc(&g_y, 1024));
+    tk_elementwise_tuned_config("elementwise.relu", TK_F32, 1, &g_cfg);
+    for (int round = 0; round < 3; round++) {
+        const double gd = host_ns(1000000, [](int) { int d; cudaGetDevice(&d); });
+        const double cd = host_ns(1000000, [](int) { int d; tk_current_device(&d); });
+        const double lk = host_ns(1000000, [](int i) {
+            tk_elementwise_config c;
+            tk_elementwise_tuned_config("elementwise.relu", TK_F32, 1 + (i & 1023), &c);
+        });
+        std::vector<double> dn, de;
+        for (int r = 0; r < 400; r++) {
+            for (int which = 0; which < 2; which++) {
+                const bool null_first = r & 1;
+                const bool use_null = (which == 0) == null_first;
+                CK(cudaStreamSynchronize(g_s));
+                auto t0 = std::chrono::steady_clock::now();
+                for (int i = 0; i < 200; i++)
+                    tk_elementwise_unary(TK_RELU, TK_F32, 1, g_x, g_y, use_null ? nullptr : &g_cfg, g_s);
+                auto t1 = std::chrono::steady_clock::now();
+                (use_null ? dn : de).push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / 200);
+            }
+        }
+        CK(cudaStreamSynchronize(g_s));
+        std::sort(dn.begin(), dn.end());
+        std::sort(de.begin(), de.end());
+        std::printf("round %d: cudaGetDevice %.1f, tk_current_device %.1f, tuned lookup %.1f, "
+                    "launch NULL %.1f, explicit %.1f, difference %.1f\n",
+                    round, gd, cd, lk, dn[200], de[200], dn[200] - de[200]);
+    }
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    const char *only = argc > 1 ? argv[1] : "copy,read,gelu,layout,host";
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    g_sms = prop.multiProcessorCount;
+    std::printf("device: %s, %d SMs, L2 %d MB\n", prop.name, g_sms, prop.l2CacheSize >> 20);
+    CK(cudaStreamCreateWithFlags(&g_s, cudaStreamNonBlocking));
+    CK(cudaEventCreate(&g_e0));
+    CK(cudaEventCreate(&g_e1));
+    g_flush_bytes = 2 * (size_t)prop.l2CacheSize;
+    CK(cudaMalloc(&g_flush, g_flush_bytes));
+    CK(cudaMalloc(&g_flush2, g_flush_bytes));
+    fill_random<<<4 * g_sms, 512, 0, g_s>>>((uint32_t *)g_flush, g_flush_bytes / 4, 1u);
+    fill_random<<<4 * g_sms, 512, 0, g_s>>>((uint32_t *)g_flush2, g_flush_bytes / 4, 2u);
+    if (strstr(only, "host")) section_host();
+    if (strstr(only, "copy")) section_copy();
+    if (strstr(only, "read")) section_read();
+    if (strstr(only, "gelu")) section_gelu();
+    if (strstr(only, "layout")) section_layout();
+    CK(cudaDeviceSynchronize());
+    return 0;
+}
