@@ -294,6 +294,50 @@ static void write_group_table(twin *t, const rp_device *dev, const rp_group *g)
     twin_table_end(t);
 }
 
+/* The best time of every value of parameter `name` on each problem of the group (the write-up's
+ * progression for reduce's `version`): one row per problem, one column per value of the first
+ * problem's parameter. Only for parameters of 2..16 values (wider ones are in the slices). */
+static void write_value_table(twin *t, const rp_device *dev, const rp_group *g, const char *name)
+{
+    const rp_problem *p0 = &dev->problems[g->first];
+    const int k0 = rp_param_index(p0, name);
+    if (k0 < 0 || p0->params[k0].n_values < 2 || p0->params[k0].n_values > 16) return;
+    const rp_param *par = &p0->params[k0];
+    const int nv = par->n_values;
+    char heads[16][96];
+    const char *head[17];
+    char align[18];
+    head[0] = "problem";
+    align[0] = 'l';
+    for (int j = 0; j < nv; j++) {
+        snprintf(heads[j], sizeof heads[j], "%s=%s", par->name, par->values[j]);
+        head[j + 1] = heads[j];
+        align[j + 1] = 'r';
+    }
+    align[nv + 1] = 0;
+    twin_para(t, "Best time (" MICRO "s) with each value of `%s` fixed, every other parameter "
+                 "tuned:", name);
+    twin_table(t, nv + 1, head, align);
+    for (int i = g->first; i < g->first + g->count; i++) {
+        const rp_problem *p = &dev->problems[i];
+        const int k = rp_param_index(p, name);
+        char cells_text[17][600];
+        const char *cells[17];
+        snprintf(cells_text[0], sizeof cells_text[0], "`%s`", p->shape);
+        cells[0] = cells_text[0];
+        for (int j = 0; j < nv; j++) {
+            double b = NAN;
+            for (int v = 0; k >= 0 && v < p->params[k].n_values; v++)
+                if (strcmp(p->params[k].values[v], par->values[j]) == 0) b = p->best_by_value[k][v];
+            if (isnan(b)) snprintf(cells_text[j + 1], sizeof cells_text[j + 1], "\xe2\x80\x93");
+            else fmt_fixed(b, 2, cells_text[j + 1], sizeof cells_text[j + 1]);
+            cells[j + 1] = cells_text[j + 1];
+        }
+        twin_row(t, cells);
+    }
+    twin_table_end(t);
+}
+
 /* Draws a figure and keeps it as file name; returns 0 or -1 (out of memory). */
 static int add_figure(out_files *f, const char *name, int rc, char **text, size_t *len)
 {
@@ -331,11 +375,12 @@ static int write_op(twin *t, out_files *files, const rp_device *dev, int first_g
         if (p0->cmp.default_config[0])
             twin_para(t, "Classic default: `%s`.", p0->cmp.default_config);
         write_group_table(t, dev, g);
+        const char *rank[4];
+        int nr = rp_group_ranking(dev, g, rank, 4);
+        if (nr > 0) write_value_table(t, dev, g, rank[0]);
         snprintf(name, sizeof name, "slices-%s-%s.svg", slug, g->dtype);
         if (add_figure(files, name, rp_plot_slices(dev, g, &text, &len), &text, &len)) return -1;
         snprintf(alt, sizeof alt, "Two-parameter slices, %s %s", g->op, g->dtype);
-        const char *rank[4];
-        int nr = rp_group_ranking(dev, g, rank, 4);
         char ranked[512];
         size_t n = 0;
         ranked[0] = 0;

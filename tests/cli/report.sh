@@ -58,6 +58,34 @@ check "its time" grep -qF "| $(printf '%.2f' "$us") |" <<<"$row"
 check "its default time and gain" grep -qF "| $(printf '%.2f' "$def_us") | $(printf '%.2f' "$gain")× |" <<<"$row"
 check "the default was measured (gain shown)" test "$(printf '%.0f' "$def_us")" -gt 0
 check "the most important parameter is named" grep -qE '\| `[a-z_]+` [0-9.]+%' <<<"$row"
+# the per-value table of the most important parameter: every cell of mul f16 is the fastest ok
+# median among the configs with that value, as plain sqlite3 computes it from the database
+$TUNER db import $FX --db $T/v.db -q
+check "a per-value table for mul f16" python3 - "$R/README.md" "$T/v.db" <<'PY'
+import re, sqlite3, sys
+md = open(sys.argv[1]).read()
+sec = md[md.index("### elementwise.mul f16"):]
+sec = sec[:sec.index("\n### ", 5)] if "\n### " in sec[5:] else sec
+m = re.search(r"with each value of `(\w+)` fixed.*?\n\n(\|.*?)\n\n", sec, re.S)
+assert m, "no per-value table"
+param, table = m.group(1), m.group(2).splitlines()
+values = [h.strip().split("=", 1)[1] for h in table[0].strip("|").split("|")[1:]]
+con = sqlite3.connect(sys.argv[2])
+cells = 0
+for line in table[2:]:
+    cols = [c.strip() for c in line.strip("|").split("|")]
+    shape = cols[0].strip("`")
+    for v, cell in zip(values, cols[1:]):
+        best = con.execute(
+            "SELECT min(e.median_us) FROM evaluations e JOIN problems p ON p.id = e.problem_id"
+            " JOIN configs c ON c.id = e.config_id WHERE p.op = 'elementwise.mul' AND p.dtype = 'f16'"
+            " AND p.shape = ? AND e.status = 'ok' AND (',' || c.text || ',') LIKE ?",
+            (shape, f"%,{param}={v},%")).fetchone()[0]
+        want = "\u2013" if best is None else f"{best:.2f}"
+        assert cell == want, (shape, v, cell, want)
+        cells += 1
+assert cells >= 4, cells
+PY
 check "statuses are counted" grep -qE '[0-9]+ ok, [0-9]+ (invalid|fault)' $R/README.md
 check "no convergence figure without a search run" grep -q "Every run recorded on this device was exhaustive" $R/README.md
 
