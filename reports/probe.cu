@@ -10,8 +10,11 @@
  *           then another 2 x L2 read: cold and no dirty line left), with each load flavour; and the
  *           tuned tk_reduce_sum under the same states: is reduce at the read ceiling, and what do
  *           the dirty lines the flush leaves cost?
- *  gelu     f16 gelu at n = 32 Mi, cold: erff (the library until now) against an erfc-based form,
- *           relu as the memory-only reference, one loop structure for all three.
+ *  gelu     f16 gelu at n = 32 Mi, cold: the erff form (the library's until 2026-11-21) and relu
+ *           in one loop structure of the probe's own, and relu and gelu (now the erfc form,
+ *           elementwise.cu) through the library at two configs. Measured on an H100 before the
+ *           library changed, the probe's loop with the erfc form ran at relu's speed (grid-stride
+ *           64 x 8 waves: relu 49.54, erff 50.02, erfc 49.44 us).
  *  layout   f16 mul at n = 32 Mi, cold, through the library, with its three buffers allocated
  *           separately (the tuner's harness) or as slices of one allocation.
  *  host     host cost of cudaGetDevice against tk_current_device (the driver's current context),
@@ -28,18 +31,9 @@
 #include <vector>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include "../tests/gpu/gpu_check.h"
 #include "current_device.h"
 #include "tunekit.h"
-
-#define CK(x)                                                                                   \
-    do {                                                                                        \
-        cudaError_t e_ = (x);                                                                   \
-        if (e_ != cudaSuccess) {                                                                \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,                    \
-                         cudaGetErrorString(e_));                                               \
-            std::exit(1);                                                                       \
-        }                                                                                       \
-    } while (0)
 
 namespace {
 
@@ -97,7 +91,7 @@ const char *const kStateNames[] = {"cold", "clean", "cold+clean", "hot"};
 void prepare(L2State st)
 {
     if (st == COLD || st == COLD_CLEAN)
-        CK(cudaMemsetAsync(g_flush, (int)(++g_fill & 0xff), g_flush_bytes, g_s));
+        CUDA_OK(cudaMemsetAsync(g_flush, (int)(++g_fill & 0xff), g_flush_bytes, g_s));
     if (st == CLEAN)
         read_flush<<<1024, 512, 0, g_s>>>((const uint4 *)g_flush, g_flush_bytes / 16,
                                           (unsigned *)g_flush2);
@@ -114,15 +108,15 @@ double time_us(L2State st, int runs, F f)
     std::vector<double> t;
     for (int i = 0; i < runs; i++) {
         prepare(st);
-        CK(cudaEventRecord(g_e0, g_s));
+        CUDA_OK(cudaEventRecord(g_e0, g_s));
         f();
-        CK(cudaEventRecord(g_e1, g_s));
-        CK(cudaEventSynchronize(g_e1));
+        CUDA_OK(cudaEventRecord(g_e1, g_s));
+        CUDA_OK(cudaEventSynchronize(g_e1));
         float ms = 0;
-        CK(cudaEventElapsedTime(&ms, g_e0, g_e1));
+        CUDA_OK(cudaEventElapsedTime(&ms, g_e0, g_e1));
         t.push_back(ms * 1000.0);
     }
-    CK(cudaGetLastError());
+    CUDA_OK(cudaGetLastError());
     std::sort(t.begin(), t.end());
     return t[t.size() / 2];
 }
@@ -148,18 +142,18 @@ void section_copy()
 {
     const size_t bytes = (size_t)1 << 30;
     void *src, *dst;
-    CK(cudaMalloc(&src, bytes));
-    CK(cudaMalloc(&dst, bytes));
+    CUDA_OK(cudaMalloc(&src, bytes));
+    CUDA_OK(cudaMalloc(&dst, bytes));
     std::printf("\n== copy: 1 GiB device-to-device, GB/s counting read + written (median of 25) ==\n");
     std::printf("%-6s %14s %14s %16s\n", "round", "memcpy 0x5a", "memcpy random", "kernel random");
     auto memcpy_gbps = [&]() {
         double us = time_us(HOT, 25, [&] {
-            CK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, g_s));
+            CUDA_OK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, g_s));
         });
         return 2.0 * bytes / (us * 1e3);
     };
     for (int r = 0; r < 4; r++) {
-        CK(cudaMemsetAsync(src, 0x5a, bytes, g_s));
+        CUDA_OK(cudaMemsetAsync(src, 0x5a, bytes, g_s));
         const double c = memcpy_gbps();
         fill_random<<<4 * g_sms, 512, 0, g_s>>>((uint32_t *)src, bytes / 4, 1234u + r);
         const double rnd = memcpy_gbps();
@@ -173,15 +167,15 @@ void section_copy()
     /* at the size of f16 relu at 32 Mi (64 MB in, 64 MB out), cold */
     const size_t b64 = (size_t)64 << 20;
     const double us64 = time_us(COLD, 50, [&] {
-        CK(cudaMemcpyAsync(dst, src, b64, cudaMemcpyDeviceToDevice, g_s));
+        CUDA_OK(cudaMemcpyAsync(dst, src, b64, cudaMemcpyDeviceToDevice, g_s));
     });
     const double us64k = time_us(COLD, 50, [&] {
         copy_kernel<2><<<g_sms * 4, 512, 0, g_s>>>((const uint4 *)src, (uint4 *)dst, b64 / 16);
     });
     std::printf("64 MB copy, cold, random: memcpy %.2f us (%.1f GB/s), kernel %.2f us (%.1f GB/s)\n",
                 us64, 2.0 * b64 / (us64 * 1e3), us64k, 2.0 * b64 / (us64k * 1e3));
-    CK(cudaFree(src));
-    CK(cudaFree(dst));
+    CUDA_OK(cudaFree(src));
+    CUDA_OK(cudaFree(dst));
 }
 
 /* ---- read ---------------------------------------------------------------------------------- */
@@ -259,8 +253,8 @@ void section_read()
 {
     const size_t n = (size_t)32 << 20, bytes = n * 4;
     float *x, *out;
-    CK(cudaMalloc(&x, bytes));
-    CK(cudaMalloc(&out, 64));
+    CUDA_OK(cudaMalloc(&x, bytes));
+    CUDA_OK(cudaMalloc(&out, 64));
     fill_float<<<4 * g_sms, 512, 0, g_s>>>(x, n, 77u);
     std::printf("\n== read: 128 MB read-only stream (f32, n = 32 Mi), us (median of 40), "
                 "GB/s read ==\n");
@@ -308,8 +302,8 @@ void section_read()
         }
         std::printf("\n");
     }
-    CK(cudaFree(x));
-    CK(cudaFree(out));
+    CUDA_OK(cudaFree(x));
+    CUDA_OK(cudaFree(out));
 }
 
 /* ---- gelu ---------------------------------------------------------------------------------- */
@@ -323,28 +317,6 @@ struct GeluErf {
         return 0.5f * f * (1.0f + erff(f * 0.707106781186547524f));
     }
 };
-/* gelu(x) = x Phi(x), Phi(x) = erfc(-x / sqrt 2) / 2, erfc(z) for z >= 0 from Numerical
- * Recipes' erfcc (fractional error < 1.2e-7) with approximate reciprocal and exp. */
-struct GeluErfc {
-    __device__ float operator()(float f) const
-    {
-        const float z = fabsf(f) * 0.707106781186547524f;
-        const float t = __fdividef(1.0f, 1.0f + 0.5f * z);
-        float p = 0.17087277f;
-        p = fmaf(p, t, -0.82215223f);
-        p = fmaf(p, t, 1.48851587f);
-        p = fmaf(p, t, -1.13520398f);
-        p = fmaf(p, t, 0.27886807f);
-        p = fmaf(p, t, -0.18628806f);
-        p = fmaf(p, t, 0.09678418f);
-        p = fmaf(p, t, 0.37409196f);
-        p = fmaf(p, t, 1.00002368f);
-        p = fmaf(p, t, -1.26551223f);
-        const float half_erfc = 0.5f * t * __expf(fmaf(-z, z, p));
-        return f * (f > 0.0f ? 1.0f - half_erfc : half_erfc);
-    }
-};
-
 template <typename Op, bool OneShot>
 __global__ void unary_h8(const uint4 *__restrict__ x, uint4 *__restrict__ y, size_t n8)
 {
@@ -367,22 +339,21 @@ void section_gelu()
 {
     const size_t n = (size_t)32 << 20, bytes = n * 2;
     __half *x, *y;
-    CK(cudaMalloc(&x, bytes));
-    CK(cudaMalloc(&y, bytes));
+    CUDA_OK(cudaMalloc(&x, bytes));
+    CUDA_OK(cudaMalloc(&y, bytes));
     fill_half<<<4 * g_sms, 512, 0, g_s>>>(x, n, 99u);
-    /* accuracy of the erfc form against erf in double, over every finite half */
     std::printf("\n== gelu f16, n = 32 Mi, cold: us (median of 40) ==\n");
     struct V { const char *name; int block; int waves; bool one_shot; };
     const V vs[] = {{"grid-stride 64 x 8 waves", 64, 8, false},
                     {"grid-stride 256 x 8 waves", 256, 8, false},
                     {"one-shot 1024", 1024, 0, true},
                     {"one-shot 128", 128, 0, true}};
-    std::printf("%-28s %10s %10s %10s\n", "loop", "relu", "gelu erff", "gelu erfc");
+    std::printf("%-28s %10s %10s\n", "loop", "relu", "gelu erff");
     const size_t n8 = n / 8;
     for (const V &v : vs) {
         const int grid = v.one_shot ? (int)((n8 + v.block - 1) / v.block)
                                     : g_sms * (2048 / v.block) * v.waves / 1;
-        double t[3];
+        double t[2];
         t[0] = time_us(COLD, 40, [&] {
             if (v.one_shot) unary_h8<Relu, true><<<grid, v.block, 0, g_s>>>((const uint4 *)x, (uint4 *)y, n8);
             else unary_h8<Relu, false><<<grid, v.block, 0, g_s>>>((const uint4 *)x, (uint4 *)y, n8);
@@ -391,11 +362,7 @@ void section_gelu()
             if (v.one_shot) unary_h8<GeluErf, true><<<grid, v.block, 0, g_s>>>((const uint4 *)x, (uint4 *)y, n8);
             else unary_h8<GeluErf, false><<<grid, v.block, 0, g_s>>>((const uint4 *)x, (uint4 *)y, n8);
         });
-        t[2] = time_us(COLD, 40, [&] {
-            if (v.one_shot) unary_h8<GeluErfc, true><<<grid, v.block, 0, g_s>>>((const uint4 *)x, (uint4 *)y, n8);
-            else unary_h8<GeluErfc, false><<<grid, v.block, 0, g_s>>>((const uint4 *)x, (uint4 *)y, n8);
-        });
-        std::printf("%-28s %10.2f %10.2f %10.2f\n", v.name, t[0], t[1], t[2]);
+        std::printf("%-28s %10.2f %10.2f\n", v.name, t[0], t[1]);
     }
     const char *const lib[] = {
         "block_size=64,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=8",
@@ -411,8 +378,8 @@ void section_gelu()
         });
         std::printf("library %s: relu %.2f, gelu %.2f\n", text, r, g);
     }
-    CK(cudaFree(x));
-    CK(cudaFree(y));
+    CUDA_OK(cudaFree(x));
+    CUDA_OK(cudaFree(y));
 }
 
 /* ---- layout -------------------------------------------------------------------------------- */
@@ -436,10 +403,10 @@ void section_layout()
     for (const Layout &l : ls) {
         void *p[3] = {nullptr, nullptr, nullptr}, *base = nullptr;
         if (l.one) {
-            CK(cudaMalloc(&base, 3 * (bytes + l.gap)));
+            CUDA_OK(cudaMalloc(&base, 3 * (bytes + l.gap)));
             for (int k = 0; k < 3; k++) p[k] = (char *)base + k * (bytes + l.gap);
         } else {
-            for (int k = 0; k < 3; k++) CK(cudaMalloc(&p[k], bytes + l.gap));
+            for (int k = 0; k < 3; k++) CUDA_OK(cudaMalloc(&p[k], bytes + l.gap));
         }
         for (int k = 0; k < 2; k++) fill_half<<<4 * g_sms, 512, 0, g_s>>>((__half *)p[k], n, 5u + k);
         std::printf("%-26s", l.name);
@@ -452,8 +419,8 @@ void section_layout()
             std::printf(" %14.2f", us);
         }
         std::printf("\n");
-        if (base) CK(cudaFree(base));
-        else for (int k = 0; k < 3; k++) CK(cudaFree(p[k]));
+        if (base) CUDA_OK(cudaFree(base));
+        else for (int k = 0; k < 3; k++) CUDA_OK(cudaFree(p[k]));
     }
 }
 
@@ -473,8 +440,8 @@ tk_elementwise_config g_cfg;
 void section_host()
 {
     std::printf("\n== host: ns per call ==\n");
-    CK(cudaMalloc(&g_x, 1024));
-    CK(cudaMalloc(&g_y, 1024));
+    CUDA_OK(cudaMalloc(&g_x, 1024));
+    CUDA_OK(cudaMalloc(&g_y, 1024));
     tk_elementwise_tuned_config("elementwise.relu", TK_F32, 1, &g_cfg);
     for (int round = 0; round < 3; round++) {
         const double gd = host_ns(1000000, [](int) { int d; cudaGetDevice(&d); });
@@ -488,7 +455,7 @@ void section_host()
             for (int which = 0; which < 2; which++) {
                 const bool null_first = r & 1;
                 const bool use_null = (which == 0) == null_first;
-                CK(cudaStreamSynchronize(g_s));
+                CUDA_OK(cudaStreamSynchronize(g_s));
                 auto t0 = std::chrono::steady_clock::now();
                 for (int i = 0; i < 200; i++)
                     tk_elementwise_unary(TK_RELU, TK_F32, 1, g_x, g_y, use_null ? nullptr : &g_cfg, g_s);
@@ -496,7 +463,7 @@ void section_host()
                 (use_null ? dn : de).push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / 200);
             }
         }
-        CK(cudaStreamSynchronize(g_s));
+        CUDA_OK(cudaStreamSynchronize(g_s));
         std::sort(dn.begin(), dn.end());
         std::sort(de.begin(), de.end());
         std::printf("round %d: cudaGetDevice %.1f, tk_current_device %.1f, tuned lookup %.1f, "
@@ -511,15 +478,15 @@ int main(int argc, char **argv)
 {
     const char *only = argc > 1 ? argv[1] : "copy,read,gelu,layout,host";
     cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, 0));
+    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
     g_sms = prop.multiProcessorCount;
     std::printf("device: %s, %d SMs, L2 %d MB\n", prop.name, g_sms, prop.l2CacheSize >> 20);
-    CK(cudaStreamCreateWithFlags(&g_s, cudaStreamNonBlocking));
-    CK(cudaEventCreate(&g_e0));
-    CK(cudaEventCreate(&g_e1));
+    CUDA_OK(cudaStreamCreateWithFlags(&g_s, cudaStreamNonBlocking));
+    CUDA_OK(cudaEventCreate(&g_e0));
+    CUDA_OK(cudaEventCreate(&g_e1));
     g_flush_bytes = 2 * (size_t)prop.l2CacheSize;
-    CK(cudaMalloc(&g_flush, g_flush_bytes));
-    CK(cudaMalloc(&g_flush2, g_flush_bytes));
+    CUDA_OK(cudaMalloc(&g_flush, g_flush_bytes));
+    CUDA_OK(cudaMalloc(&g_flush2, g_flush_bytes));
     fill_random<<<4 * g_sms, 512, 0, g_s>>>((uint32_t *)g_flush, g_flush_bytes / 4, 1u);
     fill_random<<<4 * g_sms, 512, 0, g_s>>>((uint32_t *)g_flush2, g_flush_bytes / 4, 2u);
     if (strstr(only, "host")) section_host();
@@ -527,6 +494,6 @@ int main(int argc, char **argv)
     if (strstr(only, "read")) section_read();
     if (strstr(only, "gelu")) section_gelu();
     if (strstr(only, "layout")) section_layout();
-    CK(cudaDeviceSynchronize());
+    CUDA_OK(cudaDeviceSynchronize());
     return 0;
 }
