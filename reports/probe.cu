@@ -17,6 +17,9 @@
  *           64 x 8 waves: relu 49.54, erff 50.02, erfc 49.44 us).
  *  layout   f16 mul at n = 32 Mi, cold, through the library, with its three buffers allocated
  *           separately (the tuner's harness) or as slices of one allocation.
+ *  hints    f16 relu and mul at n = 32 Mi, cold, in a kernel of the probe's own, with the loads and
+ *           the stores each plain, evict-first (.cs or an L2 policy) or evict-last: does sparing
+ *           the flush's dirty lines from the read stream help a kernel that also writes?
  *  host     host cost of cudaGetDevice against tk_current_device (the driver's current context),
  *           the tuned lookup, and NULL against explicit config calls.
  *
@@ -472,7 +475,104 @@ void section_host()
     }
 }
 
+/* ---- hints --------------------------------------------------------------------------------- */
+
+/* Loads and stores of 16 bytes with a chosen cache behaviour: 0 plain, 1 .cs (evict-first in L1
+ * and L2), 2 an evict-first L2 policy (loads; L1::no_allocate), 3 an evict-last L2 policy. */
+template <int K>
+__device__ __forceinline__ uint4 ld16(const uint4 *p, uint64_t ef)
+{
+    uint4 v;
+    if constexpr (K == 0) v = *p;
+    else if constexpr (K == 1) v = __ldcs(p);
+    else
+        asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "l"(ef));
+    return v;
+}
+template <int K>
+__device__ __forceinline__ void st16(uint4 *p, uint4 v, uint64_t el)
+{
+    if constexpr (K == 0) *p = v;
+    else if constexpr (K == 1) __stcs(p, v);
+    else
+        asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1,%2,%3,%4}, %5;"
+                     :: "l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w), "l"(el) : "memory");
+}
+
+/* f16 relu (B = false: y = relu(a)) or mul (B: y = a * b) over 16-byte packs, grid-stride. */
+template <int LK, int SK, bool B>
+__global__ void __launch_bounds__(1024) hint_h8(const uint4 *__restrict__ a, const uint4 *__restrict__ b,
+                                                uint4 *__restrict__ y, size_t n8)
+{
+    uint64_t ef = 0, el = 0;
+    if constexpr (LK == 2) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(ef));
+    if constexpr (SK == 3) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(el));
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n8; i += stride) {
+        uint4 va = ld16<LK>(a + i, ef);
+        __half2 *ha = reinterpret_cast<__half2 *>(&va);
+        if constexpr (B) {
+            uint4 vb = ld16<LK>(b + i, ef);
+            const __half2 *hb = reinterpret_cast<const __half2 *>(&vb);
+#pragma unroll
+            for (int k = 0; k < 4; k++) ha[k] = __hmul2(ha[k], hb[k]);
+        } else {
+#pragma unroll
+            for (int k = 0; k < 4; k++) ha[k] = __hmax2(ha[k], __float2half2_rn(0.0f));
+        }
+        st16<SK>(y + i, va, el);
+    }
+}
+
+template <int LK, int SK>
+double time_hint(bool binary, const uint4 *a, const uint4 *b, uint4 *y, size_t n8, int block, int waves)
+{
+    const int grid = g_sms * (2048 / block) * waves;
+    return time_us(COLD, 60, [&] {
+        if (binary) hint_h8<LK, SK, true><<<grid, block, 0, g_s>>>(a, b, y, n8);
+        else hint_h8<LK, SK, false><<<grid, block, 0, g_s>>>(a, b, y, n8);
+    });
+}
+
+void section_hints()
+{
+    const size_t n = (size_t)32 << 20, bytes = n * 2, n8 = n / 8;
+    void *a, *b, *y;
+    CUDA_OK(cudaMalloc(&a, bytes));
+    CUDA_OK(cudaMalloc(&b, bytes));
+    CUDA_OK(cudaMalloc(&y, bytes));
+    fill_half<<<4 * g_sms, 512, 0, g_s>>>((__half *)a, n, 11u);
+    fill_half<<<4 * g_sms, 512, 0, g_s>>>((__half *)b, n, 12u);
+    std::printf("\n== hints: f16 relu and mul, n = 32 Mi, cold, grid-stride 16-byte packs: us (median "
+                "of 60) ==\n");
+    struct H { const char *name; double (*fn)(bool, const uint4 *, const uint4 *, uint4 *, size_t, int, int); };
+    const H hs[] = {{"ld plain   st plain", time_hint<0, 0>},
+                    {"ld .cs     st plain", time_hint<1, 0>},
+                    {"ld ef-pol  st plain", time_hint<2, 0>},
+                    {"ld plain   st .cs", time_hint<0, 1>},
+                    {"ld .cs     st .cs", time_hint<1, 1>},
+                    {"ld ef-pol  st el-pol", time_hint<2, 3>},
+                    {"ld plain   st el-pol", time_hint<0, 3>}};
+    const int shapes[][2] = {{1024, 32}, {256, 8}, {128, 16}};
+    std::printf("%-22s", "loads / stores");
+    for (const auto &sh : shapes) std::printf("   relu %4dx%-3d   mul %4dx%-3d", sh[0], sh[1], sh[0], sh[1]);
+    std::printf("\n");
+    for (int round = 0; round < 2; round++)
+        for (const H &h : hs) {
+            std::printf("%-22s", h.name);
+            for (const auto &sh : shapes)
+                std::printf("   %13.2f   %12.2f", h.fn(false, (const uint4 *)a, nullptr, (uint4 *)y, n8, sh[0], sh[1]),
+                            h.fn(true, (const uint4 *)a, (const uint4 *)b, (uint4 *)y, n8, sh[0], sh[1]));
+            std::printf("\n");
+        }
+    CUDA_OK(cudaFree(a));
+    CUDA_OK(cudaFree(b));
+    CUDA_OK(cudaFree(y));
+}
+
 } // namespace
+
 
 int main(int argc, char **argv)
 {
@@ -494,6 +594,7 @@ int main(int argc, char **argv)
     if (strstr(only, "read")) section_read();
     if (strstr(only, "gelu")) section_gelu();
     if (strstr(only, "layout")) section_layout();
+    if (strstr(only, "hints")) section_hints();
     CUDA_OK(cudaDeviceSynchronize());
     return 0;
 }
