@@ -38,11 +38,14 @@ typedef struct tk_atomic_config {
     tk_atomic_strategy strategy;
     int block_size;          /* threads per block, 32..1024, multiple of 32 */
     int waves;               /* grid = min(packs / block, waves * resident blocks), >= 1 */
+    tk_cache_hint cache_hint;  /* evict_first: x and y are read with ld.global.cs, so the stream
+                                  displaces fewer of the lines L2 held before it (under a dirty
+                                  L2, fewer write-backs land in its time); default normal */
 } tk_atomic_config;
 
 const tk_config_space *tk_atomic_config_space(void);
 /* The default: block_reduce, 256 threads, 32 waves (the classic grid with the one strategy
- * whose cost does not grow with the grid). */
+ * whose cost does not grow with the grid), normal loads. */
 tk_atomic_config tk_atomic_default_config(void);
 tk_status tk_atomic_config_from_text(const char *text, tk_atomic_config *out);
 

@@ -180,7 +180,10 @@ void test_dot_edges(tk_dtype dt)
                             Layout l = make_layout(dt, len, shift, start);
                             double dot = 0;
                             for (int64_t i = 0; i < n; i++) dot += xv[off + i] * yv[off + i];
-                            tk_atomic_config c = {s, 64, 2};
+                            /* both load hints, alternating over the cases */
+                            tk_atomic_config c = {s, 64, 2,
+                                                  (n + off) % 2 ? TK_CACHE_EVICT_FIRST
+                                                                : TK_CACHE_NORMAL};
                             const bool has_partner =
                                 tk::fast_atomic_pair_start(reinterpret_cast<__half *>(l.base), idx, len) >= 0;
                             const tk_status st = tk_atomic_dot(

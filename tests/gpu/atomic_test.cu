@@ -134,6 +134,7 @@ void test_exact(Inputs &in, Out &o)
     const int waves[] = {1, 3, 32};
     const std::vector<double> start = {3, -2, 4, 1, -3, 2, -1, 4};
     for (int s = 0; s < 5; s++)
+      for (int h = 0; h < 2; h++)
         for (int b : blocks)
             for (int w : waves)
                 for (int64_t n : sizes)
@@ -141,7 +142,8 @@ void test_exact(Inputs &in, Out &o)
                         for (const OutLayout &l : layouts) {
                             if ((b != 256 || w != 3) && l.first + l.index != 1) continue;
                             out_reset(o, dt, start);
-                            tk_atomic_config c = {static_cast<tk_atomic_strategy>(s), b, w};
+                            tk_atomic_config c = {static_cast<tk_atomic_strategy>(s), b, w,
+                                                  static_cast<tk_cache_hint>(h)};
                             char *buf = static_cast<char *>(o.dev) + l.first * es;
                             const tk_status st = tk_atomic_dot(
                                 dt, n, static_cast<char *>(in.x) + off[0] * es,
@@ -151,9 +153,10 @@ void test_exact(Inputs &in, Out &o)
                             const int64_t target = l.first + l.index;
                             const bool partner = (target % 2 == 0) ? l.index + 1 < l.len : l.index > 0;
                             char what[200];
-                            std::snprintf(what, sizeof what, "%s %s block %d waves %d n %lld "
+                            std::snprintf(what, sizeof what, "%s %s%s block %d waves %d n %lld "
                                           "offsets %lld/%lld buffer at %lld len %lld index %lld",
-                                          dn, kStrategyNames[s], b, w, (long long)n,
+                                          dn, kStrategyNames[s], h ? " evict_first" : "", b, w,
+                                          (long long)n,
                                           (long long)off[0], (long long)off[1],
                                           (long long)l.first, (long long)l.len,
                                           (long long)l.index);
@@ -180,7 +183,7 @@ void test_large(Inputs &in, Out &o)
         for (int64_t off : {0, 5}) {
             const std::vector<double> start = {0.5, 1.5, 0, 0, 0, 0, 0, 0};
             out_reset(o, dt, start);
-            tk_atomic_config c = {TK_ATOMIC_FLOAT_ACC, 256, 4};
+            tk_atomic_config c = {TK_ATOMIC_FLOAT_ACC, 256, 4, TK_CACHE_NORMAL};
             const tk_status st = tk_atomic_dot(dt, n, static_cast<char *>(in.x) + off * es,
                                                static_cast<char *>(in.y) + off * es, o.dev, 2, 1,
                                                in.ws, &c, 0);
@@ -200,7 +203,7 @@ void test_large(Inputs &in, Out &o)
         const std::vector<double> start = {2, -1, 0, 0, 0, 0, 0, 0};
         for (int b : {64, 1024}) {
             out_reset(o, dt, start);
-            tk_atomic_config c = {TK_ATOMIC_BLOCK_REDUCE, b, 2};
+            tk_atomic_config c = {TK_ATOMIC_BLOCK_REDUCE, b, 2, TK_CACHE_NORMAL};
             const tk_status st = tk_atomic_dot(dt, n, in.x, in.y, o.dev, 2, 0, in.ws, &c, 0);
             CUDA_OK(cudaDeviceSynchronize());
             expect(st == TK_OK, "block_reduce 65537: %s", tk_status_string(st));
@@ -244,7 +247,7 @@ void test_statistical(tk_dtype dt, std::mt19937_64 &rng)
         unsigned char hz[4];
         tk_host_from_double(dt, zero, hz, 2);
         CUDA_OK(cudaMemcpy(out, hz, 2 * es, cudaMemcpyHostToDevice));
-        tk_atomic_config c = {static_cast<tk_atomic_strategy>(s), 256, 1};
+        tk_atomic_config c = {static_cast<tk_atomic_strategy>(s), 256, 1, TK_CACHE_NORMAL};
         int64_t k16 = 0, k32 = 0, terms = 0;
         expect(tk_atomic_dot_adds(dt, n, x, y, &c, &k16, &k32, &terms) == TK_OK, "adds");
         const tk_status st = tk_atomic_dot(dt, n, x, y, out, 2, 0, nullptr, &c, 0);
@@ -309,7 +312,7 @@ void test_huge()
     CUDA_OK(cudaMemset(plus, 0, sizeof *plus));
     count_signs<<<4096, 256>>>(x, n, plus);
     CUDA_OK(cudaMemset(out, 0, 4));
-    tk_atomic_config c = {TK_ATOMIC_FLOAT_ACC, 512, 2};
+    tk_atomic_config c = {TK_ATOMIC_FLOAT_ACC, 512, 2, TK_CACHE_NORMAL};
     const tk_status st = tk_atomic_dot(TK_BF16, n, x, y, out, 2, 0, ws, &c, 0);
     CUDA_OK(cudaDeviceSynchronize());
     unsigned long long p = 0;
@@ -343,7 +346,7 @@ void test_partner_bits(Inputs &in)
                 uint16_t h[2] = {0, 0};
                 h[1 - lane] = pbits;
                 CUDA_OK(cudaMemcpy(buf, h, 4, cudaMemcpyHostToDevice));
-                tk_atomic_config c = {static_cast<tk_atomic_strategy>(s), 128, 1};
+                tk_atomic_config c = {static_cast<tk_atomic_strategy>(s), 128, 1, TK_CACHE_NORMAL};
                 const tk_status st = tk_atomic_dot(in.dt, 9, in.x, in.y, buf, 2, lane, in.ws, &c, 0);
                 CUDA_OK(cudaDeviceSynchronize());
                 uint16_t g[2];
@@ -361,8 +364,10 @@ void test_null_config(Inputs &in, Out &o)
     const size_t es = tk_dtype_size(dt);
     tk_atomic_config tuned;
     expect(tk_atomic_tuned_config(dt, 1000, &tuned) == TK_OK, "tuned config");
-    std::printf("device tuned config for atomic.dot %s n=1000: strategy=%s block_size=%d waves=%d\n",
-                tk_dtype_name(dt), kStrategyNames[tuned.strategy], tuned.block_size, tuned.waves);
+    std::printf("device tuned config for atomic.dot %s n=1000: strategy=%s block_size=%d waves=%d "
+                "cache_hint=%s\n", tk_dtype_name(dt), kStrategyNames[tuned.strategy],
+                tuned.block_size, tuned.waves,
+                tuned.cache_hint == TK_CACHE_EVICT_FIRST ? "evict_first" : "normal");
     const std::vector<double> start = {1, 2, 3, 4, 0, 0, 0, 0};
     /* with a workspace, without one, and on a one-element odd buffer (half2_pack falls back) */
     for (int variant = 0; variant < 3; variant++) {
@@ -383,7 +388,7 @@ void test_adds_and_args(Inputs &in, Out &o)
 {
     const tk_dtype dt = in.dt;
     int64_t k16 = -1, k32 = -1, terms = -1;
-    tk_atomic_config c = {TK_ATOMIC_BLOCK_REDUCE, 256, 1};
+    tk_atomic_config c = {TK_ATOMIC_BLOCK_REDUCE, 256, 1, TK_CACHE_NORMAL};
     expect(tk_atomic_dot_adds(dt, 1 << 20, in.x, in.y, &c, &k16, &k32, &terms) == TK_OK &&
                k16 >= 1 && k16 <= (1 << 20) / 8 / 256 && k32 == 0 && terms >= 8,
            "adds block_reduce: %lld %lld %lld", (long long)k16, (long long)k32, (long long)terms);
@@ -398,17 +403,19 @@ void test_adds_and_args(Inputs &in, Out &o)
            "adds n = 0");
 
     tk_atomic_config parsed;
-    expect(tk_atomic_config_from_text("block_size=96,strategy=half2_pack,waves=5", &parsed) ==
-                   TK_OK &&
+    expect(tk_atomic_config_from_text("block_size=96,cache_hint=evict_first,strategy=half2_pack,"
+                                      "waves=5", &parsed) == TK_OK &&
                parsed.block_size == 96 && parsed.strategy == TK_ATOMIC_HALF2_PACK &&
-               parsed.waves == 5,
+               parsed.waves == 5 && parsed.cache_hint == TK_CACHE_EVICT_FIRST,
            "config text");
-    expect(tk_atomic_config_from_text("block_size=96,strategy=quarter,waves=5", &parsed) ==
-               TK_ERR_UNSUPPORTED_CONFIG, "unknown strategy");
+    expect(tk_atomic_config_from_text("block_size=96,cache_hint=normal,strategy=quarter,waves=5",
+                                      &parsed) == TK_ERR_UNSUPPORTED_CONFIG, "unknown strategy");
+    expect(tk_atomic_config_from_text("block_size=96,strategy=fast,waves=5", &parsed) ==
+               TK_ERR_UNSUPPORTED_CONFIG, "missing cache_hint");
 
     const std::vector<double> start = {1, 2, 3, 4, 5, 6, 7, 8};
     out_reset(o, dt, start);
-    tk_atomic_config ok = {TK_ATOMIC_FAST, 256, 1};
+    tk_atomic_config ok = {TK_ATOMIC_FAST, 256, 1, TK_CACHE_NORMAL};
     expect(tk_atomic_dot(TK_F32, 8, in.x, in.y, o.dev, 2, 0, in.ws, &ok, 0) == TK_ERR_INVALID_ARGUMENT, "f32");
     expect(tk_atomic_dot(dt, -1, in.x, in.y, o.dev, 2, 0, in.ws, &ok, 0) == TK_ERR_INVALID_ARGUMENT, "n < 0");
     expect(tk_atomic_dot(dt, 8, nullptr, in.y, o.dev, 2, 0, in.ws, &ok, 0) == TK_ERR_INVALID_ARGUMENT, "x NULL");
@@ -416,13 +423,15 @@ void test_adds_and_args(Inputs &in, Out &o)
     expect(tk_atomic_dot(dt, 8, in.x, in.y, o.dev, 0, 0, in.ws, &ok, 0) == TK_ERR_INVALID_ARGUMENT, "out_len 0");
     expect(tk_atomic_dot(dt, 8, in.x, in.y, o.dev, 2, 2, in.ws, &ok, 0) == TK_ERR_INVALID_ARGUMENT, "index = len");
     expect(tk_atomic_dot(dt, 8, in.x, in.y, o.dev, 2, -1, in.ws, &ok, 0) == TK_ERR_INVALID_ARGUMENT, "index < 0");
-    const tk_atomic_config bad[] = {{TK_ATOMIC_FAST, 48, 1}, {TK_ATOMIC_FAST, 256, 0},
-                                    {static_cast<tk_atomic_strategy>(7), 256, 1},
-                                    {TK_ATOMIC_FAST, 2048, 1}};
+    const tk_atomic_config bad[] = {{TK_ATOMIC_FAST, 48, 1, TK_CACHE_NORMAL},
+                                    {TK_ATOMIC_FAST, 256, 0, TK_CACHE_NORMAL},
+                                    {static_cast<tk_atomic_strategy>(7), 256, 1, TK_CACHE_NORMAL},
+                                    {TK_ATOMIC_FAST, 2048, 1, TK_CACHE_NORMAL},
+                                    {TK_ATOMIC_FAST, 256, 1, static_cast<tk_cache_hint>(2)}};
     for (const auto &b : bad)
         expect(tk_atomic_dot(dt, 8, in.x, in.y, o.dev, 2, 0, in.ws, &b, 0) == TK_ERR_UNSUPPORTED_CONFIG,
                "unsupported config %d/%d/%d", b.strategy, b.block_size, b.waves);
-    tk_atomic_config fa = {TK_ATOMIC_FLOAT_ACC, 256, 1};
+    tk_atomic_config fa = {TK_ATOMIC_FLOAT_ACC, 256, 1, TK_CACHE_NORMAL};
     expect(tk_atomic_dot(dt, 8, in.x, in.y, o.dev, 2, 0, nullptr, &fa, 0) == TK_ERR_INVALID_ARGUMENT,
            "float_acc without workspace");
     expect(tk_atomic_dot(dt, 0, nullptr, nullptr, o.dev, 2, 0, in.ws, &ok, 0) == TK_OK, "n = 0");
@@ -474,7 +483,7 @@ void time_strategies()
     CUDA_OK(cudaEventCreate(&b));
     float small_ms[5];
     for (int s = 0; s < 5; s++) {
-        const tk_atomic_config c = {static_cast<tk_atomic_strategy>(s), 256, 1};
+        const tk_atomic_config c = {static_cast<tk_atomic_strategy>(s), 256, 1, TK_CACHE_NORMAL};
         small_ms[s] = time_dot(small, x, y, out, ws, c, a, b);
         std::printf("strategy %-12s n=128Ki block 256 waves 1: %10.1f us\n", kStrategyNames[s],
                     1000.0 * small_ms[s]);
@@ -484,7 +493,7 @@ void time_strategies()
                 small_ms[TK_ATOMIC_HALF] / small_ms[TK_ATOMIC_FAST]);
     for (int w : {1, 16})
         for (int s = TK_ATOMIC_HALF2_PACK; s < 5; s++) {
-            const tk_atomic_config c = {static_cast<tk_atomic_strategy>(s), 256, w};
+            const tk_atomic_config c = {static_cast<tk_atomic_strategy>(s), 256, w, TK_CACHE_NORMAL};
             std::printf("strategy %-12s n=32Mi block 256 waves %2d: %10.1f us\n",
                         kStrategyNames[s], w, 1000.0 * time_dot(big, x, y, out, ws, c, a, b));
         }

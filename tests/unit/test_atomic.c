@@ -152,20 +152,29 @@ static void test_harness_rules(void)
 
     char text[200];
     CHECK(f->default_config("f16", text, sizeof text) == 0);
-    CHECK_STR(text, "block_size=256,strategy=block_reduce,waves=32");
+    CHECK_STR(text, "block_size=256,cache_hint=normal,strategy=block_reduce,waves=32");
     tk_atomic_config c;
     CHECK(tk_atomic_config_from_text(text, &c) == TK_OK);
     tk_atomic_config d = tk_atomic_default_config();
-    CHECK(c.block_size == d.block_size && c.strategy == d.strategy && c.waves == d.waves);
+    CHECK(c.block_size == d.block_size && c.strategy == d.strategy && c.waves == d.waves &&
+          c.cache_hint == d.cache_hint && d.cache_hint == TK_CACHE_NORMAL);
     CHECK(f->default_config("f64", text, sizeof text) == -1);
+    CHECK(tk_atomic_config_from_text("block_size=64,cache_hint=evict_first,strategy=fast,waves=2",
+                                     &c) == TK_OK);
+    CHECK(c.cache_hint == TK_CACHE_EVICT_FIRST && c.strategy == TK_ATOMIC_FAST && c.waves == 2);
 
     const tk_config_space *cs = f->config_space();
-    CHECK(cs && cs->n_params == 3);
-    CHECK_STR(cs->params[1].name, "strategy");
-    CHECK(tk_param_supports(&cs->params[1], 4) && !tk_param_supports(&cs->params[1], 5));
+    CHECK(cs && cs->n_params == 4);
+    CHECK_STR(cs->params[1].name, "cache_hint");
+    CHECK(tk_param_supports(&cs->params[1], 1) && !tk_param_supports(&cs->params[1], 2));
+    CHECK_STR(cs->params[2].name, "strategy");
+    CHECK(tk_param_supports(&cs->params[2], 4) && !tk_param_supports(&cs->params[2], 5));
     CHECK(tk_param_supports(&cs->params[0], 96) && !tk_param_supports(&cs->params[0], 48));
-    CHECK(tk_param_supports(&cs->params[2], 1024) && !tk_param_supports(&cs->params[2], 0));
-    CHECK(tk_atomic_config_from_text("block_size=64,strategy=fast", &c) == TK_ERR_UNSUPPORTED_CONFIG);
+    CHECK(tk_param_supports(&cs->params[3], 1024) && !tk_param_supports(&cs->params[3], 0));
+    CHECK(tk_atomic_config_from_text("block_size=64,cache_hint=normal,strategy=fast", &c) ==
+          TK_ERR_UNSUPPORTED_CONFIG);
+    CHECK(tk_atomic_config_from_text("block_size=64,cache_hint=evict_last,strategy=fast,waves=1",
+                                     &c) == TK_ERR_UNSUPPORTED_CONFIG);
 }
 
 /* Plain 16-bit atomics per thread in the harness's layout (atomic.c: the output buffer starts
@@ -194,7 +203,7 @@ static void test_space_file(void)
     CHECK(sp->measure.timeout_s > 0 && sp->measure.timeout_s <= 5);
     CHECK(sp->measure.max_seconds > 0 && sp->measure.max_seconds <= 0.5);
     int64_t total = 0, bad = 0, slow = 0, defaults = 0, header_problems = 0;
-    int64_t writeup[5] = {0}, target[5] = {0};
+    int64_t writeup[5] = {0}, target[5] = {0}, evict_first = 0;
     int choice[8];
     char text[256], def[128];
     CHECK(sp->family->default_config("f16", def, sizeof def) == 0);
@@ -219,6 +228,10 @@ static void test_space_file(void)
                 if (header && n == 131072 && c.block_size == 256 && c.waves == 1)
                     writeup[c.strategy]++;
                 if (header && n == 33554432) target[c.strategy]++;
+                if (c.cache_hint == TK_CACHE_EVICT_FIRST) {
+                    evict_first++;
+                    CHECK(c.strategy == TK_ATOMIC_BLOCK_REDUCE && n == 33554432);
+                }
                 total++;
             }
             space_iter_free(&it);
@@ -231,7 +244,8 @@ static void test_space_file(void)
         CHECK(writeup[s] == 2);                    /* every strategy at the same block and waves */
         CHECK(s == TK_ATOMIC_HALF ? target[s] == 0 : target[s] >= 2);
     }
-    CHECK(total == 224);
+    CHECK(evict_first == 2 * 21);   /* the 21 block_reduce configs at 32 Mi, per dtype */
+    CHECK(total == 266);
     printf("spaces/atomic.yaml: %lld configs over %d (op, dtype, problem)\n", (long long)total,
            2 * sp->n_problems);
     space_free(sp);

@@ -89,7 +89,8 @@ static int at_default_config(const char *dtype, char *buf, size_t len)
 {
     if (tk_dtype_parse(dtype) < 0) return -1;
     tk_atomic_config c = tk_atomic_default_config();
-    snprintf(buf, len, "block_size=%d,strategy=%s,waves=%d", c.block_size,
+    snprintf(buf, len, "block_size=%d,cache_hint=%s,strategy=%s,waves=%d", c.block_size,
+             c.cache_hint == TK_CACHE_EVICT_FIRST ? "evict_first" : "normal",
              at_strategy_names[c.strategy], c.waves);
     return 0;
 }
