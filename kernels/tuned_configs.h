@@ -12,14 +12,14 @@ static const tk_tuned_device tk_tuned_devices[TK_TUNED_N_DEVICES + 1] = {
 
 static const tk_tuned_entry tk_tuned_entries[TK_TUNED_N_ENTRIES + 1] = {
     /* NVIDIA H100 80GB HBM3 */
-    { "atomic.dot", "bf16", 32768, "block_size=128,strategy=block_reduce,waves=1" }, /* 4.64 us, 28.2 GB/s, 0.9% of copy */
-    { "atomic.dot", "bf16", 131072, "block_size=256,strategy=block_reduce,waves=1" }, /* 4.88 us, 107.4 GB/s, 3.6% of copy */
-    { "atomic.dot", "bf16", 1048576, "block_size=256,strategy=block_reduce,waves=1" }, /* 6.91 us, 606.8 GB/s, 20.2% of copy */
-    { "atomic.dot", "bf16", 33554432, "block_size=256,strategy=block_reduce,waves=16" }, /* 55.46 us, 2420.3 GB/s, 80.7% of copy */
-    { "atomic.dot", "f16", 32768, "block_size=128,strategy=block_reduce,waves=1" }, /* 4.64 us, 28.2 GB/s, 0.9% of copy */
-    { "atomic.dot", "f16", 131072, "block_size=128,strategy=block_reduce,waves=1" }, /* 4.96 us, 105.7 GB/s, 3.5% of copy */
-    { "atomic.dot", "f16", 1048576, "block_size=256,strategy=block_reduce,waves=32" }, /* 6.90 us, 608.2 GB/s, 20.3% of copy */
-    { "atomic.dot", "f16", 33554432, "block_size=512,strategy=block_reduce,waves=8" }, /* 55.60 us, 2414.0 GB/s, 80.5% of copy */
+    { "atomic.dot", "bf16", 32768, "block_size=128,cache_hint=normal,strategy=block_reduce,waves=1" }, /* 4.83 us, 27.1 GB/s, 0.9% of copy */
+    { "atomic.dot", "bf16", 131072, "block_size=256,cache_hint=normal,strategy=block_reduce,waves=1" }, /* 5.06 us, 103.7 GB/s, 3.5% of copy */
+    { "atomic.dot", "bf16", 1048576, "block_size=256,cache_hint=normal,strategy=block_reduce,waves=1" }, /* 7.07 us, 593.1 GB/s, 19.8% of copy */
+    { "atomic.dot", "bf16", 33554432, "block_size=1024,cache_hint=evict_first,strategy=block_reduce,waves=16" }, /* 51.36 us, 2613.3 GB/s, 87.3% of copy */
+    { "atomic.dot", "f16", 32768, "block_size=128,cache_hint=normal,strategy=block_reduce,waves=1" }, /* 4.86 us, 26.9 GB/s, 0.9% of copy */
+    { "atomic.dot", "f16", 131072, "block_size=256,cache_hint=normal,strategy=block_reduce,waves=1" }, /* 5.06 us, 103.7 GB/s, 3.5% of copy */
+    { "atomic.dot", "f16", 1048576, "block_size=512,cache_hint=normal,strategy=block_reduce,waves=1" }, /* 7.07 us, 593.1 GB/s, 19.8% of copy */
+    { "atomic.dot", "f16", 33554432, "block_size=256,cache_hint=evict_first,strategy=block_reduce,waves=32" }, /* 51.18 us, 2622.3 GB/s, 87.6% of copy */
     { "conv1d.full", "f32", 137438954496, "block_size=256,impl=direct,outputs_per_thread=1" }, /* 3.94 us, 2.1 GB/s, 0.1% of copy */
     { "conv1d.full", "f32", 137440002048, "block_size=512,impl=smem,outputs_per_thread=4" }, /* 8.48 us, 989.2 GB/s, 33.0% of copy */
     { "conv1d.full", "f32", 137506062336, "block_size=64,impl=smem,outputs_per_thread=8" }, /* 223.42 us, 2402.9 GB/s, 80.2% of copy */
