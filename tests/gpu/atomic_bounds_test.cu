@@ -230,10 +230,7 @@ void test_dot_edges(tk_dtype dt)
 int main()
 {
     test_pair_rule();
-    int n_dev = 0;
-    if (cudaGetDeviceCount(&n_dev) != cudaSuccess || n_dev == 0) {
-        std::printf("atomic_bounds_test: no CUDA device, GPU part skipped\n");
-    } else {
+    if (gpu_check_start("atomic_bounds_test")) {
         test_helper<__half>(TK_F16);
         test_helper<__nv_bfloat16>(TK_BF16);
         test_dot_edges(TK_F16);

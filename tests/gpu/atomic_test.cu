@@ -509,14 +509,7 @@ void time_strategies()
 
 int main()
 {
-    int n_dev = 0;
-    if (cudaGetDeviceCount(&n_dev) != cudaSuccess || n_dev == 0) {
-        std::printf("atomic_test: no CUDA device, GPU part skipped\n");
-        return gpu_check_done();
-    }
-    cudaDeviceProp prop;
-    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-    std::printf("device: %s\n", prop.name);
+    if (!gpu_check_start("atomic_test")) return gpu_check_done();
     std::mt19937_64 rng(20240611);
     Out o;
     CUDA_OK(cudaMalloc(&o.dev, 16));

@@ -362,12 +362,7 @@ void test_speed(cudaStream_t s)
 
 int main()
 {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        std::printf("check_test: no CUDA device, skipped\n");
-        std::printf("0 passed, 0 failed\n");
-        return 0;
-    }
+    if (!gpu_check_start("check_test")) return gpu_check_done();
     cudaStream_t s;
     CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     test_arguments(s);

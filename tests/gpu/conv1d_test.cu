@@ -326,17 +326,10 @@ void test_null_config(Buffers &buf, cudaStream_t stream)
  * the NULL config at that entry's size is the entry's config; else the default. */
 void test_tuned_entries_for_this_device()
 {
-    cudaDeviceProp prop;
-    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-    const int dev = tk_tuned_match_device(tk_tuned_devices, TK_TUNED_N_DEVICES, prop.name,
-                                          prop.major, prop.minor, prop.multiProcessorCount);
     const tk_conv1d_config d = tk_conv1d_default_config();
-    int checked = 0;
-    if (dev >= 0) {
-        const tk_tuned_device &td = tk_tuned_devices[dev];
-        for (int i = td.first; i < td.first + td.count; i++) {
-            const tk_tuned_entry &e = tk_tuned_entries[i];
-            if (!e.op || !e.config || std::strcmp(e.op, "conv1d.full") != 0) continue;
+    for_each_tuned_entry(
+        "conv1d.full",
+        [](const tk_tuned_entry &e, int i) {
             /* the key is bucket * 2^36 + signal: min(2^bucket, signal) taps is in the bucket */
             const int64_t signal = e.size & ((int64_t{1} << 36) - 1);
             const int64_t filter = std::min(int64_t{1} << (e.size >> 36), signal);
@@ -350,19 +343,14 @@ void test_tuned_entries_for_this_device()
                        want.outputs_per_thread == got.outputs_per_thread,
                    "NULL config for %lld x %lld is not the header's %s", (long long)signal,
                    (long long)filter, e.config);
-            checked++;
-        }
-    } else {
-        tk_conv1d_config got;
-        tk_conv1d_tuned_config(1 << 20, 4096, &got);
-        expect(got.impl == d.impl && got.block_size == d.block_size &&
-                   got.outputs_per_thread == d.outputs_per_thread,
-               "unknown device: not the default config");
-    }
-    std::printf("tuned header on %s: %s, %d conv1d entries checked\n", prop.name,
-                dev >= 0 && tk_tuned_devices[dev].name ? tk_tuned_devices[dev].name
-                                                       : "no matching device (defaults)",
-                checked);
+        },
+        [&d] {
+            tk_conv1d_config got;
+            tk_conv1d_tuned_config(1 << 20, 4096, &got);
+            expect(got.impl == d.impl && got.block_size == d.block_size &&
+                       got.outputs_per_thread == d.outputs_per_thread,
+                   "unknown device: not the default config");
+        });
 }
 
 void test_bad_arguments(Buffers &buf, cudaStream_t stream)
@@ -747,16 +735,8 @@ void test_config_rules()
 int main()
 {
     test_config_rules();
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        std::printf("conv1d_test: no CUDA device, GPU part skipped\n");
-        return gpu_check_done();
-    }
     cudaDeviceProp prop;
-    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-    std::printf("device: %s (sm_%d%d, %d SMs); tuned header: %d devices, %d entries\n", prop.name,
-                prop.major, prop.minor, prop.multiProcessorCount, tk_tuned_device_count(),
-                tk_tuned_entry_count());
+    if (!gpu_check_start("conv1d_test", &prop)) return gpu_check_done();
     cudaStream_t stream;
     CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     Buffers buf;

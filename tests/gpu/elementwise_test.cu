@@ -427,17 +427,9 @@ void test_null_config(Buffers &b, cudaStream_t s)
  * entry's config; a device the header does not know gets the default. */
 void test_tuned_entries_for_this_device()
 {
-    cudaDeviceProp prop;
-    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-    const int dev = tk_tuned_match_device(tk_tuned_devices, TK_TUNED_N_DEVICES, prop.name,
-                                          prop.major, prop.minor, prop.multiProcessorCount);
-    int checked = 0;
-    if (dev >= 0) {
-        const tk_tuned_device &d = tk_tuned_devices[dev];
-        for (int i = d.first; i < d.first + d.count; i++) {
-            const tk_tuned_entry &e = tk_tuned_entries[i];
-            if (!e.op || !e.dtype || !e.config || std::strncmp(e.op, "elementwise.", 12) != 0)
-                continue;
+    const int checked = for_each_tuned_entry(
+        "elementwise.",
+        [](const tk_tuned_entry &e, int i) {
             tk_elementwise_config want, got;
             const int dt = tk_dtype_parse(e.dtype);
             expect(dt >= 0 && tk_elementwise_config_from_text(e.config, &want) == TK_OK,
@@ -447,18 +439,14 @@ void test_tuned_entries_for_this_device()
                        std::memcmp(&want, &got, sizeof want) == 0,
                    "NULL config for %s %s n=%lld is not the header's %s", e.op, e.dtype,
                    (long long)e.size, e.config);
-            checked++;
-        }
-        expect(checked > 0, "the header knows %s but has no elementwise entry for it", prop.name);
-    } else {
-        tk_elementwise_config got;
-        tk_elementwise_tuned_config("elementwise.mul", TK_F32, 1 << 20, &got);
-        const tk_elementwise_config d = tk_elementwise_default_config(TK_F32);
-        expect(std::memcmp(&d, &got, sizeof d) == 0, "unknown device: not the default config");
-    }
-    const char *matched = dev >= 0 && tk_tuned_devices[dev].name ? tk_tuned_devices[dev].name
-                                                                 : "no matching device (defaults)";
-    std::printf("tuned header on %s: %s, %d entries checked\n", prop.name, matched, checked);
+        },
+        [] {
+            tk_elementwise_config got;
+            tk_elementwise_tuned_config("elementwise.mul", TK_F32, 1 << 20, &got);
+            const tk_elementwise_config d = tk_elementwise_default_config(TK_F32);
+            expect(std::memcmp(&d, &got, sizeof d) == 0, "unknown device: not the default config");
+        });
+    expect(checked != 0, "the header knows this GPU but has no elementwise entry for it");
 }
 
 void test_bad_arguments(Buffers &b, cudaStream_t s)
@@ -596,16 +584,8 @@ void test_null_config_overhead(Buffers &b, cudaStream_t s)
 int main()
 {
     test_grid_rule();
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        std::printf("elementwise_test: no CUDA device, GPU part skipped\n");
-        return gpu_check_done();
-    }
     cudaDeviceProp prop;
-    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-    std::printf("device: %s (sm_%d%d, %d SMs); tuned header: %d devices, %d entries\n", prop.name,
-                prop.major, prop.minor, prop.multiProcessorCount, tk_tuned_device_count(),
-                tk_tuned_entry_count());
+    if (!gpu_check_start("elementwise_test", &prop)) return gpu_check_done();
     cudaStream_t s;
     CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     Buffers b;

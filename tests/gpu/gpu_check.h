@@ -1,12 +1,17 @@
 /* gpu_check.h: the GPU tests' shared harness (tests/gpu/<name>_test.cu): expect() counts a passed or failed
  * check and prints the first 40 failures, CUDA_OK() aborts the test on a failed CUDA call (the
- * test cannot go on without the GPU), and gpu_check_done() prints "N passed, N failed" for
- * tests/gpu/run.sh to add up and returns the exit status. */
+ * test cannot go on without the GPU), gpu_check_start() says which GPU and header the test runs
+ * with (or that there is no GPU), for_each_tuned_entry() walks the header's entries for this GPU
+ * (each family checks that a NULL-config call gets the entry's config), and gpu_check_done()
+ * prints "N passed, N failed" for tests/gpu/run.sh to add up and returns the exit status. */
 #pragma once
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cuda_runtime.h>
+#include "tuned_lookup.h"
+#include "tuned_configs.h"
 
 inline int g_passed = 0, g_failed = 0;
 
@@ -36,6 +41,54 @@ inline void expect(bool ok, const char *fmt, ...)
             std::exit(2);                                                                      \
         }                                                                                      \
     } while (0)
+
+/* Whether there is a GPU to test on: prints "<test>: no CUDA device, GPU part skipped" when not,
+ * else the device and the compiled-in header's size; *prop (when not NULL) gets device 0. */
+inline bool gpu_check_start(const char *test, cudaDeviceProp *prop = nullptr)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        std::printf("%s: no CUDA device, GPU part skipped\n", test);
+        return false;
+    }
+    cudaDeviceProp p;
+    CUDA_OK(cudaGetDeviceProperties(&p, 0));
+    std::printf("device: %s (sm_%d%d, %d SMs); tuned header: %d devices, %d entries\n", p.name,
+                p.major, p.minor, p.multiProcessorCount, tk_tuned_device_count(),
+                tk_tuned_entry_count());
+    if (prop) *prop = p;
+    return true;
+}
+
+/* Calls check(entry, index) for every entry the compiled-in header holds for device 0 (matched
+ * as the library matches it) whose op starts with prefix, or unknown() when the header does not
+ * know this GPU; prints how many it checked. Returns that count, or -1 for an unknown GPU. */
+template <typename Check, typename Unknown>
+int for_each_tuned_entry(const char *prefix, Check check, Unknown unknown)
+{
+    cudaDeviceProp prop;
+    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+    const int dev = tk_tuned_match_device(tk_tuned_devices, TK_TUNED_N_DEVICES, prop.name,
+                                          prop.major, prop.minor, prop.multiProcessorCount);
+    int checked = 0;
+    if (dev >= 0) {
+        const tk_tuned_device &d = tk_tuned_devices[dev];
+        for (int i = d.first; i < d.first + d.count; i++) {
+            const tk_tuned_entry &e = tk_tuned_entries[i];
+            if (!e.op || !e.dtype || !e.config || std::strncmp(e.op, prefix, std::strlen(prefix)) != 0)
+                continue;
+            check(e, i);
+            checked++;
+        }
+    } else {
+        unknown();
+    }
+    std::printf("tuned header on %s: %s, %d %s entries checked\n", prop.name,
+                dev >= 0 && tk_tuned_devices[dev].name ? tk_tuned_devices[dev].name
+                                                       : "no matching device (defaults)",
+                checked, prefix);
+    return dev >= 0 ? checked : -1;
+}
 
 /* Prints the summary line; the exit status for main. */
 inline int gpu_check_done()

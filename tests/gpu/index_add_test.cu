@@ -646,14 +646,7 @@ void test_null_config(std::mt19937_64 &rng)
 
 int main()
 {
-    int n_dev = 0;
-    if (cudaGetDeviceCount(&n_dev) != cudaSuccess || n_dev == 0) {
-        std::printf("index_add_test: no CUDA device, GPU part skipped\n");
-        return gpu_check_done();
-    }
-    cudaDeviceProp prop;
-    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-    std::printf("device: %s\n", prop.name);
+    if (!gpu_check_start("index_add_test")) return gpu_check_done();
     std::mt19937_64 rng(7);
     test_exact(rng);
     test_out_of_range(rng);

@@ -547,16 +547,11 @@ void test_null_config(cudaStream_t s)
 
 /* Every entry the compiled-in header holds for this device is what a NULL config gets at that
  * size; a device the header does not know gets the default. */
-void test_tuned_entries_for_this_device(const cudaDeviceProp &prop)
+void test_tuned_entries_for_this_device()
 {
-    const int dev = tk_tuned_match_device(tk_tuned_devices, TK_TUNED_N_DEVICES, prop.name,
-                                          prop.major, prop.minor, prop.multiProcessorCount);
-    int checked = 0;
-    if (dev >= 0) {
-        const tk_tuned_device &d = tk_tuned_devices[dev];
-        for (int i = d.first; i < d.first + d.count; i++) {
-            const tk_tuned_entry &e = tk_tuned_entries[i];
-            if (!e.op || !e.dtype || !e.config || std::strncmp(e.op, "reduce.", 7) != 0) continue;
+    for_each_tuned_entry(
+        "reduce.",
+        [](const tk_tuned_entry &e, int i) {
             tk_reduce_config want, got;
             const int dt = tk_dtype_parse(e.dtype);
             expect(dt >= 0 && tk_reduce_config_from_text(e.config, &want) == TK_OK,
@@ -565,16 +560,13 @@ void test_tuned_entries_for_this_device(const cudaDeviceProp &prop)
                        std::memcmp(&want, &got, sizeof want) == 0,
                    "NULL config for %s %s n=%lld is not the header's %s", e.op, e.dtype,
                    (long long)e.size, e.config);
-            checked++;
-        }
-    } else {
-        tk_reduce_config got;
-        tk_reduce_tuned_config("reduce.sum", TK_F32, 1 << 20, &got);
-        const tk_reduce_config d = tk_reduce_default_config(TK_F32);
-        expect(std::memcmp(&d, &got, sizeof d) == 0, "unknown device: not the default config");
-    }
-    std::printf("tuned header on %s: %s, %d reduce entries checked\n", prop.name,
-                dev >= 0 ? tk_tuned_devices[dev].name : "no matching device (defaults)", checked);
+        },
+        [] {
+            tk_reduce_config got;
+            tk_reduce_tuned_config("reduce.sum", TK_F32, 1 << 20, &got);
+            const tk_reduce_config d = tk_reduce_default_config(TK_F32);
+            expect(std::memcmp(&d, &got, sizeof d) == 0, "unknown device: not the default config");
+        });
 }
 
 /* ---- bad arguments, workspaces ------------------------------------------------------------------ */
@@ -820,16 +812,8 @@ void test_config_lists()
 int main()
 {
     test_config_lists();
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        std::printf("reduce_test: no CUDA device, GPU part skipped\n");
-        return gpu_check_done();
-    }
     cudaDeviceProp prop;
-    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-    std::printf("device: %s (sm_%d%d, %d SMs); tuned header: %d devices, %d entries\n", prop.name,
-                prop.major, prop.minor, prop.multiProcessorCount, tk_tuned_device_count(),
-                tk_tuned_entry_count());
+    if (!gpu_check_start("reduce_test", &prop)) return gpu_check_done();
     cudaStream_t s;
     CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 
@@ -841,7 +825,7 @@ int main()
     test_guard_and_repeatability(s);
     test_streams();
     test_null_config(s);
-    test_tuned_entries_for_this_device(prop);
+    test_tuned_entries_for_this_device();
     test_release_workspaces(s);
     test_null_config_overhead(s);
     test_beyond_int32(s);

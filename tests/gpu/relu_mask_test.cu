@@ -741,17 +741,9 @@ void test_null_config(Buffers &b, cudaStream_t s)
  * at exactly that size gets. */
 void test_tuned_entries_for_this_device()
 {
-    cudaDeviceProp prop;
-    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-    const int dev = tk_tuned_match_device(tk_tuned_devices, TK_TUNED_N_DEVICES, prop.name,
-                                          prop.major, prop.minor, prop.multiProcessorCount);
-    int checked = 0;
-    if (dev >= 0) {
-        const tk_tuned_device &d = tk_tuned_devices[dev];
-        for (int i = d.first; i < d.first + d.count; i++) {
-            const tk_tuned_entry &e = tk_tuned_entries[i];
-            if (!e.op || !e.dtype || !e.config || std::strncmp(e.op, "relu_mask.", 10) != 0)
-                continue;
+    for_each_tuned_entry(
+        "relu_mask.",
+        [](const tk_tuned_entry &e, int i) {
             tk_relu_mask_config want, got;
             const int dt = tk_dtype_parse(e.dtype);
             expect(dt >= 0 && tk_relu_mask_config_from_text(e.config, &want) == TK_OK &&
@@ -762,10 +754,8 @@ void test_tuned_entries_for_this_device()
                        std::memcmp(&want, &got, sizeof want) == 0,
                    "NULL config for %s %s n=%lld is not the header's %s", e.op, e.dtype,
                    (long long)e.size, e.config);
-            checked++;
-        }
-    }
-    std::printf("tuned header on %s: %d relu_mask entries checked\n", prop.name, checked);
+        },
+        [] {});
 }
 
 void test_bad_arguments(Buffers &b, cudaStream_t s)
@@ -884,16 +874,8 @@ void test_null_config_overhead(Buffers &b, cudaStream_t s)
 
 int main()
 {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        std::printf("relu_mask_test: no CUDA device, GPU part skipped\n");
-        return gpu_check_done();
-    }
     cudaDeviceProp prop;
-    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-    std::printf("device: %s (sm_%d%d, %d SMs); tuned header: %d devices, %d entries\n", prop.name,
-                prop.major, prop.minor, prop.multiProcessorCount, tk_tuned_device_count(),
-                tk_tuned_entry_count());
+    if (!gpu_check_start("relu_mask_test", &prop)) return gpu_check_done();
     cudaStream_t s;
     CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     Buffers b = alloc_buffers(kAlloc);
