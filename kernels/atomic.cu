@@ -75,14 +75,6 @@ __device__ __forceinline__ void accumulate(const Pack<T, N> &a, const Pack<T, N>
     }
 }
 
-/* The pack at p, with the evict-first hint when E. */
-template <bool E, typename T, int N>
-__device__ __forceinline__ Pack<T, N> load(const T *p)
-{
-    if constexpr (E) return tk::load_pack_evict_first<T, N>(p);
-    else return tk::load_pack<T, N>(p);
-}
-
 /* This thread's partial sum; *work says whether it had any element. E: evict-first loads. */
 template <typename T, int N, bool E>
 __device__ __forceinline__ float dot_partial(const DotArgs<T> &a, int64_t tid, int64_t threads,
@@ -92,14 +84,16 @@ __device__ __forceinline__ float dot_partial(const DotArgs<T> &a, int64_t tid, i
     const T *xp = a.x + a.n_head, *yp = a.y + a.n_head;
     int64_t i = tid;
     for (; i + threads < a.n_packs; i += 2 * threads) {
-        const Pack<T, N> x0 = load<E, T, N>(xp + i * N), y0 = load<E, T, N>(yp + i * N);
-        const Pack<T, N> x1 = load<E, T, N>(xp + (i + threads) * N);
-        const Pack<T, N> y1 = load<E, T, N>(yp + (i + threads) * N);
+        const Pack<T, N> x0 = tk::load_pack_hinted<E, T, N>(xp + i * N);
+        const Pack<T, N> y0 = tk::load_pack_hinted<E, T, N>(yp + i * N);
+        const Pack<T, N> x1 = tk::load_pack_hinted<E, T, N>(xp + (i + threads) * N);
+        const Pack<T, N> y1 = tk::load_pack_hinted<E, T, N>(yp + (i + threads) * N);
         accumulate(x0, y0, even, odd);
         accumulate(x1, y1, even, odd);
     }
     if (i < a.n_packs)
-        accumulate(load<E, T, N>(xp + i * N), load<E, T, N>(yp + i * N), even, odd);
+        accumulate(tk::load_pack_hinted<E, T, N>(xp + i * N),
+                   tk::load_pack_hinted<E, T, N>(yp + i * N), even, odd);
     if (tid < a.n_head) even = fmaf(tk::to_float(a.x[tid]), tk::to_float(a.y[tid]), even);
     if (tid < a.n_tail) {
         const int64_t t = a.tail_start + tid;

@@ -151,19 +151,6 @@ __device__ __forceinline__ Pack<T, N> apply_pack(const Op &op, const In &...in)
  * y[0 .. n_head) and the tail y[tail_start .. tail_start + n_tail), one element per thread by the
  * grid's first threads. A round of a thread handles U packs a grid apart (loads first, then the
  * ops and stores); kOneShot: the grid covers every pack in one round, no loop. */
-template <typename T, int N, bool kEvictFirst>
-__device__ __forceinline__ Pack<T, N> load_hinted(const T *p)
-{
-    if constexpr (kEvictFirst) return tk::load_pack_evict_first<T, N>(p);
-    else return tk::load_pack<T, N>(p);
-}
-
-template <typename T, int N, bool kEvictFirst>
-__device__ __forceinline__ void store_hinted(T *p, const Pack<T, N> &v)
-{
-    if constexpr (kEvictFirst) tk::store_pack_evict_first<T, N>(p, v);
-    else tk::store_pack<T, N>(p, v);
-}
 
 template <int N, int U, bool kOneShot, bool kEvictFirst, typename Op, typename T, typename... In>
 __global__ void __launch_bounds__(tk::kMaxBlockSize)
@@ -179,12 +166,13 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize)
         for (int u = 0; u < U; u++) {
             const int64_t i = base + u * threads;
             if (i < n_packs)
-                out[u] = apply_pack<N, Op, T>(op, load_hinted<T, N, kEvictFirst>(in + n_head + i * N)...);
+                out[u] = apply_pack<N, Op, T>(
+                    op, tk::load_pack_hinted<kEvictFirst, T, N>(in + n_head + i * N)...);
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const int64_t i = base + u * threads;
-            if (i < n_packs) store_hinted<T, N, kEvictFirst>(yp + i * N, out[u]);
+            if (i < n_packs) tk::store_pack_hinted<kEvictFirst, T, N>(yp + i * N, out[u]);
         }
         if constexpr (kOneShot) break;
     }

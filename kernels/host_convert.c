@@ -1,8 +1,9 @@
 /* host_convert.c: host conversions between doubles and the library's element types, declared in
  * tk_check.h: tk_host_from_double rounds a double straight to f32, f16 or bf16 storage (round to
  * nearest, ties to even, in one step: never through float, which would round twice), and
- * tk_host_to_double widens storage back to double exactly. Integer bit arithmetic only, so the
- * result does not depend on the FPU's rounding mode for f16 and bf16. Nothing is allocated. */
+ * tk_host_to_double widens storage back to double exactly, tk_host_round does both. Integer bit
+ * arithmetic only, so the result does not depend on the FPU's rounding mode for f16 and bf16.
+ * Nothing is allocated. */
 #include <stdint.h>
 #include <string.h>
 #include "tk_check.h"
@@ -97,4 +98,13 @@ void tk_host_to_double(tk_dtype dtype, const void *src, double *dst, int64_t n)
         case TK_BF16: dst[i] = bf16_to_double(((const uint16_t *)src)[i]); break;
         }
     }
+}
+
+double tk_host_round(tk_dtype dtype, double v)
+{
+    unsigned char bits[8];
+    double r = 0;
+    tk_host_from_double(dtype, &v, bits, 1);
+    tk_host_to_double(dtype, bits, &r, 1);
+    return r;
 }

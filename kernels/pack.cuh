@@ -1,7 +1,8 @@
 /* pack.cuh: THE aligned pack type of the kernel library and its load/store helpers. A Pack<T, N>
  * is N elements of T aligned to their total size, so one load or store of a pack is one vector
  * memory access (N * sizeof(T) <= 16 bytes: up to 128-bit LDG/STG). Every family that reads or
- * writes contiguous data in vectors (elementwise, reduce, upsample, relu mask) uses this type;
+ * writes contiguous data in vectors (elementwise, reduce, upsample, relu mask, the atomic dot) uses
+ * this type, and load_pack_hinted / store_pack_hinted for its cache_hint parameter;
  * callers check pointer alignment with tk::is_aligned first and fall back to N = 1 otherwise. */
 #pragma once
 #include <cstddef>
@@ -80,6 +81,22 @@ __device__ __forceinline__ void store_pack_evict_first(T *p, const Pack<T, N> &v
     else if constexpr (kBytes == 8) { uint2 r; memcpy(&r, &v, 8); __stcs(reinterpret_cast<uint2 *>(p), r); }
     else if constexpr (kBytes == 4) { unsigned int r; memcpy(&r, &v, 4); __stcs(reinterpret_cast<unsigned int *>(p), r); }
     else { unsigned short r; memcpy(&r, &v, 2); __stcs(reinterpret_cast<unsigned short *>(p), r); }
+}
+
+/* load_pack / store_pack, or their evict-first forms when kEvictFirst: what a family's
+ * cache_hint parameter selects at compile time. */
+template <bool kEvictFirst, typename T, int N>
+__device__ __forceinline__ Pack<T, N> load_pack_hinted(const T *p)
+{
+    if constexpr (kEvictFirst) return load_pack_evict_first<T, N>(p);
+    else return load_pack<T, N>(p);
+}
+
+template <bool kEvictFirst, typename T, int N>
+__device__ __forceinline__ void store_pack_hinted(T *p, const Pack<T, N> &v)
+{
+    if constexpr (kEvictFirst) store_pack_evict_first<T, N>(p, v);
+    else store_pack<T, N>(p, v);
 }
 
 } // namespace tk

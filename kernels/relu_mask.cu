@@ -79,25 +79,11 @@ __device__ __forceinline__ T add(T a, T b)
     return __hadd(a, b);
 }
 
-/* Pack and scalar accesses, with or without the evict-first hint. */
-template <bool kEF, typename T, int N>
-__device__ __forceinline__ Pack<T, N> load(const T *p)
-{
-    if constexpr (kEF) return tk::load_pack_evict_first<T, N>(p);
-    else return tk::load_pack<T, N>(p);
-}
-
-template <bool kEF, typename T, int N>
-__device__ __forceinline__ void store(T *p, const Pack<T, N> &v)
-{
-    if constexpr (kEF) tk::store_pack_evict_first<T, N>(p, v);
-    else tk::store_pack<T, N>(p, v);
-}
-
+/* Scalar accesses, with or without the evict-first hint (packs: tk::load_pack_hinted). */
 template <bool kEF, typename T>
 __device__ __forceinline__ T load1(const T *p)
 {
-    return load<kEF, T, 1>(p).elem[0];
+    return tk::load_pack_hinted<kEF, T, 1>(p).elem[0];
 }
 
 template <bool kEF, typename T>
@@ -105,7 +91,7 @@ __device__ __forceinline__ void store1(T *p, T v)
 {
     Pack<T, 1> q;
     q.elem[0] = v;
-    store<kEF, T, 1>(p, q);
+    tk::store_pack_hinted<kEF, T, 1>(p, q);
 }
 
 /* Mask words and bytes (the same bits: see the layout in tunekit_relu_mask.h). The loads carry
@@ -233,11 +219,11 @@ template <int N, bool kAdd, bool kEF, typename T>
 __device__ __forceinline__ unsigned fwd_pack(int64_t e, int64_t n, const T *x, const T *a, T *y)
 {
     if (e + N > n) return e < n ? fwd_scalars<kAdd, kEF>(e, static_cast<int>(n - e), x, a, y) : 0u;
-    const Pack<T, N> xv = load<kEF, T, N>(x + e);
+    const Pack<T, N> xv = tk::load_pack_hinted<kEF, T, N>(x + e);
     Pack<T, N> av = xv;
-    if constexpr (kAdd) av = load<kEF, T, N>(a + e);
+    if constexpr (kAdd) av = tk::load_pack_hinted<kEF, T, N>(a + e);
     unsigned bits;
-    store<kEF, T, N>(y + e, relu_values<N, kAdd>(xv, av, &bits));
+    tk::store_pack_hinted<kEF, T, N>(y + e, relu_values<N, kAdd>(xv, av, &bits));
     return bits;
 }
 
@@ -263,16 +249,16 @@ __device__ __forceinline__ void bwd_pack(int64_t e, int64_t n, unsigned bits, co
         if (e < n) bwd_scalars<kEF>(e, static_cast<int>(n - e), bits, dy, dx, da);
         return;
     }
-    const Pack<T, N> o = grad_values<N>(load<kEF, T, N>(dy + e), bits);
-    store<kEF, T, N>(dx + e, o);
-    if (da) store<kEF, T, N>(da + e, o);
+    const Pack<T, N> o = grad_values<N>(tk::load_pack_hinted<kEF, T, N>(dy + e), bits);
+    tk::store_pack_hinted<kEF, T, N>(dx + e, o);
+    if (da) tk::store_pack_hinted<kEF, T, N>(da + e, o);
 }
 
 /* The pass bits of the N elements from e read from y, guarded as fwd_pack (past n: 0 bits). */
 template <int N, bool kEF, typename T>
 __device__ __forceinline__ unsigned y_bits_at(int64_t e, int64_t n, const T *y)
 {
-    if (e + N <= n) return y_bits<N>(load<kEF, T, N>(y + e));
+    if (e + N <= n) return y_bits<N>(tk::load_pack_hinted<kEF, T, N>(y + e));
     unsigned bits = 0;
     for (int k = 0; k < N && e + k < n; k++)
         bits |= static_cast<unsigned>(passes(load1<kEF>(y + e + k))) << k;
@@ -315,13 +301,14 @@ __device__ __forceinline__ void fwd_tile(bool full, int64_t e0, int64_t n, const
         Pack<T, N> xv[U], av[U];
 #pragma unroll
         for (int u = 0; u < U; u++) {
-            xv[u] = load<kEF, T, N>(x + e0 + u * kStep);
+            xv[u] = tk::load_pack_hinted<kEF, T, N>(x + e0 + u * kStep);
             av[u] = xv[u];
-            if constexpr (kAdd) av[u] = load<kEF, T, N>(a + e0 + u * kStep);
+            if constexpr (kAdd) av[u] = tk::load_pack_hinted<kEF, T, N>(a + e0 + u * kStep);
         }
 #pragma unroll
         for (int u = 0; u < U; u++)
-            store<kEF, T, N>(y + e0 + u * kStep, relu_values<N, kAdd>(xv[u], av[u], &bits[u]));
+            tk::store_pack_hinted<kEF, T, N>(y + e0 + u * kStep,
+                                             relu_values<N, kAdd>(xv[u], av[u], &bits[u]));
     } else {
 #pragma unroll
         for (int u = 0; u < U; u++)
@@ -401,9 +388,9 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize)
 #pragma unroll
                 for (int p = 0; p < kPacks; p++) {
                     const int64_t e = (b0 + u * 32) * 8 + p * N;
-                    xv[u][p] = load<kEF, T, N>(x + e);
+                    xv[u][p] = tk::load_pack_hinted<kEF, T, N>(x + e);
                     av[u][p] = xv[u][p];
-                    if constexpr (kAdd) av[u][p] = load<kEF, T, N>(a + e);
+                    if constexpr (kAdd) av[u][p] = tk::load_pack_hinted<kEF, T, N>(a + e);
                 }
 #pragma unroll
             for (int u = 0; u < U; u++) {
@@ -411,7 +398,7 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize)
 #pragma unroll
                 for (int p = 0; p < kPacks; p++) {
                     unsigned pb;
-                    store<kEF, T, N>(y + (b0 + u * 32) * 8 + p * N,
+                    tk::store_pack_hinted<kEF, T, N>(y + (b0 + u * 32) * 8 + p * N,
                                      relu_values<N, kAdd>(xv[u][p], av[u][p], &pb));
                     bits |= pb << (p * N);
                 }
@@ -445,14 +432,14 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize)
             Pack<T, N> yv[U], g[U];
 #pragma unroll
             for (int u = 0; u < U; u++) {
-                yv[u] = load<kEF, T, N>(y + e0 + u * kStep);
-                g[u] = load<kEF, T, N>(dy + e0 + u * kStep);
+                yv[u] = tk::load_pack_hinted<kEF, T, N>(y + e0 + u * kStep);
+                g[u] = tk::load_pack_hinted<kEF, T, N>(dy + e0 + u * kStep);
             }
 #pragma unroll
             for (int u = 0; u < U; u++) {
                 const Pack<T, N> o = grad_values<N>(g[u], y_bits<N>(yv[u]));
-                store<kEF, T, N>(dx + e0 + u * kStep, o);
-                if (da) store<kEF, T, N>(da + e0 + u * kStep, o);
+                tk::store_pack_hinted<kEF, T, N>(dx + e0 + u * kStep, o);
+                if (da) tk::store_pack_hinted<kEF, T, N>(da + e0 + u * kStep, o);
             }
         } else {
 #pragma unroll
@@ -482,12 +469,12 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize)
             Pack<T, N> g[U];
 #pragma unroll
             for (int u = 0; u < U; u++)
-                g[u] = load<kEF, T, N>(dy + e0 + u * kStep);
+                g[u] = tk::load_pack_hinted<kEF, T, N>(dy + e0 + u * kStep);
 #pragma unroll
             for (int u = 0; u < U; u++) {
                 const Pack<T, N> o = grad_values<N>(g[u], tile_bits<N>(words, u, lane));
-                store<kEF, T, N>(dx + e0 + u * kStep, o);
-                if (da) store<kEF, T, N>(da + e0 + u * kStep, o);
+                tk::store_pack_hinted<kEF, T, N>(dx + e0 + u * kStep, o);
+                if (da) tk::store_pack_hinted<kEF, T, N>(da + e0 + u * kStep, o);
             }
         } else {
 #pragma unroll
@@ -518,15 +505,15 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize)
             for (int u = 0; u < U; u++)
 #pragma unroll
                 for (int p = 0; p < kPacks; p++)
-                    g[u][p] = load<kEF, T, N>(dy + (b0 + u * 32) * 8 + p * N);
+                    g[u][p] = tk::load_pack_hinted<kEF, T, N>(dy + (b0 + u * 32) * 8 + p * N);
 #pragma unroll
             for (int u = 0; u < U; u++)
 #pragma unroll
                 for (int p = 0; p < kPacks; p++) {
                     const int64_t e = (b0 + u * 32) * 8 + p * N;
                     const Pack<T, N> o = grad_values<N>(g[u][p], bits[u] >> (p * N));
-                    store<kEF, T, N>(dx + e, o);
-                    if (da) store<kEF, T, N>(da + e, o);
+                    tk::store_pack_hinted<kEF, T, N>(dx + e, o);
+                    if (da) tk::store_pack_hinted<kEF, T, N>(da + e, o);
                 }
         } else {
 #pragma unroll

@@ -44,6 +44,8 @@ tk_status tk_check_close(tk_dtype dtype, int64_t n, const void *out, const doubl
 void tk_host_from_double(tk_dtype dtype, const double *src, void *dst, int64_t n);
 /* Converts dtype host storage to doubles (exact). */
 void tk_host_to_double(tk_dtype dtype, const void *src, double *dst, int64_t n);
+/* v rounded to dtype (nearest even) and back: what a kernel's store of v in dtype keeps. */
+double tk_host_round(tk_dtype dtype, double v);
 
 #ifdef __cplusplus
 }

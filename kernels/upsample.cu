@@ -87,22 +87,6 @@ struct Divider<uint64_t> {
 template <typename T, int V>
 constexpr int kWideChunk = 2 * V < tk::kMaxPackSize<T> ? 2 * V : tk::kMaxPackSize<T>;
 
-/* Loads and stores of N-element packs (N = 1: one element), with the evict-first hint when
- * kEF. */
-template <typename T, int N, bool kEF>
-__device__ __forceinline__ Pack<T, N> load(const T *p)
-{
-    if constexpr (kEF) return tk::load_pack_evict_first<T, N>(p);
-    return tk::load_pack<T, N>(p);
-}
-
-template <typename T, int N, bool kEF>
-__device__ __forceinline__ void store(T *p, const Pack<T, N> &v)
-{
-    if constexpr (kEF) tk::store_pack_evict_first<T, N>(p, v);
-    else tk::store_pack<T, N>(p, v);
-}
-
 /* Writes {v0 v0 v1 v1 ...} (2V elements) to top and to bottom, in packs of kWideChunk. */
 template <typename T, int V, bool kEF>
 __device__ __forceinline__ void store_doubled(T *top, T *bottom, const Pack<T, V> &in)
@@ -114,8 +98,8 @@ __device__ __forceinline__ void store_doubled(T *top, T *bottom, const Pack<T, V
 #pragma unroll
         for (int k = 0; k < kChunk; k++)
             out.elem[k] = in.elem[(c + k) / 2];
-        store<T, kChunk, kEF>(top + c, out);
-        store<T, kChunk, kEF>(bottom + c, out);
+        tk::store_pack_hinted<kEF, T, kChunk>(top + c, out);
+        tk::store_pack_hinted<kEF, T, kChunk>(bottom + c, out);
     }
 }
 
@@ -127,7 +111,7 @@ __device__ __forceinline__ void pair_sums(const T *p, float (&s)[V])
     constexpr int kChunk = kWideChunk<T, V>;
 #pragma unroll
     for (int c = 0; c < 2 * V; c += kChunk) {
-        const Pack<T, kChunk> v = load<T, kChunk, kEF>(p + c);
+        const Pack<T, kChunk> v = tk::load_pack_hinted<kEF, T, kChunk>(p + c);
 #pragma unroll
         for (int k = 0; k < kChunk; k += 2)
             s[(c + k) / 2] = tk::to_float(v.elem[k]) + tk::to_float(v.elem[k + 1]);
@@ -140,16 +124,16 @@ template <typename T, bool kEF, typename I>
 __device__ __forceinline__ void store_four(T *top, I w2, T v)
 {
     const Pack<T, 2> p = {{v, v}};
-    store<T, 2, kEF>(top, p);
-    store<T, 2, kEF>(top + w2, p);
+    tk::store_pack_hinted<kEF, T, 2>(top, p);
+    tk::store_pack_hinted<kEF, T, 2>(top + w2, p);
 }
 
 /* The sum of the four dy elements of one dx element (top as in store_four), rounded once. */
 template <typename T, bool kEF, typename I>
 __device__ __forceinline__ T sum_four(const T *top, I w2)
 {
-    const Pack<T, 2> a = load<T, 2, kEF>(top);
-    const Pack<T, 2> b = load<T, 2, kEF>(top + w2);
+    const Pack<T, 2> a = tk::load_pack_hinted<kEF, T, 2>(top);
+    const Pack<T, 2> b = tk::load_pack_hinted<kEF, T, 2>(top + w2);
     return tk::from_float<T>((tk::to_float(a.elem[0]) + tk::to_float(a.elem[1])) +
                              (tk::to_float(b.elem[0]) + tk::to_float(b.elem[1])));
 }
@@ -157,14 +141,14 @@ __device__ __forceinline__ T sum_four(const T *top, I w2)
 template <typename T, bool kEF>
 __device__ __forceinline__ T load_one(const T *p)
 {
-    return load<T, 1, kEF>(p).elem[0];
+    return tk::load_pack_hinted<kEF, T, 1>(p).elem[0];
 }
 
 template <typename T, bool kEF>
 __device__ __forceinline__ void store_one(T *p, T v)
 {
     const Pack<T, 1> one = {{v}};
-    store<T, 1, kEF>(p, one);
+    tk::store_pack_hinted<kEF, T, 1>(p, one);
 }
 
 /* ---- kernels ---------------------------------------------------------------------------------
@@ -181,7 +165,7 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize)
     const I w2 = 2 * w;
     for (I u = tid; u < n_packs; u += threads) {
         const I i0 = u * V;
-        const Pack<T, V> in = load<T, V, kEF>(x + i0);
+        const Pack<T, V> in = tk::load_pack_hinted<kEF, T, V>(x + i0);
         I row = by_w.div(i0);
         if constexpr (kWideRows) {
             T *top = y + 2 * (i0 + row * w);
@@ -227,7 +211,7 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize)
                 if (++col == w) col = 0, row++;
             }
         }
-        store<T, V, kEF>(dx + i0, out);
+        tk::store_pack_hinted<kEF, T, V>(dx + i0, out);
     }
     const I t = n_packs * V + tid;
     if (t < n) store_one<T, kEF>(dx + t, sum_four<T, kEF, I>(dy + 2 * (t + by_w.div(t) * w), w2));

@@ -36,6 +36,7 @@
 #include <cuda_runtime.h>
 #include "../tests/gpu/gpu_check.h"
 #include "current_device.h"
+#include "tk_check.h"
 #include "tunekit.h"
 
 namespace {
@@ -47,45 +48,26 @@ size_t g_flush_bytes;
 unsigned g_fill;
 int g_sms;
 
-__global__ void fill_random(uint32_t *p, size_t n, uint32_t seed)
+/* 24 random bits for element i: murmur3's finaliser of i and the seed */
+__device__ __forceinline__ float random_unit(size_t i, uint32_t seed)
 {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        uint32_t h = (uint32_t)i * 0x9E3779B1u ^ seed;
-        h ^= h >> 16; h *= 0x85EBCA6Bu; h ^= h >> 13; h *= 0xC2B2AE35u; h ^= h >> 16;
-        p[i] = h;
-    }
+    uint32_t h = (uint32_t)i * 0x9E3779B1u ^ seed;
+    h ^= h >> 16; h *= 0x85EBCA6Bu; h ^= h >> 13; h *= 0xC2B2AE35u; h ^= h >> 16;
+    return (float)(h >> 8) * (1.0f / 16777216.0f);
 }
 
-/* Random floats in [-1, 1) or halves in [-4, 4) (as 32-bit words of two halves). */
+/* Random floats in [-1, 1) or halves in [-4, 4). */
 __global__ void fill_float(float *p, size_t n, uint32_t seed)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        uint32_t h = (uint32_t)i * 0x9E3779B1u ^ seed;
-        h ^= h >> 16; h *= 0x85EBCA6Bu; h ^= h >> 13; h *= 0xC2B2AE35u; h ^= h >> 16;
-        p[i] = (float)(h >> 8) * (2.0f / 16777216.0f) - 1.0f;
-    }
+         i += (size_t)gridDim.x * blockDim.x)
+        p[i] = 2.0f * random_unit(i, seed) - 1.0f;
 }
 __global__ void fill_half(__half *p, size_t n, uint32_t seed)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        uint32_t h = (uint32_t)i * 0x9E3779B1u ^ seed;
-        h ^= h >> 16; h *= 0x85EBCA6Bu; h ^= h >> 13; h *= 0xC2B2AE35u; h ^= h >> 16;
-        p[i] = __float2half((float)(h >> 8) * (8.0f / 16777216.0f) - 4.0f);
-    }
-}
-
-__global__ void read_flush(const uint4 *p, size_t n, unsigned *sink)
-{
-    unsigned acc = 0;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        uint4 v = p[i];
-        acc ^= v.x ^ v.y ^ v.z ^ v.w;
-    }
-    if (acc == 0x12345678u) *sink = acc;
+         i += (size_t)gridDim.x * blockDim.x)
+        p[i] = __float2half(8.0f * random_unit(i, seed) - 4.0f);
 }
 
 enum L2State { COLD, CLEAN, COLD_CLEAN, HOT, N_STATES };
@@ -95,12 +77,8 @@ void prepare(L2State st)
 {
     if (st == COLD || st == COLD_CLEAN)
         CUDA_OK(cudaMemsetAsync(g_flush, (int)(++g_fill & 0xff), g_flush_bytes, g_s));
-    if (st == CLEAN)
-        read_flush<<<1024, 512, 0, g_s>>>((const uint4 *)g_flush, g_flush_bytes / 16,
-                                          (unsigned *)g_flush2);
-    if (st == COLD_CLEAN)
-        read_flush<<<1024, 512, 0, g_s>>>((const uint4 *)g_flush2, g_flush_bytes / 16,
-                                          (unsigned *)g_flush);
+    if (st == CLEAN && tk_check_flush_l2(g_flush, g_flush_bytes, g_s) != TK_OK) std::exit(2);
+    if (st == COLD_CLEAN && tk_check_flush_l2(g_flush2, g_flush_bytes, g_s) != TK_OK) std::exit(2);
 }
 
 /* Median microseconds of `runs` timed calls of f, each after prepare(st); 3 warm-ups. */
@@ -158,7 +136,7 @@ void section_copy()
     for (int r = 0; r < 4; r++) {
         CUDA_OK(cudaMemsetAsync(src, 0x5a, bytes, g_s));
         const double c = memcpy_gbps();
-        fill_random<<<4 * g_sms, 512, 0, g_s>>>((uint32_t *)src, bytes / 4, 1234u + r);
+        if (tk_check_fill_random(src, bytes, 1234u + r, g_s) != TK_OK) std::exit(2);
         const double rnd = memcpy_gbps();
         const double k = 2.0 * bytes /
                          (time_us(HOT, 25, [&] {
@@ -587,8 +565,9 @@ int main(int argc, char **argv)
     g_flush_bytes = 2 * (size_t)prop.l2CacheSize;
     CUDA_OK(cudaMalloc(&g_flush, g_flush_bytes));
     CUDA_OK(cudaMalloc(&g_flush2, g_flush_bytes));
-    fill_random<<<4 * g_sms, 512, 0, g_s>>>((uint32_t *)g_flush, g_flush_bytes / 4, 1u);
-    fill_random<<<4 * g_sms, 512, 0, g_s>>>((uint32_t *)g_flush2, g_flush_bytes / 4, 2u);
+    if (tk_check_fill_random(g_flush, g_flush_bytes, 1u, g_s) != TK_OK ||
+        tk_check_fill_random(g_flush2, g_flush_bytes, 2u, g_s) != TK_OK)
+        return 2;
     if (strstr(only, "host")) section_host();
     if (strstr(only, "copy")) section_copy();
     if (strstr(only, "read")) section_read();

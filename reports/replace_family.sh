@@ -14,9 +14,15 @@ trap 'rm -rf "$tmp"' EXIT
 $T db import "$dump" --db "$tmp/m.db" -q
 sqlite3 "$tmp/m.db" <<SQL
 PRAGMA foreign_keys=ON;
-BEGIN;
 DELETE FROM evaluations WHERE problem_id IN (SELECT id FROM problems WHERE op LIKE '$fam.%');
 DELETE FROM peers WHERE problem_id IN (SELECT id FROM problems WHERE op LIKE '$fam.%');
+SQL
+$T db import "$new" --db "$tmp/m.db" -q
+# what no row refers to any more goes, with runs that measured nothing (the old family's, and a
+# resumed run of the new dump that found everything done)
+sqlite3 "$tmp/m.db" <<SQL
+PRAGMA foreign_keys=ON;
+BEGIN;
 DELETE FROM runs WHERE id NOT IN (SELECT run_id FROM evaluations);
 DELETE FROM problems WHERE id NOT IN (SELECT problem_id FROM evaluations)
                        AND id NOT IN (SELECT problem_id FROM peers);
@@ -25,9 +31,6 @@ DELETE FROM devices WHERE id NOT IN (SELECT device_id FROM runs)
                       AND id NOT IN (SELECT device_id FROM peers);
 COMMIT;
 SQL
-$T db import "$new" --db "$tmp/m.db" -q
-# runs that measured nothing (a resumed run that found everything done) say nothing
-sqlite3 "$tmp/m.db" "DELETE FROM runs WHERE id NOT IN (SELECT run_id FROM evaluations);"
 $T db check --db "$tmp/m.db"
 $T db export --db "$tmp/m.db" -o "$tmp/out.sql"
 mv "$tmp/out.sql" "$dump"

@@ -87,16 +87,6 @@ static void mattered_text(const rp_problem *p, char *buf, size_t len)
              p->spread[k] <= noise ? " (within noise)" : "");
 }
 
-static void status_summary(const rp_problem *p, char *buf, size_t len)
-{
-    size_t n = 0;
-    buf[0] = 0;
-    for (int s = 0; s < EVAL_STATUS_COUNT && n < len; s++)
-        if (p->status_count[s])
-            n += (size_t)snprintf(buf + n, len - n, "%s%d %s", n ? ", " : "", p->status_count[s],
-                                  eval_status_name((eval_status)s));
-}
-
 /* ---- the page ---- */
 static void write_intro(twin *t, const rp_device *dev, const report_options *o)
 {
@@ -268,7 +258,7 @@ static void write_group_table(twin *t, const rp_device *dev, const rp_group *g)
             most[200], st[256];
         snprintf(shape, sizeof shape, "`%s`", p->shape);
         rp_size_label(p->elements, el, sizeof el);
-        status_summary(p, st, sizeof st);
+        rp_status_counts(p, st, sizeof st);
         if (!p->n_variants) {
             const char *cells[] = {shape, el, "no ok config", "\xe2\x80\x93", "\xe2\x80\x93", "\xe2\x80\x93",
                                    "\xe2\x80\x93", "\xe2\x80\x93", "\xe2\x80\x93", "\xe2\x80\x93", "\xe2\x80\x93", st};

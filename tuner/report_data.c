@@ -52,6 +52,16 @@ void rp_slug(const char *name, char *buf, size_t len)
     if (n == 0) snprintf(buf, len, "device");
 }
 
+void rp_status_counts(const rp_problem *p, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (int s = 0; s < EVAL_STATUS_COUNT && n < len; s++)
+        if (p->status_count[s])
+            n += (size_t)snprintf(buf + n, len - n, "%s%d %s", n ? ", " : "", p->status_count[s],
+                                  eval_status_name((eval_status)s));
+}
+
 void rp_size_label(int64_t n, char *buf, size_t len)
 {
     static const char *const units[] = {"Ki", "Mi", "Gi", "Ti"};

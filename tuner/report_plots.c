@@ -427,13 +427,8 @@ enum { DI_LABEL = 210, DI_W = 540, DI_ROW = 46, DI_STRIP = 34, DI_BINS = 96, DI_
 
 static void status_text(const rp_problem *p, char *buf, size_t len)
 {
-    size_t n = 0;
-    buf[0] = 0;
-    for (int s = 0; s < EVAL_STATUS_COUNT && n < len; s++)
-        if (p->status_count[s])
-            n += (size_t)snprintf(buf + n, len - n, "%s%d %s", n ? ", " : "", p->status_count[s],
-                                  eval_status_name((eval_status)s));
-    if (n == 0) snprintf(buf, len, "nothing recorded");
+    rp_status_counts(p, buf, len);
+    if (!buf[0]) snprintf(buf, len, "nothing recorded");
 }
 
 int rp_plot_distribution(const rp_device *dev, const rp_group *g, char **out, size_t *len)

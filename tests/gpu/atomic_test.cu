@@ -133,14 +133,14 @@ void test_exact(Inputs &in, Out &o)
     const int blocks[] = {32, 96, 256, 1024};
     const int waves[] = {1, 3, 32};
     const std::vector<double> start = {3, -2, 4, 1, -3, 2, -1, 4};
-    for (int s = 0; s < 5; s++)
-      for (int h = 0; h < 2; h++)
+    for (int sh = 0; sh < 10; sh++)   /* strategy sh / 2, cache hint sh % 2 */
         for (int b : blocks)
             for (int w : waves)
                 for (int64_t n : sizes)
                     for (const auto &off : offsets)
                         for (const OutLayout &l : layouts) {
                             if ((b != 256 || w != 3) && l.first + l.index != 1) continue;
+                            const int s = sh / 2, h = sh % 2;
                             out_reset(o, dt, start);
                             tk_atomic_config c = {static_cast<tk_atomic_strategy>(s), b, w,
                                                   static_cast<tk_cache_hint>(h)};

@@ -32,15 +32,6 @@ static uint64_t next_u64(void)
 }
 static double uniform(void) { return (double)(next_u64() >> 11) * 0x1p-53 * 2.0 - 1.0; }
 
-/* v rounded to the dtype. */
-static double round_to(tk_dtype dt, double v)
-{
-    unsigned char b[4];
-    tk_host_from_double(dt, &v, b, 1);
-    double r;
-    tk_host_to_double(dt, b, &r, 1);
-    return r;
-}
 
 typedef struct sim {
     double exact, got, sum_sq, start;
@@ -54,17 +45,17 @@ static sim simulate(tk_dtype dt, int n, int k, int keep)
     sim s = {0, 0, 0, 0};
     double *partial = malloc((size_t)k * sizeof *partial);
     int *order = malloc((size_t)k * sizeof *order);
-    s.start = round_to(dt, uniform());
+    s.start = tk_host_round(dt, uniform());
     int per = (n + k - 1) / k;
     for (int t = 0; t < k; t++) {
         float acc = 0.0f;
         for (int i = t * per; i < n && i < (t + 1) * per; i++) {
-            double x = round_to(dt, uniform()), y = round_to(dt, uniform());
+            double x = tk_host_round(dt, uniform()), y = tk_host_round(dt, uniform());
             acc += (float)(x * y);
             s.exact += x * y;
             s.sum_sq += x * y * x * y;
         }
-        partial[t] = round_to(dt, acc);
+        partial[t] = tk_host_round(dt, acc);
         order[t] = t;
     }
     for (int t = k - 1; t > 0; t--) {
@@ -73,7 +64,7 @@ static sim simulate(tk_dtype dt, int n, int k, int keep)
     }
     double sum = s.start;
     for (int t = 0; t < k; t++)
-        if (order[t] % 10 < keep) sum = round_to(dt, sum + partial[order[t]]);
+        if (order[t] % 10 < keep) sum = tk_host_round(dt, sum + partial[order[t]]);
     s.got = sum;
     s.exact += s.start;
     free(partial);

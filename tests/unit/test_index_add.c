@@ -27,14 +27,6 @@ static uint64_t next_u64(void)
 }
 static double uniform(void) { return (double)(next_u64() >> 11) * 0x1p-53 * 2.0 - 1.0; }
 
-static double round_to(tk_dtype dt, double v)
-{
-    unsigned char b[8];
-    tk_host_from_double(dt, &v, b, 1);
-    double r;
-    tk_host_to_double(dt, b, &r, 1);
-    return r;
-}
 
 /* One element's sum as a kernel forms it, from start s0 with contributions alpha * src[k]:
  * owner adds in float (one FMA: the compiler contracts the kernel's multiply-add) and rounds to
@@ -42,14 +34,14 @@ static double round_to(tk_dtype dt, double v)
 static double owner_sum(tk_dtype dt, double s0, const double *src, int n)
 {
     float s = (float)s0;
-    for (int k = 0; k < n; k++) s = (float)round_to(dt, fmaf((float)INDEX_ADD_ALPHA, (float)src[k], s));
+    for (int k = 0; k < n; k++) s = (float)tk_host_round(dt, fmaf((float)INDEX_ADD_ALPHA, (float)src[k], s));
     return s;
 }
 
 static double atomic_sum(tk_dtype dt, double s0, const double *src, int n)
 {
     double s = s0;
-    for (int k = 0; k < n; k++) s = round_to(dt, s + round_to(dt, (float)INDEX_ADD_ALPHA * (float)src[k]));
+    for (int k = 0; k < n; k++) s = tk_host_round(dt, s + tk_host_round(dt, (float)INDEX_ADD_ALPHA * (float)src[k]));
     return s;
 }
 
@@ -69,10 +61,10 @@ static int simulated_failures(tk_dtype dt, int dups, int elements, double *worst
     int failures = 0;
     *worst_ratio = 0;
     for (int e = 0; src && e < elements; e++) {
-        const double s0 = round_to(dt, uniform());
+        const double s0 = tk_host_round(dt, uniform());
         double exact = s0;
         for (int k = 0; k < dups; k++) {
-            src[k] = round_to(dt, uniform());
+            src[k] = tk_host_round(dt, uniform());
             exact += INDEX_ADD_ALPHA * src[k];
         }
         const double tol = tolerance_at(dt, dups, exact);
@@ -96,10 +88,10 @@ static void lost_update(tk_dtype dt, int dups, int trials, int *big, int *caught
     double src[64];
     *big = *caught = 0;
     for (int t = 0; t < trials; t++) {
-        const double s0 = round_to(dt, uniform());
+        const double s0 = tk_host_round(dt, uniform());
         double exact = s0;
         for (int k = 0; k < dups; k++) {
-            src[k] = round_to(dt, uniform());
+            src[k] = tk_host_round(dt, uniform());
             exact += INDEX_ADD_ALPHA * src[k];
         }
         const double tol = tolerance_at(dt, dups, exact);

@@ -77,15 +77,6 @@ static void test_config_space(void)
           TK_ERR_INVALID_ARGUMENT);
 }
 
-/* Rounds v to dtype and back (what the kernels' from_float does to a float result). */
-static double round_to(tk_dtype dt, double v)
-{
-    unsigned char bits[4];
-    tk_host_from_double(dt, &v, bits, 1);
-    double r = 0;
-    tk_host_to_double(dt, bits, &r, 1);
-    return r;
-}
 
 /* Deterministic uniform doubles in [-4, 4) (xorshift64*), never zero. */
 static double next_uniform(uint64_t *state)
@@ -153,18 +144,18 @@ static void test_error_bound(void)
         double worst = 0;
         for (int i = 0; i < 2000000; i++) {
             double t[4];
-            for (int j = 0; j < 4; j++) t[j] = round_to(dt, next_uniform(&state));
+            for (int j = 0; j < 4; j++) t[j] = tk_host_round(dt, next_uniform(&state));
             const double exact = (t[0] + t[1]) + (t[2] + t[3]);   /* exact in double */
             const float pair = ((float)t[0] + (float)t[1]) + ((float)t[2] + (float)t[3]);
             const float row = (((float)t[0] + (float)t[1]) + (float)t[2]) + (float)t[3];
             const double bound = atol + rtol * fabs(exact);
-            const double e1 = fabs(round_to(dt, pair) - exact);
-            const double e2 = fabs(round_to(dt, row) - exact);
+            const double e1 = fabs(tk_host_round(dt, pair) - exact);
+            const double e2 = fabs(tk_host_round(dt, row) - exact);
             violations += e1 > bound || e2 > bound;
             if (e1 / bound > worst) worst = e1 / bound;
             if (e2 / bound > worst) worst = e2 / bound;
             const double in_dtype =
-                round_to(dt, round_to(dt, round_to(dt, t[0] + t[1]) + t[2]) + t[3]);
+                tk_host_round(dt, tk_host_round(dt, tk_host_round(dt, t[0] + t[1]) + t[2]) + t[3]);
             dtype_sum_violations += fabs(in_dtype - exact) > bound;
         }
         CHECK(violations == 0);

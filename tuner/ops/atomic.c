@@ -95,12 +95,6 @@ static int at_default_config(const char *dtype, char *buf, size_t len)
     return 0;
 }
 
-/* The unit roundoff of a dtype (half an ulp of 1). */
-static double unit_roundoff(tk_dtype d)
-{
-    return d == TK_F16 ? ldexp(1.0, -11) : d == TK_BF16 ? ldexp(1.0, -8) : ldexp(1.0, -24);
-}
-
 /* The tolerance of the target element (atomic.h), a 6-sigma bound on the rounding errors:
  *   - each of the k16 atomic adds in the dtype rounds the running sum s, an error uniform in
  *     +-u|s| (variance u^2 s^2 / 3); the partials arrive in an order unrelated to their values
@@ -113,7 +107,7 @@ static double unit_roundoff(tk_dtype d)
 double atomic_tolerance(tk_dtype dtype, int64_t k16, int64_t k32, int64_t terms, double start,
                         double sum_sq, double expected)
 {
-    const double u = unit_roundoff(dtype), uf = ldexp(1.0, -24);
+    const double u = harness_unit_roundoff(dtype), uf = harness_unit_roundoff(TK_F32);
     const double var16 = u * u * ((double)k16 * (start * start + sum_sq / 2) / 3 + sum_sq / 3);
     const double var32 = uf * uf * sum_sq * ((double)terms + (double)k32 / 6 + 10);
     return 6 * sqrt(var16 + var32) + u * fabs(expected) + ldexp(1.0, -24);

@@ -128,6 +128,11 @@ int harness_upload(void **dev, const void *host, size_t bytes, char *err, size_t
     return 0;
 }
 
+double harness_unit_roundoff(tk_dtype d)
+{
+    return d == TK_F16 ? 0x1p-11 : d == TK_BF16 ? 0x1p-8 : 0x1p-24;
+}
+
 int harness_compare(tk_dtype dtype, int64_t n, const void *out, const double *ref, double rtol,
                     double atol, char *err, size_t len)
 {

@@ -36,3 +36,7 @@ int harness_upload(void **dev, const void *host, size_t bytes, char *err, size_t
  * on a CUDA error. */
 int harness_compare(tk_dtype dtype, int64_t n, const void *out, const double *ref, double rtol,
                     double atol, char *err, size_t len);
+
+/* The unit roundoff of a dtype, half an ulp of 1: f16 2^-11, bf16 2^-8, f32 2^-24 (the error
+ * bounds of the accumulating harnesses scale with it). */
+double harness_unit_roundoff(tk_dtype dtype);

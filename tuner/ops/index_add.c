@@ -93,11 +93,6 @@ int index_add_shape_of(const problem *p, index_add_shape *s, char *err, size_t l
     return 0;
 }
 
-static double unit_roundoff(tk_dtype d)
-{
-    return d == TK_F16 ? ldexp(1.0, -11) : d == TK_BF16 ? ldexp(1.0, -8) : ldexp(1.0, -24);
-}
-
 /* Standard deviations the statistical bound allows (Gaussian: 2e-9 per element beyond it), and
  * how many times its root-mean-square the wander of the running sums about the straight line
  * from self to the result may reach (see index_add.h). */
@@ -106,7 +101,7 @@ static double unit_roundoff(tk_dtype d)
 
 void index_add_tolerance(tk_dtype dtype, int64_t dups, double alpha, double *rtol, double *atol)
 {
-    const double u = unit_roundoff(dtype), c = (double)dups, a = fabs(alpha);
+    const double u = harness_unit_roundoff(dtype), c = (double)dups, a = fabs(alpha);
     const double tiny = dtype == TK_F16 ? ldexp(1.0, -24) : dtype == TK_BF16 ? ldexp(1.0, -133) : ldexp(1.0, -149);
     /* rigorous: recursive summation of self and c rounded products (Higham's gamma_c), plus the
      * products' own roundings; 16-bit owner sums round in float first (u + 2^-23 covers both) */
