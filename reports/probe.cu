@@ -20,6 +20,10 @@
  *  hints    f16 relu and mul at n = 32 Mi, cold, in a kernel of the probe's own, with the loads and
  *           the stores each plain, evict-first (.cs or an L2 policy) or evict-last: does sparing
  *           the flush's dirty lines from the read stream help a kernel that also writes?
+ *  bulk     Hopper bulk copies (cp.async.bulk into shared memory, S stages in flight per block)
+ *           against per-thread loads: the 128 MB read stream and f16 relu at n = 32 Mi, under
+ *           cold, clean and cold+idle (cold, then 1 ms idle: does L2 clean itself?), with the
+ *           empty kernel's time between two events.
  *  host     host cost of cudaGetDevice against tk_current_device (the driver's current context),
  *           the tuned lookup, and NULL against explicit config calls.
  *
@@ -70,13 +74,20 @@ __global__ void fill_half(__half *p, size_t n, uint32_t seed)
         p[i] = __float2half(8.0f * random_unit(i, seed) - 4.0f);
 }
 
-enum L2State { COLD, CLEAN, COLD_CLEAN, HOT, N_STATES };
-const char *const kStateNames[] = {"cold", "clean", "cold+clean", "hot"};
+/* COLD_IDLE (not in the read section's sweep): cold, then 1 ms with the GPU idle before the
+ * timed run: does L2 write its dirty lines back on its own when DRAM is free? */
+enum L2State { COLD, CLEAN, COLD_CLEAN, HOT, N_STATES, COLD_IDLE = N_STATES };
+const char *const kStateNames[] = {"cold", "clean", "cold+clean", "hot", "cold+idle"};
 
 void prepare(L2State st)
 {
-    if (st == COLD || st == COLD_CLEAN)
+    if (st == COLD || st == COLD_CLEAN || st == COLD_IDLE)
         CUDA_OK(cudaMemsetAsync(g_flush, (int)(++g_fill & 0xff), g_flush_bytes, g_s));
+    if (st == COLD_IDLE) {
+        CUDA_OK(cudaStreamSynchronize(g_s));
+        const auto t0 = std::chrono::steady_clock::now();
+        while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(1)) {}
+    }
     if (st == CLEAN && tk_check_flush_l2(g_flush, g_flush_bytes, g_s) != TK_OK) std::exit(2);
     if (st == COLD_CLEAN && tk_check_flush_l2(g_flush2, g_flush_bytes, g_s) != TK_OK) std::exit(2);
 }
@@ -346,18 +357,24 @@ void section_gelu()
         std::printf("%-28s %10.2f %10.2f\n", v.name, t[0], t[1]);
     }
     const char *const lib[] = {
+        nullptr,
         "block_size=64,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=8",
-        "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1"};
+        "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1",
+        "block_size=64,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=1,waves=1"};
     for (const char *text : lib) {
         tk_elementwise_config c;
-        if (tk_elementwise_config_from_text(text, &c) != TK_OK) continue;
-        const double r = time_us(COLD, 40, [&] {
-            tk_elementwise_unary(TK_RELU, TK_F16, (int64_t)n, x, y, &c, g_s);
-        });
-        const double g = time_us(COLD, 40, [&] {
-            tk_elementwise_unary(TK_GELU, TK_F16, (int64_t)n, x, y, &c, g_s);
-        });
-        std::printf("library %s: relu %.2f, gelu %.2f\n", text, r, g);
+        if (text && tk_elementwise_config_from_text(text, &c) != TK_OK) continue;
+        const tk_elementwise_config *cp = text ? &c : nullptr;
+        for (L2State st : {COLD, CLEAN}) {
+            const double r = time_us(st, 40, [&] {
+                tk_elementwise_unary(TK_RELU, TK_F16, (int64_t)n, x, y, cp, g_s);
+            });
+            const double g = time_us(st, 40, [&] {
+                tk_elementwise_unary(TK_GELU, TK_F16, (int64_t)n, x, y, cp, g_s);
+            });
+            std::printf("library %s, %s: relu %.2f, gelu %.2f\n", text ? text : "(tuned)",
+                        kStateNames[st], r, g);
+        }
     }
     CUDA_OK(cudaFree(x));
     CUDA_OK(cudaFree(y));
@@ -549,6 +566,292 @@ void section_hints()
     CUDA_OK(cudaFree(y));
 }
 
+/* ---- bulk ---------------------------------------------------------------------------------- */
+/* Hopper's bulk copies (cp.async.bulk, the TMA's one-dimensional form) against per-thread loads:
+ * a persistent grid whose thread 0 keeps S chunks of the input in flight into shared memory
+ * (one mbarrier per stage), the block consuming them in order. For the read-only stream: the
+ * sum of 128 MB; for a kernel that writes: f16 relu in place in shared memory, each chunk stored
+ * back with a bulk store whose stage is reloaded once the store has read it. Also the empty
+ * kernel's time between two events (the fixed part of every measured time), and each L2 state
+ * including cold+idle. */
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+__device__ __forceinline__ uint32_t smem_addr(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+__device__ __forceinline__ uint64_t l2_policy(bool evict_first)
+{
+    uint64_t p;
+    if (evict_first) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+    else asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(p));
+    return p;
+}
+
+__device__ __forceinline__ void mbar_init(uint64_t *bar)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(bar)) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity)
+{
+    asm volatile("{\n"
+                 ".reg .pred P1;\n"
+                 "LAB_WAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\n"
+                 "@P1 bra DONE;\n"
+                 "bra LAB_WAIT;\n"
+                 "DONE:\n"
+                 "}\n" ::"r"(smem_addr(bar)),
+                 "r"(parity)
+                 : "memory");
+}
+/* thread 0: arm the stage's barrier for `bytes` and start the bulk load into it */
+__device__ __forceinline__ void bulk_load(void *dst, const void *src, uint32_t bytes, uint64_t *bar,
+                                          uint64_t pol)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+                 "r"(bytes)
+                 : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"
+                 " [%0], [%1], %2, [%3], %4;" ::"r"(smem_addr(dst)),
+                 "l"(src), "r"(bytes), "r"(smem_addr(bar)), "l"(pol)
+                 : "memory");
+}
+__device__ __forceinline__ void bulk_store(void *dst, const void *src, uint32_t bytes, uint64_t pol)
+{
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [%0], [%1], %2, %3;" ::"l"(
+                     dst),
+                 "r"(smem_addr(src)), "r"(bytes), "l"(pol)
+                 : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+#endif
+
+template <int S>
+__global__ void __launch_bounds__(256) bulk_read_sum(const char *x, size_t nchunks, uint32_t chunk,
+                                                     float *out, bool evict_first)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    extern __shared__ __align__(128) unsigned char buf[];
+    __shared__ uint64_t bars[S];
+    const uint64_t pol = l2_policy(evict_first);
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S; s++) mbar_init(&bars[s]);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        for (int s = 0; s < S; s++) {
+            const size_t c = blockIdx.x + (size_t)s * gridDim.x;
+            if (c < nchunks) bulk_load(buf + s * chunk, x + c * chunk, chunk, &bars[s], pol);
+        }
+    }
+    __syncthreads();
+    float acc = 0;
+    unsigned it = 0;
+    for (size_t c = blockIdx.x; c < nchunks; c += gridDim.x, it++) {
+        const unsigned s = it % S;
+        mbar_wait(&bars[s], (it / S) & 1);
+        const float4 *p = reinterpret_cast<const float4 *>(buf + s * chunk);
+        for (unsigned k = threadIdx.x; k < chunk / 16; k += blockDim.x) {
+            const float4 v = p[k];
+            acc += (v.x + v.y) + (v.z + v.w);
+        }
+        __syncthreads();
+        const size_t next = c + (size_t)S * gridDim.x;
+        if (threadIdx.x == 0 && next < nchunks)
+            bulk_load(buf + s * chunk, x + next * chunk, chunk, &bars[s], pol);
+    }
+    for (int o = 16; o; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    if ((threadIdx.x & 31) == 0) atomicAdd(out, acc);
+#endif
+}
+
+template <int S>
+__global__ void __launch_bounds__(256) bulk_relu_h(const char *x, char *y, size_t nchunks,
+                                                   uint32_t chunk, bool evict_first)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    extern __shared__ __align__(128) unsigned char buf[];
+    __shared__ uint64_t bars[S];
+    const uint64_t pol = l2_policy(evict_first), store_pol = l2_policy(false);
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S; s++) mbar_init(&bars[s]);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        for (int s = 0; s < S; s++) {
+            const size_t c = blockIdx.x + (size_t)s * gridDim.x;
+            if (c < nchunks) bulk_load(buf + s * chunk, x + c * chunk, chunk, &bars[s], pol);
+        }
+    }
+    __syncthreads();
+    unsigned it = 0;
+    const __half2 zero = __float2half2_rn(0.0f);
+    for (size_t c = blockIdx.x; c < nchunks; c += gridDim.x, it++) {
+        const unsigned s = it % S;
+        mbar_wait(&bars[s], (it / S) & 1);
+        uint4 *p = reinterpret_cast<uint4 *>(buf + s * chunk);
+        for (unsigned k = threadIdx.x; k < chunk / 16; k += blockDim.x) {
+            uint4 v = p[k];
+            __half2 *h = reinterpret_cast<__half2 *>(&v);
+#pragma unroll
+            for (int j = 0; j < 4; j++) h[j] = __hmax2(h[j], zero);
+            p[k] = v;
+        }
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            bulk_store(y + c * chunk, p, chunk, store_pol);
+            /* every store but this one has read its stage: the previous stage is free */
+            asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+            const size_t next = c + (size_t)(S - 1) * gridDim.x;
+            if (it >= 1 && next < nchunks) {
+                const unsigned ps = (it - 1) % S;
+                bulk_load(buf + ps * chunk, x + next * chunk, chunk, &bars[ps], pol);
+            }
+        }
+    }
+    if (threadIdx.x == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+#endif
+}
+
+__global__ void empty_kernel() {}
+
+void section_bulk()
+{
+    cudaDeviceProp prop;
+    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+    const L2State states[] = {COLD, CLEAN, COLD_IDLE};
+    auto header = [&](const char *what) {
+        std::printf("%-44s", what);
+        for (L2State s : states) std::printf(" %18s", kStateNames[s]);
+        std::printf("\n");
+    };
+    auto row = [&](const char *name, double bytes, auto f) {
+        std::printf("%-44s", name);
+        for (L2State s : states) {
+            const double us = time_us(s, 40, f);
+            std::printf("  %7.2f (%7.1f)", us, bytes / (us * 1e3));
+        }
+        std::printf("\n");
+    };
+    std::printf("\n== bulk: us (median of 40), GB/s ==\n");
+    header("empty kernel");
+    row("<<<1, 32>>>", 0, [&] { empty_kernel<<<1, 32, 0, g_s>>>(); });
+    row("<<<SMs x 8, 256>>>", 0, [&] { empty_kernel<<<g_sms * 8, 256, 0, g_s>>>(); });
+
+    const size_t n = (size_t)32 << 20, bytes = n * 4;
+    float *x, *out;
+    CUDA_OK(cudaMalloc(&x, bytes));
+    CUDA_OK(cudaMalloc(&out, 64));
+    fill_float<<<4 * g_sms, 512, 0, g_s>>>(x, n, 77u);
+    header("read 128 MB");
+    row("tk_reduce_sum (tuned)", bytes, [&] { tk_reduce_sum(TK_F32, (int64_t)n, x, out, nullptr, g_s); });
+    for (int per_sm : {4, 8, 16})
+        for (int u : {4, 8}) {
+            char name[64];
+            std::snprintf(name, sizeof name, "ld ef unroll %d, SMs x %d blocks", u, per_sm);
+            row(name, bytes, [&] {
+                if (u == 4) read_sum<LD_EF_HINT, 4><<<g_sms * per_sm, 256, 0, g_s>>>((const float4 *)x, n / 4, out);
+                else read_sum<LD_EF_HINT, 8><<<g_sms * per_sm, 256, 0, g_s>>>((const float4 *)x, n / 4, out);
+            });
+        }
+    if (prop.major < 9) {
+        std::printf("bulk copies need sm_90; skipped\n");
+        return;
+    }
+    struct B { int stages; uint32_t chunk; int per_sm; };
+    const B bs[] = {{4, 8192, 2}, {4, 16384, 2}, {8, 8192, 2}, {4, 16384, 3}, {2, 32768, 2},
+                    {6, 16384, 2}, {4, 4096, 4}};
+    for (const B &b : bs) {
+        const size_t smem = (size_t)b.stages * b.chunk;
+        CUDA_OK(cudaFuncSetAttribute(bulk_read_sum<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
+        CUDA_OK(cudaFuncSetAttribute(bulk_read_sum<8>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
+        CUDA_OK(cudaFuncSetAttribute(bulk_read_sum<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
+        CUDA_OK(cudaFuncSetAttribute(bulk_read_sum<6>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
+        for (bool ef : {false, true}) {
+            char name[80];
+            std::snprintf(name, sizeof name, "bulk %d x %u KB, SMs x %d, %s", b.stages, b.chunk >> 10,
+                          b.per_sm, ef ? "evict_first" : "normal");
+            const size_t nchunks = bytes / b.chunk;
+            const int grid = g_sms * b.per_sm;
+            row(name, bytes, [&] {
+                CUDA_OK(cudaMemsetAsync(out, 0, 4, g_s));
+                switch (b.stages) {
+                case 2: bulk_read_sum<2><<<grid, 256, smem, g_s>>>((const char *)x, nchunks, b.chunk, out, ef); break;
+                case 4: bulk_read_sum<4><<<grid, 256, smem, g_s>>>((const char *)x, nchunks, b.chunk, out, ef); break;
+                case 6: bulk_read_sum<6><<<grid, 256, smem, g_s>>>((const char *)x, nchunks, b.chunk, out, ef); break;
+                default: bulk_read_sum<8><<<grid, 256, smem, g_s>>>((const char *)x, nchunks, b.chunk, out, ef); break;
+                }
+            });
+            /* the memset inside the timed region costs the same in every row; its own time: */
+        }
+    }
+    {
+        /* check the sum once against tk_reduce_sum */
+        float a = 0, b = 0;
+        tk_reduce_sum(TK_F32, (int64_t)n, x, out, nullptr, g_s);
+        CUDA_OK(cudaMemcpyAsync(&a, out, 4, cudaMemcpyDeviceToHost, g_s));
+        CUDA_OK(cudaMemsetAsync(out, 0, 4, g_s));
+        bulk_read_sum<4><<<g_sms * 2, 256, 4 * 16384, g_s>>>((const char *)x, bytes / 16384, 16384, out, true);
+        CUDA_OK(cudaMemcpyAsync(&b, out, 4, cudaMemcpyDeviceToHost, g_s));
+        CUDA_OK(cudaStreamSynchronize(g_s));
+        std::printf("check: tk_reduce_sum %.6g, bulk %.6g\n", a, b);
+    }
+    row("memset 4 B (inside the bulk rows)", 0, [&] { CUDA_OK(cudaMemsetAsync(out, 0, 4, g_s)); });
+    CUDA_OK(cudaFree(x));
+
+    const size_t nh = (size_t)32 << 20, hbytes = nh * 2;
+    __half *hx, *hy;
+    CUDA_OK(cudaMalloc(&hx, hbytes));
+    CUDA_OK(cudaMalloc(&hy, hbytes));
+    fill_half<<<4 * g_sms, 512, 0, g_s>>>(hx, nh, 99u);
+    header("relu f16, n = 32 Mi (GB/s read + written)");
+    row("tk relu (tuned)", 2.0 * hbytes, [&] {
+        tk_elementwise_unary(TK_RELU, TK_F16, (int64_t)nh, hx, hy, nullptr, g_s);
+    });
+    row("tk gelu (tuned)", 2.0 * hbytes, [&] {
+        tk_elementwise_unary(TK_GELU, TK_F16, (int64_t)nh, hx, hy, nullptr, g_s);
+    });
+    row("memcpy 64 MB", 2.0 * hbytes, [&] {
+        CUDA_OK(cudaMemcpyAsync(hy, hx, hbytes, cudaMemcpyDeviceToDevice, g_s));
+    });
+    for (const B &b : bs) {
+        const size_t smem = (size_t)b.stages * b.chunk;
+        CUDA_OK(cudaFuncSetAttribute(bulk_relu_h<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
+        CUDA_OK(cudaFuncSetAttribute(bulk_relu_h<8>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
+        CUDA_OK(cudaFuncSetAttribute(bulk_relu_h<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
+        CUDA_OK(cudaFuncSetAttribute(bulk_relu_h<6>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
+        for (bool ef : {false, true}) {
+            char name[80];
+            std::snprintf(name, sizeof name, "bulk relu %d x %u KB, SMs x %d, %s", b.stages,
+                          b.chunk >> 10, b.per_sm, ef ? "evict_first" : "normal");
+            const size_t nchunks = hbytes / b.chunk;
+            const int grid = g_sms * b.per_sm;
+            row(name, 2.0 * hbytes, [&] {
+                switch (b.stages) {
+                case 2: bulk_relu_h<2><<<grid, 256, smem, g_s>>>((const char *)hx, (char *)hy, nchunks, b.chunk, ef); break;
+                case 4: bulk_relu_h<4><<<grid, 256, smem, g_s>>>((const char *)hx, (char *)hy, nchunks, b.chunk, ef); break;
+                case 6: bulk_relu_h<6><<<grid, 256, smem, g_s>>>((const char *)hx, (char *)hy, nchunks, b.chunk, ef); break;
+                default: bulk_relu_h<8><<<grid, 256, smem, g_s>>>((const char *)hx, (char *)hy, nchunks, b.chunk, ef); break;
+                }
+            });
+        }
+    }
+    {
+        /* check: the bulk relu's output equals the library's */
+        std::vector<__half> a(nh), b(nh);
+        tk_elementwise_unary(TK_RELU, TK_F16, (int64_t)nh, hx, hy, nullptr, g_s);
+        CUDA_OK(cudaMemcpyAsync(a.data(), hy, hbytes, cudaMemcpyDeviceToHost, g_s));
+        CUDA_OK(cudaMemsetAsync(hy, 0xff, hbytes, g_s));
+        bulk_relu_h<4><<<g_sms * 2, 256, 4 * 16384, g_s>>>((const char *)hx, (char *)hy, hbytes / 16384, 16384, true);
+        CUDA_OK(cudaMemcpyAsync(b.data(), hy, hbytes, cudaMemcpyDeviceToHost, g_s));
+        CUDA_OK(cudaStreamSynchronize(g_s));
+        std::printf("check: bulk relu %s the library's\n",
+                    std::memcmp(a.data(), b.data(), hbytes) ? "DIFFERS from" : "equals");
+    }
+    CUDA_OK(cudaFree(hx));
+    CUDA_OK(cudaFree(hy));
+    CUDA_OK(cudaFree(out));
+}
+
 } // namespace
 
 
@@ -574,6 +877,7 @@ int main(int argc, char **argv)
     if (strstr(only, "gelu")) section_gelu();
     if (strstr(only, "layout")) section_layout();
     if (strstr(only, "hints")) section_hints();
+    if (strstr(only, "bulk")) section_bulk();
     CUDA_OK(cudaDeviceSynchronize());
     return 0;
 }
