@@ -35,6 +35,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -626,6 +627,22 @@ __device__ __forceinline__ void bulk_store(void *dst, const void *src, uint32_t 
                  : "memory");
     asm volatile("cp.async.bulk.commit_group;" ::: "memory");
 }
+/* Both bulk kernels' start: thread 0 initialises the S stage barriers and starts the block's
+ * first S chunks (chunk c of iteration i is blockIdx.x + i * gridDim.x, into stage i % S). */
+template <int S>
+__device__ __forceinline__ void bulk_start(uint64_t *bars, unsigned char *buf, const char *x,
+                                           size_t nchunks, uint32_t chunk, uint64_t pol)
+{
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S; s++) mbar_init(&bars[s]);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        for (int s = 0; s < S; s++) {
+            const size_t c = blockIdx.x + (size_t)s * gridDim.x;
+            if (c < nchunks) bulk_load(buf + s * chunk, x + c * chunk, chunk, &bars[s], pol);
+        }
+    }
+    __syncthreads();
+}
 #endif
 
 template <int S>
@@ -636,15 +653,7 @@ __global__ void __launch_bounds__(256) bulk_read_sum(const char *x, size_t nchun
     extern __shared__ __align__(128) unsigned char buf[];
     __shared__ uint64_t bars[S];
     const uint64_t pol = l2_policy(evict_first);
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < S; s++) mbar_init(&bars[s]);
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-        for (int s = 0; s < S; s++) {
-            const size_t c = blockIdx.x + (size_t)s * gridDim.x;
-            if (c < nchunks) bulk_load(buf + s * chunk, x + c * chunk, chunk, &bars[s], pol);
-        }
-    }
-    __syncthreads();
+    bulk_start<S>(bars, buf, x, nchunks, chunk, pol);
     float acc = 0;
     unsigned it = 0;
     for (size_t c = blockIdx.x; c < nchunks; c += gridDim.x, it++) {
@@ -673,15 +682,7 @@ __global__ void __launch_bounds__(256) bulk_relu_h(const char *x, char *y, size_
     extern __shared__ __align__(128) unsigned char buf[];
     __shared__ uint64_t bars[S];
     const uint64_t pol = l2_policy(evict_first), store_pol = l2_policy(false);
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < S; s++) mbar_init(&bars[s]);
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-        for (int s = 0; s < S; s++) {
-            const size_t c = blockIdx.x + (size_t)s * gridDim.x;
-            if (c < nchunks) bulk_load(buf + s * chunk, x + c * chunk, chunk, &bars[s], pol);
-        }
-    }
-    __syncthreads();
+    bulk_start<S>(bars, buf, x, nchunks, chunk, pol);
     unsigned it = 0;
     const __half2 zero = __float2half2_rn(0.0f);
     for (size_t c = blockIdx.x; c < nchunks; c += gridDim.x, it++) {
@@ -713,6 +714,18 @@ __global__ void __launch_bounds__(256) bulk_relu_h(const char *x, char *y, size_
 }
 
 __global__ void empty_kernel() {}
+
+/* f(std::integral_constant<int, S>{}) for the run-time stage count S of the bulk kernels. */
+template <typename F>
+void with_stages(int stages, F f)
+{
+    switch (stages) {
+    case 2: f(std::integral_constant<int, 2>{}); break;
+    case 4: f(std::integral_constant<int, 4>{}); break;
+    case 6: f(std::integral_constant<int, 6>{}); break;
+    default: f(std::integral_constant<int, 8>{}); break;
+    }
+}
 
 void section_bulk()
 {
@@ -760,12 +773,14 @@ void section_bulk()
     struct B { int stages; uint32_t chunk; int per_sm; };
     const B bs[] = {{4, 8192, 2}, {4, 16384, 2}, {8, 8192, 2}, {4, 16384, 3}, {2, 32768, 2},
                     {6, 16384, 2}, {4, 4096, 4}};
+    for (int stages : {2, 4, 6, 8})
+        with_stages(stages, [](auto S) {
+            const int limit = 200 << 10;
+            CUDA_OK(cudaFuncSetAttribute(bulk_read_sum<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, limit));
+            CUDA_OK(cudaFuncSetAttribute(bulk_relu_h<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, limit));
+        });
     for (const B &b : bs) {
         const size_t smem = (size_t)b.stages * b.chunk;
-        CUDA_OK(cudaFuncSetAttribute(bulk_read_sum<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
-        CUDA_OK(cudaFuncSetAttribute(bulk_read_sum<8>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
-        CUDA_OK(cudaFuncSetAttribute(bulk_read_sum<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
-        CUDA_OK(cudaFuncSetAttribute(bulk_read_sum<6>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
         for (bool ef : {false, true}) {
             char name[80];
             std::snprintf(name, sizeof name, "bulk %d x %u KB, SMs x %d, %s", b.stages, b.chunk >> 10,
@@ -774,14 +789,10 @@ void section_bulk()
             const int grid = g_sms * b.per_sm;
             row(name, bytes, [&] {
                 CUDA_OK(cudaMemsetAsync(out, 0, 4, g_s));
-                switch (b.stages) {
-                case 2: bulk_read_sum<2><<<grid, 256, smem, g_s>>>((const char *)x, nchunks, b.chunk, out, ef); break;
-                case 4: bulk_read_sum<4><<<grid, 256, smem, g_s>>>((const char *)x, nchunks, b.chunk, out, ef); break;
-                case 6: bulk_read_sum<6><<<grid, 256, smem, g_s>>>((const char *)x, nchunks, b.chunk, out, ef); break;
-                default: bulk_read_sum<8><<<grid, 256, smem, g_s>>>((const char *)x, nchunks, b.chunk, out, ef); break;
-                }
+                with_stages(b.stages, [&](auto S) {
+                    bulk_read_sum<S><<<grid, 256, smem, g_s>>>((const char *)x, nchunks, b.chunk, out, ef);
+                });
             });
-            /* the memset inside the timed region costs the same in every row; its own time: */
         }
     }
     {
@@ -795,6 +806,7 @@ void section_bulk()
         CUDA_OK(cudaStreamSynchronize(g_s));
         std::printf("check: tk_reduce_sum %.6g, bulk %.6g\n", a, b);
     }
+    /* the bulk sum rows time a 4-byte memset of the result too; its own time: */
     row("memset 4 B (inside the bulk rows)", 0, [&] { CUDA_OK(cudaMemsetAsync(out, 0, 4, g_s)); });
     CUDA_OK(cudaFree(x));
 
@@ -815,10 +827,6 @@ void section_bulk()
     });
     for (const B &b : bs) {
         const size_t smem = (size_t)b.stages * b.chunk;
-        CUDA_OK(cudaFuncSetAttribute(bulk_relu_h<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
-        CUDA_OK(cudaFuncSetAttribute(bulk_relu_h<8>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
-        CUDA_OK(cudaFuncSetAttribute(bulk_relu_h<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
-        CUDA_OK(cudaFuncSetAttribute(bulk_relu_h<6>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
         for (bool ef : {false, true}) {
             char name[80];
             std::snprintf(name, sizeof name, "bulk relu %d x %u KB, SMs x %d, %s", b.stages,
@@ -826,12 +834,9 @@ void section_bulk()
             const size_t nchunks = hbytes / b.chunk;
             const int grid = g_sms * b.per_sm;
             row(name, 2.0 * hbytes, [&] {
-                switch (b.stages) {
-                case 2: bulk_relu_h<2><<<grid, 256, smem, g_s>>>((const char *)hx, (char *)hy, nchunks, b.chunk, ef); break;
-                case 4: bulk_relu_h<4><<<grid, 256, smem, g_s>>>((const char *)hx, (char *)hy, nchunks, b.chunk, ef); break;
-                case 6: bulk_relu_h<6><<<grid, 256, smem, g_s>>>((const char *)hx, (char *)hy, nchunks, b.chunk, ef); break;
-                default: bulk_relu_h<8><<<grid, 256, smem, g_s>>>((const char *)hx, (char *)hy, nchunks, b.chunk, ef); break;
-                }
+                with_stages(b.stages, [&](auto S) {
+                    bulk_relu_h<S><<<grid, 256, smem, g_s>>>((const char *)hx, (char *)hy, nchunks, b.chunk, ef);
+                });
             });
         }
     }

@@ -52,6 +52,19 @@ static double tolerance_at(tk_dtype dt, int64_t dups, double ref)
     return atol + rtol * fabs(ref);
 }
 
+/* One element drawn as the harness draws it: start *s0 and `dups` sources src[] uniform in
+ * [-1, 1), rounded to dt; returns the exact sum s0 + alpha * sum(src). */
+static double draw_element(tk_dtype dt, int dups, double *s0, double *src)
+{
+    *s0 = tk_host_round(dt, uniform());
+    double exact = *s0;
+    for (int k = 0; k < dups; k++) {
+        src[k] = tk_host_round(dt, uniform());
+        exact += INDEX_ADD_ALPHA * src[k];
+    }
+    return exact;
+}
+
 /* `elements` elements of `dups` contributions each (start and sources uniform in [-1, 1),
  * rounded to the dtype; the sources are independent, so their order is one random order of the
  * adds), summed both ways: how many fail the tolerance, and the largest |error| / tolerance. */
@@ -61,12 +74,8 @@ static int simulated_failures(tk_dtype dt, int dups, int elements, double *worst
     int failures = 0;
     *worst_ratio = 0;
     for (int e = 0; src && e < elements; e++) {
-        const double s0 = tk_host_round(dt, uniform());
-        double exact = s0;
-        for (int k = 0; k < dups; k++) {
-            src[k] = tk_host_round(dt, uniform());
-            exact += INDEX_ADD_ALPHA * src[k];
-        }
+        double s0;
+        const double exact = draw_element(dt, dups, &s0, src);
         const double tol = tolerance_at(dt, dups, exact);
         const double got[2] = { owner_sum(dt, s0, src, dups), atomic_sum(dt, s0, src, dups) };
         for (int m = 0; m < 2; m++) {
@@ -88,12 +97,8 @@ static void lost_update(tk_dtype dt, int dups, int trials, int *big, int *caught
     double src[64];
     *big = *caught = 0;
     for (int t = 0; t < trials; t++) {
-        const double s0 = tk_host_round(dt, uniform());
-        double exact = s0;
-        for (int k = 0; k < dups; k++) {
-            src[k] = tk_host_round(dt, uniform());
-            exact += INDEX_ADD_ALPHA * src[k];
-        }
+        double s0;
+        const double exact = draw_element(dt, dups, &s0, src);
         const double tol = tolerance_at(dt, dups, exact);
         if (fabs(INDEX_ADD_ALPHA * src[0]) <= 2 * tol) continue;
         (*big)++;
