@@ -1,6 +1,6 @@
 /* current_device.c: the CUDA device the calling thread launches on, cheaply (current_device.h).
  *
- * cudaGetDevice costs about 40 ns of host time (measured on an H100 host, reports/probe.cu),
+ * cudaGetDevice costs about 40 ns of host time (measured on an H100 host, bench/probe.cu),
  * and every library call needs the device twice (the tuned lookup and the grid rule). The
  * driver's current context answers the same question for less: the runtime launches on the
  * context current to the thread when there is one, so its device is the launch device. The two

@@ -12,8 +12,8 @@
 #include "check.h"
 #include "ops/ops.h"
 #include "ops/atomic.h"
-#include "problem.h"
-#include "space.h"
+#include "core/problem.h"
+#include "space/space.h"
 #include "tk_check.h"
 
 #include <math.h>

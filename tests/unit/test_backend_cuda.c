@@ -7,8 +7,9 @@
  * which runs the real worker_main when called as `__worker N`) opens the real device, or says
  * clearly that there is none. */
 #include "check.h"
-#include "../../tuner/backend.h"
-#include "../../tuner/worker.h"
+#include "backend/backend.h"
+#include "worker/worker.h"
+#include "worker/protocol.h"
 
 #include <errno.h>
 #include <stdio.h>

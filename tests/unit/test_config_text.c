@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 #include "check.h"
-#include "../../kernels/tk_check.h"
-#include "../../kernels/tunekit.h"
+#include "tk_check.h"
+#include "tunekit.h"
 
 static const int64_t sizes[] = {1, 2, 4, 8};
 static const char *const modes[] = {"fast", "exact", "slow"};

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "db.h"
+#include "db/db.h"
 
 static char tmpdir[256];
 

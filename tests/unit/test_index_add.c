@@ -9,7 +9,7 @@
 #include "ops/ops.h"
 #include "ops/harness.h"
 #include "ops/index_add.h"
-#include "problem.h"
+#include "core/problem.h"
 #include "tk_check.h"
 
 #include <math.h>

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "check.h"
-#include "../../kernels/tuned_lookup.h"
+#include "tuned_lookup.h"
 
 static const tk_tuned_device devs[] = {
     {"NVIDIA H100 80GB HBM3", 9, 0, 132, 0, 7},

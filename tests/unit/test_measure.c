@@ -3,7 +3,7 @@
  * rather than a refused launch (launch_error). The GPU side of measure.c runs in
  * tests/gpu/worker_test.sh. */
 #include "check.h"
-#include "../../tuner/measure.h"
+#include "measure/measure.h"
 
 int main(void)
 {

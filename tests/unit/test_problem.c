@@ -2,9 +2,9 @@
  * attribute lookup (tuner/device.c): canonical text, parsing, lookup, errors. */
 #include <stdint.h>
 #include "check.h"
-#include "../../tuner/problem.h"
-#include "../../tuner/device.h"
-#include "../../tuner/value.h"
+#include "core/problem.h"
+#include "core/device.h"
+#include "core/value.h"
 
 static void test_value(void)
 {

@@ -12,8 +12,8 @@
 #include "check.h"
 #include "ops/ops.h"
 #include "ops/relu_mask.h"
-#include "../../kernels/tk_check.h"
-#include "../../kernels/tunekit.h"
+#include "tk_check.h"
+#include "tunekit.h"
 
 static int bit(const uint32_t *mask, int64_t i) { return (int)(mask[i / 32] >> (i % 32) & 1u); }
 

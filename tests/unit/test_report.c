@@ -9,9 +9,9 @@
 #include <string.h>
 #include "check.h"
 #include "ops/ops.h"
-#include "report_compare.h"
-#include "report_data.h"
-#include "report_doc.h"
+#include "report/report_compare.h"
+#include "report/report_data.h"
+#include "report/report_doc.h"
 
 static void test_labels(void)
 {

@@ -10,9 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "check.h"
-#include "../../tuner/space.h"
-#include "../../tuner/space_internal.h"
-#include "../../tuner/sha256.h"
+#include "space/space.h"
+#include "space/space_internal.h"
+#include "core/sha256.h"
 
 /* ---- helpers ---- */
 

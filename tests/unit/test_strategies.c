@@ -23,10 +23,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "check.h"
-#include "../../tuner/db.h"
-#include "../../tuner/space.h"
-#include "../../tuner/strategy.h"
-#include "../../tuner/strategy_common.h"
+#include "db/db.h"
+#include "space/space.h"
+#include "search/strategy.h"
+#include "search/strategy_common.h"
 
 #define MAX_SEQ 4096
 

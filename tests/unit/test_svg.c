@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "svg.h"
+#include "report/svg.h"
 
 static int count(const char *hay, const char *needle)
 {

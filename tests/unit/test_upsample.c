@@ -7,7 +7,7 @@
 #include "check.h"
 #include "ops/ops.h"
 #include "ops/upsample.h"
-#include "space.h"
+#include "space/space.h"
 #include "tk_check.h"
 #include "tunekit.h"
 

@@ -1,7 +1,7 @@
 /* test_worker_protocol.c: the worker protocol's parser and formatter (tuner/worker.h), on the CPU:
  * escaping round trips, malformed lines, and every message (device, eval, result) both ways. */
 #include "check.h"
-#include "../../tuner/worker.h"
+#include "worker/protocol.h"
 
 #include <math.h>
 #include <stdlib.h>

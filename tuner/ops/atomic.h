@@ -3,7 +3,7 @@
  * half-precision accumulations and planted errors. */
 #pragma once
 #include <stdint.h>
-#include "../../kernels/tunekit.h"
+#include "tunekit.h"
 
 /* The largest |result - exact| accepted for out[out_index] after tk_atomic_dot, in the dtype's
  * units: a 6-sigma bound on the rounding of k16 atomic adds in the dtype (the running sum starts

@@ -8,7 +8,7 @@
 #include "conv1d.h"
 #include "ops.h"
 #include "harness.h"
-#include "../../kernels/tk_check.h"
+#include "tk_check.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * to the dtype, and variants run through the library's public tk_elementwise_* entry points. */
 #include "ops.h"
 #include "harness.h"
-#include "../../kernels/tk_check.h"
+#include "tk_check.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <unistd.h>
 #include <cuda_runtime_api.h>
-#include "../../kernels/tk_check.h"
+#include "tk_check.h"
 
 static uint64_t fnv1a(uint64_t h, const char *s)
 {

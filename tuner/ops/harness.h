@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <gsl/gsl_rng.h>
-#include "../problem.h"
-#include "../../kernels/tunekit.h"
+#include "core/problem.h"
+#include "tunekit.h"
 
 /* The input seed for (run seed, op, dtype, problem): the same inputs every time for the same run
  * seed, different inputs for different problems. */

@@ -12,7 +12,7 @@
 #include "index_add.h"
 #include "ops.h"
 #include "harness.h"
-#include "../../kernels/tk_check.h"
+#include "tk_check.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,10 +3,10 @@
 #pragma once
 #include <stdint.h>
 #include <gsl/gsl_rng.h>
-#include "../problem.h"
-#include "../../kernels/tunekit.h"
+#include "core/problem.h"
+#include "tunekit.h"
 
-/* The alpha every harness problem uses (reports/peers.py passes the same to PyTorch). */
+/* The alpha every harness problem uses (scripts/peers.py passes the same to PyTorch). */
 #define INDEX_ADD_ALPHA 0.75
 
 /* A problem's self shape and the collapsed sizes. */

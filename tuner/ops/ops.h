@@ -9,8 +9,8 @@
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
-#include "../problem.h"
-#include "../../kernels/tunekit.h"
+#include "core/problem.h"
+#include "tunekit.h"
 
 typedef struct problem_field {
     const char *name;

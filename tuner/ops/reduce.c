@@ -10,7 +10,7 @@
 #include "reduce.h"
 #include "ops.h"
 #include "harness.h"
-#include "../../kernels/tk_check.h"
+#include "tk_check.h"
 
 #include <float.h>
 #include <math.h>

@@ -4,7 +4,7 @@
  * (op_family_find("reduce")). */
 #pragma once
 #include <stdint.h>
-#include "../../kernels/tunekit.h"
+#include "tunekit.h"
 
 /* The harness draws inputs uniform in [REDUCE_INPUT_LO, REDUCE_INPUT_HI), never 0: both signs,
  * mean 0.5, so a sum does not cancel (its condition number sum |x| / |sum x| is about 5/3 for

@@ -19,7 +19,7 @@
 #include "ops.h"
 #include "harness.h"
 #include "relu_mask.h"
-#include "../../kernels/tk_check.h"
+#include "tk_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>

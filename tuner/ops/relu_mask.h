@@ -7,7 +7,7 @@
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
-#include "../../kernels/tunekit.h"
+#include "tunekit.h"
 
 /* The forward of n elements on all cores: s = x[i] (a == NULL) or x[i] + a[i] rounded once to
  * dtype (x and a hold dtype values as doubles, so their double sum is exact and one rounding of it

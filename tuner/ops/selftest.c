@@ -7,7 +7,7 @@
 #include "ops.h"
 #include "harness.h"
 #include "selftest_kernels.h"
-#include "../../kernels/tk_check.h"
+#include "tk_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>

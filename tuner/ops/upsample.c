@@ -9,7 +9,7 @@
 #include "ops.h"
 #include "harness.h"
 #include "upsample.h"
-#include "../../kernels/tk_check.h"
+#include "tk_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,0 +1,633 @@
+/* main.c: the `tuner` command line. One options struct, a command table, usage texts, and the
+ * only place where errors become messages ("tuner: error: ...") and exit codes. Commands:
+ * run, space, best, header, db (export, import, merge, check, info), devices, report, strategies,
+ * and the hidden `__worker ORDINAL` that backend_cuda re-executes to own a GPU. */
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "db/db.h"
+#include "db/db_peers.h"
+#include "ops/ops.h"
+#include "header/header.h"
+#include "report/report.h"
+#include "report/report_compare.h"
+#include "run/run.h"
+#include "space/space.h"
+#include "search/strategies_cmd.h"
+#include "worker/worker.h"
+
+enum exit_code { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_BAD_INPUT = 2 };
+
+/* The one global: options as parsed from the command line. */
+static struct options {
+    const char *db;              /* --db */
+    const char *backend;         /* --backend */
+    const char *strategy;        /* --strategy */
+    int64_t budget_evals;        /* --budget-evals */
+    double budget_seconds;       /* --budget-seconds */
+    int64_t seed;                /* --seed */
+    const char *out;             /* -o */
+    const char *op, *dtype, *device;
+    const char *format;          /* table | csv | json */
+    int check;                   /* --check */
+    int compare;                 /* --compare */
+    int quiet;                   /* -q */
+    int warm_start;              /* --warm-start */
+    int argc;                    /* the command's raw arguments, for commands that parse their own */
+    char **argv;
+    int n_args;
+    const char *args[64];        /* positional arguments after the command */
+} opt;
+
+static void cmdline_error(const char *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "tuner %s: ", cmd);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "; see 'tuner %s --help'\n", cmd);
+}
+
+typedef struct command {
+    const char *name;
+    int (*fn)(void);
+    const char *usage;
+} command;
+
+static int parse_i64(const char *s, int64_t *v)
+{
+    char *end;
+    long long x = strtoll(s, &end, 10);
+    if (!*s || *end) return -1;
+    *v = x;
+    return 0;
+}
+
+static int parse_f64(const char *s, double *v)
+{
+    char *end;
+    double x = strtod(s, &end);
+    if (!*s || *end) return -1;
+    *v = x;
+    return 0;
+}
+
+/* Parses options common to all commands; returns 0, 1 for --help, or -1 after an error line. */
+static int parse_args(const char *cmd, int argc, char **argv, const char *allowed)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 1;
+        if (a[0] != '-' || strcmp(a, "-") == 0) {
+            if (opt.n_args == 64) { cmdline_error(cmd, "too many arguments (%s)", a); return -1; }
+            opt.args[opt.n_args++] = a;
+            continue;
+        }
+        /* every option takes a value except these flags */
+        if (strcmp(a, "--check") == 0 && strstr(allowed, " check ")) { opt.check = 1; continue; }
+        if (strcmp(a, "--compare") == 0 && strstr(allowed, " compare ")) { opt.compare = 1; continue; }
+        if (strcmp(a, "-q") == 0 && strstr(allowed, " q ")) { opt.quiet = 1; continue; }
+        if (strcmp(a, "--warm-start") == 0 && strstr(allowed, " warm-start ")) { opt.warm_start = 1; continue; }
+        char key[64];
+        snprintf(key, sizeof key, " %s ", a[1] == '-' ? a + 2 : a + 1);
+        if (!strstr(allowed, key)) { cmdline_error(cmd, "unknown option '%s'", a); return -1; }
+        if (i + 1 >= argc) { cmdline_error(cmd, "option '%s' needs a value", a); return -1; }
+        const char *v = argv[++i];
+        int bad = 0;
+        if (strcmp(a, "--db") == 0) opt.db = v;
+        else if (strcmp(a, "--backend") == 0) opt.backend = v;
+        else if (strcmp(a, "--strategy") == 0) opt.strategy = v;
+        else if (strcmp(a, "--budget-evals") == 0) bad = parse_i64(v, &opt.budget_evals) || opt.budget_evals < 0;
+        else if (strcmp(a, "--budget-seconds") == 0) bad = parse_f64(v, &opt.budget_seconds) || opt.budget_seconds < 0;
+        else if (strcmp(a, "--seed") == 0) bad = parse_i64(v, &opt.seed) || opt.seed < 0;
+        else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) opt.out = v;
+        else if (strcmp(a, "--op") == 0) opt.op = v;
+        else if (strcmp(a, "--dtype") == 0) opt.dtype = v;
+        else if (strcmp(a, "--device") == 0) opt.device = v;
+        else if (strcmp(a, "--format") == 0) {
+            opt.format = v;
+            bad = strcmp(v, "table") && strcmp(v, "csv") && strcmp(v, "json");
+        }
+        if (bad) {
+            fprintf(stderr, "tuner %s: bad value '%s' for %s; see 'tuner %s --help'\n", cmd, v, a, cmd);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int fail(const char *msg)
+{
+    fprintf(stderr, "tuner: error: %s\n", msg);
+    return EXIT_FAIL;
+}
+
+/* ---- run ---- */
+static int cmd_run(void)
+{
+    if (opt.n_args != 1) { cmdline_error("run", "expected one space file%s", ""); return EXIT_BAD_INPUT; }
+    run_options o = { opt.args[0], opt.db ? opt.db : "tunekit.db", opt.backend ? opt.backend : "cuda",
+                      opt.strategy, opt.budget_evals, opt.budget_seconds, opt.seed,
+                      !opt.quiet && isatty(2), opt.quiet ? NULL : stdout, opt.warm_start };
+    run_summary sum;
+    char err[2048];
+    int rc = run_space(&o, &sum, err, sizeof err);
+    if (rc == 2) { fprintf(stderr, "%s\n", err); return EXIT_BAD_INPUT; }
+    if (rc != 0) return fail(err);
+    if (!opt.quiet) {
+        printf("tuner: %lld evaluated (", (long long)sum.evaluated);
+        int first = 1;
+        for (int s = 0; s < EVAL_STATUS_COUNT; s++)
+            if (sum.by_status[s]) {
+                printf("%s%lld %s", first ? "" : ", ", (long long)sum.by_status[s], eval_status_name((eval_status)s));
+                first = 0;
+            }
+        printf("%s), %lld already in %s", first ? "none" : "", (long long)sum.resumed, o.db_path);
+        if (sum.unrecorded) printf(", %lld not recorded in the replay source", (long long)sum.unrecorded);
+        printf("\n");
+    }
+    return EXIT_OK;
+}
+
+/* ---- space ---- */
+static int cmd_space(void)
+{
+    if (opt.n_args != 1) { cmdline_error("space", "expected one space file%s", ""); return EXIT_BAD_INPUT; }
+    char err[2048];
+    space *sp = space_load(opt.args[0], err, sizeof err);
+    if (!sp) { fprintf(stderr, "%s\n", err); return EXIT_BAD_INPUT; }
+    device_info dev, *devp = NULL;
+    backend *be = NULL;
+    if (opt.backend) {
+        be = backend_open(opt.backend, err, sizeof err);
+        if (!be || be->vt->device(be, &dev, err, sizeof err) != 0) {
+            if (be) be->vt->close(be);
+            space_free(sp);
+            return fail(err);
+        }
+        devp = &dev;
+    }
+    printf("space:       %s (kernel %s, sha256 %.16s)\n", sp->path, sp->kernel, sp->sha256);
+    printf("ops:        ");
+    for (int i = 0; i < sp->n_ops; i++) printf(" %s", sp->ops[i]);
+    printf("\ndtypes:     ");
+    for (int i = 0; i < sp->n_dtypes; i++) printf(" %s", sp->dtypes[i]);
+    printf("\nproblems:    %d\n", sp->n_problems);
+    for (int i = 0; i < sp->n_problems; i++) printf("  %s\n", sp->problems[i].text);
+    printf("params:      %d\n", sp->n_params);
+    for (int i = 0; i < sp->n_params; i++) {
+        printf("  %-12s %3d values:", sp->params[i].name, sp->params[i].n_values);
+        for (int k = 0; k < sp->params[i].n_values && k < 12; k++) {
+            char v[128];
+            value_format(sp->params[i].values[k], v, sizeof v);
+            printf(" %s", v);
+        }
+        printf("%s\n", sp->params[i].n_values > 12 ? " ..." : "");
+    }
+    int dev_constraints = 0;
+    printf("constraints: %d\n", sp->n_constraints);
+    for (int i = 0; i < sp->n_constraints; i++) {
+        printf("  %s%s\n", sp->constraints[i].text, sp->constraints[i].uses_device && !devp ? "   (reads the device: not applied without --backend)" : "");
+        dev_constraints += sp->constraints[i].uses_device;
+    }
+    int64_t total = 0, lo = -1, hi = 0, tasks = 0;
+    for (int a = 0; a < sp->n_ops; a++)
+        for (int b = 0; b < sp->n_dtypes; b++)
+            for (int c = 0; c < sp->n_problems; c++) {
+                space_binding bind = { sp->ops[a], sp->dtypes[b], &sp->problems[c], devp };
+                int64_t n = space_count(sp, &bind, err, sizeof err);
+                if (n < 0) { fprintf(stderr, "%s\n", err); space_free(sp); if (be) be->vt->close(be); return EXIT_BAD_INPUT; }
+                total += n; tasks++;
+                if (lo < 0 || n < lo) lo = n;
+                if (n > hi) hi = n;
+            }
+    printf("raw points:  %lld per problem\n", (long long)space_raw_size(sp));
+    printf("size:        %lld configs to evaluate over %lld (op, dtype, problem); %lld to %lld each%s%s\n",
+           (long long)total, (long long)tasks, (long long)lo, (long long)hi,
+           devp ? " on " : "", devp ? dev.name : (dev_constraints ? " (device constraints not applied)" : ""));
+    space_binding bind = { sp->ops[0], sp->dtypes[0], &sp->problems[0], devp };
+    space_iter it;
+    space_iter_init(&it, sp, &bind);
+    int *choice = malloc((size_t)(sp->n_params ? sp->n_params : 1) * sizeof *choice);
+    printf("first configs (%s %s %s):\n", sp->ops[0], sp->dtypes[0], sp->problems[0].text);
+    for (int k = 0; choice && k < 5 && space_iter_next(&it, choice) == 1; k++) {
+        char cfg[1024];
+        space_config_text(sp, choice, cfg, sizeof cfg);
+        printf("  %s\n", cfg);
+    }
+    free(choice);
+    space_iter_free(&it);
+    if (be) be->vt->close(be);
+    space_free(sp);
+    return EXIT_OK;
+}
+
+/* ---- best ---- */
+typedef struct best_ctx {
+    const char *format;
+    int n;
+    db *d;
+} best_ctx;
+
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20) printf("\\u%04x", *s);
+        else putchar(*s);
+    }
+    putchar('"');
+}
+
+static int best_print(void *ctx, const best_row *r)
+{
+    best_ctx *b = ctx;
+    winner_comparison c;
+    memset(&c, 0, sizeof c);
+    if (opt.compare) winner_compare(b->d, r, &c);
+    double gain = opt.compare && c.default_us > 0 ? c.default_us / r->median_us : 0;
+    double vs_peer = opt.compare && c.peer_us > 0 ? c.peer_us / r->median_us : 0;
+    if (strcmp(b->format, "csv") == 0) {
+        if (b->n == 0)
+            printf("device,op,dtype,shape,config,median_us,gbps,frac_copy%s\n",
+                   opt.compare ? ",default_us,gain_over_default,peer,peer_us,speedup_over_peer" : "");
+        printf("\"%s\",%s,%s,\"%s\",\"%s\",%.4f,%.2f,%.4f", r->device, r->op, r->dtype, r->shape,
+               r->config, r->median_us, r->gbps, r->frac_copy);
+        if (opt.compare)
+            printf(",%.4f,%.4f,\"%s\",%.4f,%.4f", c.default_us, gain, c.peer, c.peer_us, vs_peer);
+        printf("\n");
+    } else if (strcmp(b->format, "json") == 0) {
+        printf("%s\n  {\"device\": ", b->n ? "," : "[");
+        json_string(r->device);
+        printf(", \"op\": "); json_string(r->op);
+        printf(", \"dtype\": "); json_string(r->dtype);
+        printf(", \"shape\": "); json_string(r->shape);
+        printf(", \"config\": "); json_string(r->config);
+        printf(", \"median_us\": %.4f, \"gbps\": %.2f, \"frac_copy\": %.4f", r->median_us, r->gbps, r->frac_copy);
+        if (opt.compare) {
+            printf(", \"default_us\": %.4f, \"gain_over_default\": %.4f, \"peer\": ", c.default_us, gain);
+            json_string(c.peer);
+            printf(", \"peer_us\": %.4f, \"speedup_over_peer\": %.4f", c.peer_us, vs_peer);
+        }
+        printf("}");
+    } else {
+        if (b->n == 0) {
+            printf("%-24s %-18s %-5s %-22s %10s %8s %6s", "device", "op", "dtype", "shape", "median_us", "GB/s", "%copy");
+            if (opt.compare) printf(" %10s %6s %10s %6s", "default_us", "gain", "peer_us", "vs_peer");
+            printf("  config\n");
+        }
+        printf("%-24.24s %-18s %-5s %-22s %10.2f %8.1f %6.1f", r->device, r->op, r->dtype, r->shape,
+               r->median_us, r->gbps, 100.0 * r->frac_copy);
+        if (opt.compare) {
+            if (c.default_us > 0) printf(" %10.2f %5.2fx", c.default_us, gain); else printf(" %10s %6s", "-", "-");
+            if (c.peer_us > 0) printf(" %10.2f %5.2fx", c.peer_us, vs_peer); else printf(" %10s %6s", "-", "-");
+        }
+        printf("  %s\n", r->config);
+    }
+    b->n++;
+    return 0;
+}
+
+static int cmd_best(void)
+{
+    if (opt.n_args) { cmdline_error("best", "unexpected argument '%s'", opt.args[0]); return EXIT_BAD_INPUT; }
+    const char *path = opt.db ? opt.db : "tunekit.db";
+    char err[1024];
+    db *d;
+    if (db_open_readonly(path, &d, err, sizeof err) != 0) return fail(err);
+    best_ctx b = { opt.format ? opt.format : "table", 0, d };
+    int rc = db_each_best(d, opt.device, opt.op, opt.dtype, best_print, &b);
+    if (strcmp(b.format, "json") == 0) printf(b.n ? "\n]\n" : "[]\n");
+    db_close(d);
+    if (rc != 0) return fail("reading the best view failed");
+    if (b.n == 0 && strcmp(b.format, "table") == 0) fprintf(stderr, "tuner best: no ok evaluation matches\n");
+    return EXIT_OK;
+}
+
+/* ---- header ---- */
+static int write_file_atomic(const char *path, const char *text, char *err, size_t len)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) { snprintf(err, len, "cannot write %s (as %s.tmp)", path, path); return -1; }
+    size_t n = strlen(text);
+    int ok = fwrite(text, 1, n, f) == n;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        snprintf(err, len, "cannot write %s", path);
+        return -1;
+    }
+    return 0;
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t len = 0, cap = 0, n;
+    char chunk[65536];
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (len + n + 1 > cap) {
+            cap = (len + n + 1) * 2;
+            char *g = realloc(buf, cap);
+            if (!g) { free(buf); fclose(f); return NULL; }
+            buf = g;
+        }
+        memcpy(buf + len, chunk, n);
+        len += n;
+    }
+    fclose(f);
+    if (!buf) buf = calloc(1, 1);
+    else buf[len] = 0;
+    return buf;
+}
+
+static int cmd_header(void)
+{
+    const char *out = opt.out ? opt.out : "kernels/tuned_configs.h";
+    const char *inputs[64];
+    int n = 0;
+    glob_t g;
+    memset(&g, 0, sizeof g);
+    if (opt.db) inputs[n++] = opt.db;
+    for (int i = 0; i < opt.n_args && n < 64; i++) inputs[n++] = opt.args[i];
+    if (n == 0) {
+        if (glob("db/results/*.sql", 0, NULL, &g) == 0)
+            for (size_t i = 0; i < g.gl_pathc && n < 64; i++) inputs[n++] = g.gl_pathv[i];
+    }
+    char err[1024], *text = NULL;
+    int rc = header_generate(inputs, n, &text, err, sizeof err);
+    globfree(&g);
+    if (rc != 0) return fail(err);
+    if (opt.check) {
+        char *have = read_file(out);
+        int same = have && strcmp(have, text) == 0;
+        free(have);
+        free(text);
+        if (!same) {
+            fprintf(stderr, "tuner header --check: %s is stale; regenerate it with 'tuner header -o %s'\n", out, out);
+            return EXIT_FAIL;
+        }
+        if (!opt.quiet) printf("tuner header --check: %s is up to date\n", out);
+        return EXIT_OK;
+    }
+    rc = write_file_atomic(out, text, err, sizeof err);
+    free(text);
+    if (rc != 0) return fail(err);
+    if (!opt.quiet) printf("tuner header: wrote %s from %d input%s\n", out, n, n == 1 ? "" : "s");
+    return EXIT_OK;
+}
+
+/* ---- db ---- */
+static int cmd_db(void)
+{
+    if (opt.n_args < 1) { cmdline_error("db", "expected a subcommand (export, import, merge, check, info)%s", ""); return EXIT_BAD_INPUT; }
+    const char *sub = opt.args[0], *path = opt.db ? opt.db : "tunekit.db";
+    char err[2048];
+    db *d = NULL;
+    int rc = EXIT_OK;
+    if (strcmp(sub, "export") == 0) {
+        if (opt.n_args != 1) { cmdline_error("db", "export takes no argument ('%s')", opt.args[1]); return EXIT_BAD_INPUT; }
+        if (db_open_readonly(path, &d, err, sizeof err) != 0) return fail(err);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        if (!f || db_export(d, f, err, sizeof err) != 0) {
+            if (f) fclose(f);
+            free(text);
+            db_close(d);
+            return fail(f ? err : "out of memory");
+        }
+        fclose(f);
+        db_close(d);
+        if (opt.out && strcmp(opt.out, "-") != 0) {
+            if (write_file_atomic(opt.out, text, err, sizeof err) != 0) rc = fail(err);
+        } else {
+            fwrite(text, 1, len, stdout);
+        }
+        free(text);
+        return rc;
+    }
+    if (strcmp(sub, "import") == 0 || strcmp(sub, "merge") == 0) {
+        if (opt.n_args < 2) { cmdline_error("db", "%s needs a file", sub); return EXIT_BAD_INPUT; }
+        for (int i = 1; i < opt.n_args; i++)
+            if (access(opt.args[i], R_OK) != 0) {
+                fprintf(stderr, "tuner: error: %s: cannot read\n", opt.args[i]);
+                return EXIT_BAD_INPUT;
+            }
+        if (db_open(path, 1, &d, err, sizeof err) != 0) return fail(err);
+        for (int i = 1; i < opt.n_args && rc == EXIT_OK; i++) {
+            int r = sub[0] == 'i' ? db_import(d, opt.args[i], err, sizeof err)
+                                  : db_merge(d, opt.args[i], err, sizeof err);
+            if (r != 0) rc = fail(err);
+            else if (!opt.quiet) printf("tuner db %s: %s into %s\n", sub, opt.args[i], path);
+        }
+        db_close(d);
+        return rc;
+    }
+    if (strcmp(sub, "check") == 0 || strcmp(sub, "info") == 0) {
+        if (access(path, R_OK) != 0) { fprintf(stderr, "tuner: error: %s: no such database\n", path); return EXIT_FAIL; }
+        if (db_open_readonly(path, &d, err, sizeof err) != 0) return fail(err);
+        if (sub[0] == 'c') {
+            int r = db_check(d, err, sizeof err);
+            if (r != 0) rc = fail(r < 0 ? err : err);
+            else if (!opt.quiet) printf("tuner db check: %s is clean (schema version %d)\n", path, DB_SCHEMA_VERSION);
+        } else {
+            static const char *const tables[] = { "devices", "runs", "problems", "configs", "evaluations", "samples", "peers" };
+            printf("%s:\n", path);
+            for (int i = 0; i < 7; i++) {
+                int64_t n = 0;
+                db_count(d, tables[i], &n);
+                printf("  %-12s %lld\n", tables[i], (long long)n);
+            }
+        }
+        db_close(d);
+        return rc;
+    }
+    cmdline_error("db", "unknown subcommand '%s'", sub);
+    return EXIT_BAD_INPUT;
+}
+
+/* ---- devices ---- */
+static int print_recorded(void *ctx, int64_t id, const device_info *dv)
+{
+    (void)ctx; (void)id;
+    printf("  %-28s %s  cc %d.%d  %d SMs  L2 %lld MB  %lld GB\n", dv->name, dv->uuid, dv->cc_major,
+           dv->cc_minor, dv->sm_count, (long long)(dv->l2_bytes >> 20), (long long)(dv->mem_bytes >> 30));
+    return 0;
+}
+
+static int cmd_devices(void)
+{
+    char err[1024];
+    int found = 0;
+    printf("CUDA devices on this machine:\n");
+    for (int ord = 0; ord < 64; ord++) {
+        backend *be = backend_cuda_open(ord, NULL, err, sizeof err);
+        device_info dv;
+        int ok = be && be->vt->device(be, &dv, err, sizeof err) == 0;
+        if (be) be->vt->close(be);
+        if (!ok) {
+            if (ord == 0) printf("  none (%s)\n", err);
+            break;
+        }
+        printf("  [%d] ", ord);
+        print_recorded(NULL, 0, &dv);
+        found++;
+    }
+    const char *path = opt.db;
+    glob_t g;
+    memset(&g, 0, sizeof g);
+    const char *inputs[64];
+    int n = 0;
+    if (path) inputs[n++] = path;
+    else if (glob("db/results/*.sql", 0, NULL, &g) == 0)
+        for (size_t i = 0; i < g.gl_pathc && n < 64; i++) inputs[n++] = g.gl_pathv[i];
+    if (n) {
+        db *d;
+        if (db_open_dumps(inputs, n, &d, err, sizeof err) == 0) {
+            printf("recorded in %s%s:\n", inputs[0], n > 1 ? " and others" : "");
+            db_each_device(d, print_recorded, NULL);
+            db_close(d);
+        } else {
+            fprintf(stderr, "tuner devices: %s\n", err);
+        }
+    }
+    globfree(&g);
+    (void)found;
+    return EXIT_OK;
+}
+
+/* ---- report ---- */
+static int cmd_report(void)
+{
+    const char *inputs[64];
+    int n = 0;
+    glob_t g;
+    memset(&g, 0, sizeof g);
+    if (opt.db) inputs[n++] = opt.db;
+    for (int i = 0; i < opt.n_args && n < 64; i++) inputs[n++] = opt.args[i];
+    if (n == 0 && glob("db/results/*.sql", 0, NULL, &g) == 0)
+        for (size_t i = 0; i < g.gl_pathc && n < 64; i++) inputs[n++] = g.gl_pathv[i];
+    report_options o = { inputs, n, opt.device, opt.out ? opt.out : "reports", opt.quiet ? NULL : stdout };
+    char err[4096];
+    int rc = report_generate(&o, err, sizeof err);
+    globfree(&g);
+    if (rc == 2) { fprintf(stderr, "tuner report: %s\n", err); return EXIT_BAD_INPUT; }
+    return rc == 0 ? EXIT_OK : fail(err);
+}
+
+/* ---- strategies ---- */
+static int cmd_strategies(void)
+{
+    char err[2048];
+    int rc = strategies_command(opt.argc, opt.argv, err, sizeof err);
+    if (rc == EXIT_BAD_INPUT) fprintf(stderr, "%s\n", err);
+    else if (rc != EXIT_OK) fail(err);
+    return rc;
+}
+
+static const command commands[] = {
+    { "run", cmd_run,
+      "tuner run SPACE [--db PATH] [--backend cuda|cuda:N|replay:DUMP] [--strategy NAME]\n"
+      "                [--budget-evals N] [--budget-seconds S] [--seed N] [--warm-start] [-q]\n"
+      "  Tunes every op, dtype and problem of SPACE on the backend's device, storing every\n"
+      "  evaluation in the database (default tunekit.db). Re-running resumes: what the database\n"
+      "  already holds for this device, problem, config and kernel source is skipped.\n"
+      "  Strategies: exhaustive, random, anneal, genetic, local, bayes, ensemble; an exhaustive\n"
+      "  space under a budget smaller than the space is searched with ensemble instead.\n"
+      "  --warm-start tries first the winners the database holds for other GPUs (nearest\n"
+      "  compute capability first).\n"
+      "  A progress line with ETA goes to stderr when it is a terminal." },
+    { "space", cmd_space,
+      "tuner space SPACE [--backend cuda|replay:DUMP]\n"
+      "  Checks SPACE and describes it: ops, dtypes, problems, parameters, constraints, the\n"
+      "  constrained size and a few configs. Errors: 'file:line:col: error: ...', exit 2.\n"
+      "  With --backend, constraints that read device attributes are applied for its device." },
+    { "best", cmd_best,
+      "tuner best [--db PATH|DUMP.sql] [--op OP] [--dtype DT] [--device NAME] [--format table|csv|json]\n"
+      "           [--compare]\n"
+      "  The winning config per device, op, dtype and problem (the database's `best` view).\n"
+      "  --compare adds the classic default config's time measured in the same run and its gain,\n"
+      "  and the fastest reference library recorded by scripts/peers.py and the speedup over it." },
+    { "header", cmd_header,
+      "tuner header [-o FILE] [--check] [--db PATH] [DUMP...]\n"
+      "  Writes the tuned-config header (default kernels/tuned_configs.h) from the dumps\n"
+      "  (default db/results/*.sql). --check exits 1 when FILE differs from what would be written." },
+    { "db", cmd_db,
+      "tuner db export [--db PATH] [-o FILE]    deterministic SQL text dump (default: stdout)\n"
+      "tuner db import DUMP... [--db PATH]      load dumps (idempotent)\n"
+      "tuner db merge OTHER.db... [--db PATH]   merge other databases (idempotent)\n"
+      "tuner db check [--db PATH]               integrity, foreign keys, schema version\n"
+      "tuner db info [--db PATH]                row counts" },
+    { "devices", cmd_devices,
+      "tuner devices [--db PATH]\n"
+      "  Lists the CUDA devices on this machine (asked through a worker process) and the devices\n"
+      "  recorded in the database or in db/results/*.sql." },
+    { "report", cmd_report,
+      "tuner report [-o DIR] [--device NAME|SLUG|UUID] [--db PATH|DUMP.sql] [DUMP...] [-q]\n"
+      "  Writes DIR/<device>/index.html, its Markdown twin README.md and SVG figures (default DIR\n"
+      "  reports) from the dumps (default db/results/*.sql): per op, dtype and problem the tuned\n"
+      "  config, its time, GB/s, share of the copy ceiling, gain over the classic default and\n"
+      "  speedup over the reference library; bandwidth against size; parameter importance and\n"
+      "  slices; all variants' times; strategy convergence. Same inputs, same bytes." },
+    { "strategies", cmd_strategies,
+      "tuner strategies SPACE --replay DUMP [--seeds N] [--budget N|P%] [--strategy A,B,...]\n"
+      "                 [--op OP] [--dtype DT] [--format table|csv]\n"
+      "  Replays search strategies (default: all but exhaustive) against the exhaustive recorded\n"
+      "  space: per strategy, the median and 90th percentile over problems and seeds 1..N\n"
+      "  (default 30) of the evaluations needed to come within 1%, 2% and 5% of the recorded\n"
+      "  optimum, and the gap left at the budget (default 10% of each problem's configs)." },
+};
+#define N_COMMANDS (int)(sizeof commands / sizeof commands[0])
+
+static const char *const allowed_options[] = {
+    /* run */     " db backend strategy budget-evals budget-seconds seed warm-start q ",
+    /* space */   " backend ",
+    /* best */    " db op dtype device format compare ",
+    /* header */  " o output check db q ",
+    /* db */      " db o output q ",
+    /* devices */ " db ",
+    /* report */  " o output db device q ",
+    /* strategies */ " replay seeds budget strategy op dtype format ",
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: tuner COMMAND [options]   (tuner COMMAND --help for more)\n\n");
+    for (int i = 0; i < N_COMMANDS; i++) fprintf(f, "%s\n\n", commands[i].usage);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "__worker") == 0) {
+        int64_t ord;
+        if (argc != 3 || parse_i64(argv[2], &ord) || ord < 0) return EXIT_BAD_INPUT;
+        return worker_main((int)ord);
+    }
+    if (argc < 2) { usage(stderr); return EXIT_BAD_INPUT; }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    opt.budget_evals = -1;
+    opt.budget_seconds = -1;
+    opt.seed = -1;
+    for (int i = 0; i < N_COMMANDS; i++) {
+        if (strcmp(argv[1], commands[i].name) != 0) continue;
+        int p = parse_args(commands[i].name, argc - 2, argv + 2, allowed_options[i]);
+        if (p < 0) return EXIT_BAD_INPUT;
+        if (p > 0) { printf("%s\n", commands[i].usage); return EXIT_OK; }
+        opt.argc = argc - 2;
+        opt.argv = argv + 2;
+        return commands[i].fn();
+    }
+    fprintf(stderr, "tuner: unknown command '%s'; see 'tuner --help'\n", argv[1]);
+    return EXIT_BAD_INPUT;
+}

@@ -1,0 +1,62 @@
+/* eval.h: what one evaluation is, shared by every stage that handles one: the request (kernel,
+ * op, dtype, problem, config, measure settings, seed, validation), the result (status, error,
+ * statistics, every sample) and the status names. The run loop builds requests, a backend
+ * answers them, the worker protocol carries them, the database stores results; none of those
+ * depends on another for these types. */
+#pragma once
+#include <stdint.h>
+#include "problem.h"
+#include "stats.h"
+
+typedef enum eval_status {
+    EVAL_OK = 0,
+    EVAL_INVALID,       /* ran, computed wrong results */
+    EVAL_LAUNCH_ERROR,  /* the launch was refused (bad configuration for this device) */
+    EVAL_FAULT,         /* the context was lost or the worker died */
+    EVAL_TIMEOUT,       /* the watchdog killed the worker */
+    EVAL_UNSUPPORTED,   /* the op or the device cannot run this config */
+    EVAL_SKIPPED,       /* rejected by a constraint */
+    EVAL_UNRECORDED,    /* replay only: the source has no measurement; never stored */
+    EVAL_STATUS_COUNT
+} eval_status;
+
+const char *eval_status_name(eval_status s);
+/* Returns the status for a name, or -1. */
+int eval_status_parse(const char *name);
+
+enum { MEASURE_HOT = 0, MEASURE_COLD = 1, MEASURE_CLEAN = 2 };
+
+typedef struct measure_settings {
+    int warmup;              /* untimed runs first */
+    int min_runs, max_runs;  /* timed runs: at least, at most */
+    double rel_ci;           /* stop when the median's 95% CI half-width <= rel_ci * median */
+    int cold;                /* L2 before every timed run: MEASURE_HOT (left as the last run left
+                                it), MEASURE_COLD (2x L2 overwritten: every run starts from DRAM
+                                with L2 full of dirty lines, as PERF.md's figures were taken) or
+                                MEASURE_CLEAN (2x L2 read: clean lines only, as a profiler's cache
+                                invalidation leaves it) */
+    double timeout_s;        /* watchdog per evaluation */
+    double max_seconds;      /* stop timing an evaluation after this much GPU time (>= min_runs) */
+} measure_settings;
+
+typedef struct eval_request {
+    const char *kernel;      /* family, "elementwise" */
+    const char *op;          /* op within the family, "mul" */
+    const char *dtype;       /* "f32" */
+    const problem *problem;
+    const char *config;      /* canonical config text */
+    measure_settings measure;
+    uint64_t seed;           /* input generation seed (the run's) */
+    int validate;            /* 1: validate before timing (space validate.enabled) */
+    double tolerance_scale;  /* multiplies the family's tolerances (space validate) */
+} eval_request;
+
+typedef struct eval_result {
+    eval_status status;
+    char error[1024];
+    sample_stats stats;      /* valid when status == EVAL_OK */
+    int n_samples;
+    double *samples;         /* n_samples timings in µs, owned; eval_result_clear frees */
+} eval_result;
+
+void eval_result_clear(eval_result *r);

@@ -1,0 +1,311 @@
+/* db.c: opening and closing tunekit databases. db_open checks that an existing file is a SQLite
+ * database holding our tables before it changes anything, refuses a newer schema, runs the forward
+ * migrations (PRAGMA user_version) on an older one, and sets WAL, foreign keys, a 5 s busy
+ * timeout and synchronous=NORMAL. db_open_readonly / db_open_dumps give readers a database file or
+ * text dumps (loaded into memory) alike. Also the helpers the other db_*.c files share: the cache
+ * of prepared statements, error messages, transactions and timestamps. */
+#include "db_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "schema_sql.h"
+
+/* Forward migrations: entry v brings a database at user_version v to v + 1. Entry 0 is the base
+ * schema, which also completes a version-0 database holding only some of our tables (every
+ * statement is CREATE ... IF NOT EXISTS). A new database gets schema.sql directly; when version 2
+ * arrives, entry 0 must keep a frozen copy of the version-1 schema and entry 1 the ALTERs. */
+static const char *const db_migrations[DB_SCHEMA_VERSION] = {
+    schema_sql,
+};
+
+static const char *const db_tables[] = {"devices", "runs", "problems", "configs",
+                                        "evaluations", "samples", "peers"};
+#define DB_N_TABLES ((int)(sizeof db_tables / sizeof db_tables[0]))
+
+static const char *const db_stmt_sql[DB_STMT_COUNT] = {
+    [DB_STMT_BEGIN] = "BEGIN IMMEDIATE",
+    [DB_STMT_COMMIT] = "COMMIT",
+    [DB_STMT_ROLLBACK] = "ROLLBACK",
+    [DB_STMT_HAS_EVAL] =
+        "SELECT 1 FROM evaluations e JOIN configs c ON c.id = e.config_id "
+        "WHERE e.device_id = ?1 AND e.problem_id = ?2 AND c.text = ?3 AND e.kernel_hash = ?4",
+    [DB_STMT_PUT_CONFIG] = "INSERT OR IGNORE INTO configs(text) VALUES (?1)",
+    [DB_STMT_GET_CONFIG] = "SELECT id FROM configs WHERE text = ?1",
+    [DB_STMT_PUT_EVAL] =
+        "INSERT INTO evaluations(run_id, device_id, problem_id, config_id, kernel_hash,"
+        " status, error, median_us, min_us, max_us, mean_us, stddev_us, ci_lo_us, ci_hi_us,"
+        " n_runs, gbps, frac_copy, seq, created_at)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
+        " ?18, ?19)",
+    [DB_STMT_PUT_SAMPLE] = "INSERT INTO samples(evaluation_id, idx, us) VALUES (?1, ?2, ?3)",
+    [DB_STMT_FIND_EVAL] =
+        "SELECT e.id, e.status, e.error, e.n_runs, e.median_us, e.min_us, e.max_us, e.mean_us,"
+        " e.stddev_us, e.ci_lo_us, e.ci_hi_us "
+        "FROM evaluations e JOIN devices d ON d.id = e.device_id "
+        "JOIN problems p ON p.id = e.problem_id JOIN configs c ON c.id = e.config_id "
+        "WHERE d.uuid = ?1 AND p.op = ?2 AND p.dtype = ?3 AND p.shape = ?4 AND c.text = ?5 "
+        "ORDER BY e.created_at DESC, e.kernel_hash DESC LIMIT 1",
+    [DB_STMT_FIND_SAMPLES] = "SELECT us FROM samples WHERE evaluation_id = ?1 ORDER BY idx",
+};
+
+/* ---- shared helpers ---- */
+
+int db_errf(db *d, char *err, size_t len, const char *fmt, ...)
+{
+    if (err && len) {
+        int n = snprintf(err, len, "database '%s': ", d->name);
+        if (n >= 0 && (size_t)n < len) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(err + n, len - (size_t)n, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return -1;
+}
+
+int db_fail(db *d, char *err, size_t len, const char *what)
+{
+    return db_errf(d, err, len, "%s: %s", what, sqlite3_errmsg(d->h));
+}
+
+sqlite3_stmt *db_stmt(db *d, db_stmt_id id)
+{
+    if (d->stmt[id]) {
+        sqlite3_reset(d->stmt[id]);
+        sqlite3_clear_bindings(d->stmt[id]);
+        return d->stmt[id];
+    }
+    if (sqlite3_prepare_v3(d->h, db_stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &d->stmt[id],
+                           NULL) != SQLITE_OK) {
+        d->stmt[id] = NULL;
+        return NULL;
+    }
+    return d->stmt[id];
+}
+
+int db_exec(db *d, const char *sql, char *err, size_t len)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(d->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        db_errf(d, err, len, "%s", msg ? msg : sqlite3_errmsg(d->h));
+        sqlite3_free(msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int db_step_cached(db *d, db_stmt_id id, const char *what, char *err, size_t len)
+{
+    sqlite3_stmt *st = db_stmt(d, id);
+    if (!st)
+        return db_fail(d, err, len, what);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return db_fail(d, err, len, what);
+    return 0;
+}
+
+int db_begin(db *d, char *err, size_t len)
+{
+    return db_step_cached(d, DB_STMT_BEGIN, "begin transaction", err, len);
+}
+
+int db_commit(db *d, char *err, size_t len)
+{
+    return db_step_cached(d, DB_STMT_COMMIT, "commit", err, len);
+}
+
+void db_rollback(db *d)
+{
+    if (!sqlite3_get_autocommit(d->h))
+        db_step_cached(d, DB_STMT_ROLLBACK, "rollback", NULL, 0);
+}
+
+int64_t db_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void db_format_time(int64_t ms, char *buf, size_t len)
+{
+    time_t sec = (time_t)(ms / 1000);
+    struct tm tm;
+    char day[32];
+    gmtime_r(&sec, &tm);
+    strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf, len, "%s.%03dZ", day, (int)(ms % 1000));
+}
+
+int db_path_is_dump(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 4 && strcmp(path + n - 4, ".sql") == 0;
+}
+
+/* ---- opening ---- */
+
+
+int db_read_layout(db *d, db_layout *out, char *err, size_t len)
+{
+    sqlite3_stmt *st = NULL;
+    int have[DB_N_TABLES] = {0};
+    int rc, ret = -1;
+    memset(out, 0, sizeof *out);
+    rc = sqlite3_prepare_v2(d->h, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &st,
+                            NULL);
+    if (rc == SQLITE_OK) {
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            const char *name = (const char *)sqlite3_column_text(st, 0);
+            out->n_tables++;
+            for (int i = 0; i < DB_N_TABLES; i++)
+                if (name && strcmp(name, db_tables[i]) == 0)
+                    have[i] = 1;
+        }
+    }
+    if (rc == SQLITE_NOTADB) {
+        db_errf(d, err, len, "not a SQLite database (%s)", sqlite3_errmsg(d->h));
+        goto done;
+    }
+    if (rc != SQLITE_DONE) {
+        db_fail(d, err, len, "reading the schema");
+        goto done;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (sqlite3_prepare_v2(d->h, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW) {
+        db_fail(d, err, len, "reading the schema version");
+        goto done;
+    }
+    out->version = sqlite3_column_int(st, 0);
+    for (int i = 0; i < DB_N_TABLES; i++)
+        if (!have[i]) {
+            out->missing = db_tables[i];
+            break;
+        }
+    ret = 0;
+done:
+    sqlite3_finalize(st);
+    return ret;
+}
+
+/* 1: fresh (no tables, version 0), 0: ours (possibly older), -1: refused with err. */
+int db_judge_layout(db *d, const db_layout *l, char *err, size_t len)
+{
+    if (l->n_tables == 0 && l->version == 0)
+        return 1;
+    if (l->missing && strcmp(l->missing, "devices") == 0)
+        return db_errf(d, err, len, "not a tunekit database (no devices table)");
+    if (l->version > DB_SCHEMA_VERSION)
+        return db_errf(d, err, len,
+                       "schema version %d is newer than this tuner's (%d); use a newer tuner",
+                       l->version, DB_SCHEMA_VERSION);
+    if (l->version == DB_SCHEMA_VERSION && l->missing)
+        return db_errf(d, err, len, "damaged tunekit database (no %s table)", l->missing);
+    return 0;
+}
+
+/* Brings the schema to DB_SCHEMA_VERSION in one transaction: schema.sql on a fresh database,
+ * else the migrations from its version on. Another process may have done it meanwhile, so the
+ * layout is read again under the write lock. */
+int db_migrate(db *d, char *err, size_t len)
+{
+    db_layout l;
+    char sql[64];
+    if (db_begin(d, err, len) < 0)
+        return -1;
+    if (db_read_layout(d, &l, err, len) < 0)
+        goto fail;
+    if (l.version < DB_SCHEMA_VERSION) {
+        if (l.n_tables == 0) {
+            if (db_exec(d, schema_sql, err, len) < 0)
+                goto fail;
+        } else {
+            for (int v = l.version; v < DB_SCHEMA_VERSION; v++)
+                if (db_exec(d, db_migrations[v], err, len) < 0)
+                    goto fail;
+        }
+        snprintf(sql, sizeof sql, "PRAGMA user_version = %d", DB_SCHEMA_VERSION);
+        if (db_exec(d, sql, err, len) < 0)
+            goto fail;
+    }
+    if (db_commit(d, err, len) < 0)
+        goto fail;
+    return 0;
+fail:
+    db_rollback(d);
+    return -1;
+}
+
+db *db_alloc(const char *name)
+{
+    db *d = calloc(1, sizeof *d);
+    if (d)
+        snprintf(d->name, sizeof d->name, "%s", name);
+    return d;
+}
+
+/* Opens the SQLite handle on d->name with flags; 0 or -1 with err. */
+int db_connect(db *d, int flags, char *err, size_t len)
+{
+    if (sqlite3_open_v2(d->name, &d->h, flags, NULL) != SQLITE_OK)
+        return d->h ? db_fail(d, err, len, "cannot open")
+                    : db_errf(d, err, len, "cannot open: out of memory");
+    sqlite3_extended_result_codes(d->h, 1);
+    sqlite3_busy_timeout(d->h, 5000);
+    return 0;
+}
+
+/* Journal, durability and foreign keys; only after the file is known to be ours. */
+int db_configure(db *d, int writable, char *err, size_t len)
+{
+    if (writable && db_exec(d, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", err,
+                            len) < 0)
+        return -1;
+    return db_exec(d, "PRAGMA foreign_keys = ON", err, len);
+}
+
+void db_close(db *d)
+{
+    if (!d)
+        return;
+    for (int i = 0; i < DB_STMT_COUNT; i++)
+        sqlite3_finalize(d->stmt[i]);
+    sqlite3_close(d->h);
+    free(d);
+}
+
+int db_count(db *d, const char *table, int64_t *n)
+{
+    sqlite3_stmt *st = NULL;
+    char sql[64];
+    int ret = -1;
+    int known = 0;
+    *n = 0;
+    for (int i = 0; i < DB_N_TABLES; i++)
+        known |= strcmp(table, db_tables[i]) == 0;
+    if (!known)
+        return -1;
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", table);
+    if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+        *n = sqlite3_column_int64(st, 0);
+        ret = 0;
+    }
+    sqlite3_finalize(st);
+    return ret;
+}
+
+struct sqlite3 *db_handle(db *d)
+{
+    return d->h;
+}

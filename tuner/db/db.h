@@ -1,0 +1,94 @@
+/* db.h: the one database layer. SQLite, schema db/schema.sql embedded in the binary, WAL, foreign
+ * keys on, busy timeout; one transaction per evaluation; forward migrations by PRAGMA
+ * user_version. Also the deterministic text dump (export), import of dumps, merge of databases,
+ * integrity check, and the queries the run loop, replay backend, `best` and `header` need.
+ *
+ * A path ending in ".sql" given to db_open_readonly is a dump: it is loaded into an in-memory
+ * database, so every reader (header, best, replay, report) takes a dump or a database alike. */
+#pragma once
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "core/device.h"
+#include "core/eval.h"
+
+#define DB_SCHEMA_VERSION 1
+
+typedef struct db db;
+
+/* Opens (creating if missing and create != 0) a database file and brings its schema to
+ * DB_SCHEMA_VERSION. Refuses a file that is not a SQLite database or has a newer schema.
+ * Returns 0 or -1 with err. */
+int db_open(const char *path, int create, db **out, char *err, size_t len);
+/* Opens a database file read-only, or loads a .sql dump (several: db_open_dumps) into memory. */
+int db_open_readonly(const char *path, db **out, char *err, size_t len);
+int db_open_dumps(const char *const *paths, int n, db **out, char *err, size_t len);
+void db_close(db *d);
+
+/* ---- the run loop ---- */
+typedef struct run_info {
+    const char *space, *space_hash, *strategy, *backend, *tuner_version;
+    uint64_t seed;
+    double copy_gbps;
+} run_info;
+
+int db_put_device(db *d, const device_info *dev, int64_t *device_id, char *err, size_t len);
+int db_begin_run(db *d, int64_t device_id, const run_info *info, int64_t *run_id, char *err,
+                 size_t len);
+int db_end_run(db *d, int64_t run_id, char *err, size_t len);
+int db_put_problem(db *d, const char *op, const char *dtype, const char *shape, int64_t elements,
+                   int64_t bytes, int64_t size_key /* -1: NULL */, int64_t *problem_id, char *err,
+                   size_t len);
+/* 1 when (device, problem, config, kernel_hash) is already stored, 0 when not, -1 on error. */
+int db_has_evaluation(db *d, int64_t device_id, int64_t problem_id, const char *config,
+                      const char *kernel_hash);
+/* Stores one evaluation and all its samples in one transaction. gbps/frac from bytes and the
+ * run's copy_gbps (<= 0: NULL). seq: its order in the run. An existing row for the same natural
+ * key is left as it is (returns 0). */
+int db_put_evaluation(db *d, int64_t run_id, int64_t device_id, int64_t problem_id,
+                      const char *config, const char *kernel_hash, const eval_result *r,
+                      int64_t bytes, double copy_gbps, int64_t seq, char *err, size_t len);
+
+/* ---- readers ---- */
+/* Devices stored, in id order; callback returns non-zero to stop. */
+int db_each_device(db *d, int (*fn)(void *ctx, int64_t id, const device_info *dev), void *ctx);
+
+/* The recorded evaluation for a device (by uuid), op ("family.op"), dtype, shape and config,
+ * samples included. Returns 1 found, 0 not recorded, -1 error. kernel_hash: any when NULL
+ * (the newest row wins). */
+int db_find_evaluation(db *d, const char *device_uuid, const char *op, const char *dtype,
+                       const char *shape, const char *config, eval_result *out);
+
+/* Copy bandwidth of the newest run on that device (GB/s), or 0. */
+double db_device_copy_gbps(db *d, const char *device_uuid);
+
+typedef struct best_row {
+    const char *device, *device_uuid, *op, *dtype, *shape, *config;
+    int64_t size_key;        /* -1 when NULL */
+    int cc_major, cc_minor, sm_count;
+    double median_us, gbps, frac_copy;   /* gbps/frac: 0 when NULL */
+} best_row;
+
+/* The `best` view, filtered (NULL filters match all), ordered by device name, op, dtype,
+ * size_key, shape. Strings live until the callback returns. */
+int db_each_best(db *d, const char *device, const char *op, const char *dtype,
+                 int (*fn)(void *ctx, const best_row *row), void *ctx);
+
+/* ---- maintenance ---- */
+/* Deterministic SQL text dump: devices, runs, problems, configs, evaluations, samples, peers,
+ * sorted by natural keys, with no database-local ids in it (rows refer to each other by natural
+ * key through sub-selects), importable by `sqlite3 x.db < dump` onto the schema and by
+ * db_import. Same database content -> same bytes. */
+int db_export(db *d, FILE *out, char *err, size_t len);
+/* Imports a dump (idempotent: rows already present are skipped), in one transaction. */
+int db_import(db *d, const char *dump_path, char *err, size_t len);
+/* Merges another database file into d (idempotent), in one transaction. */
+int db_merge(db *d, const char *other_path, char *err, size_t len);
+/* integrity_check, foreign_key_check, schema version. 0 clean, 1 problems found (err), -1. */
+int db_check(db *d, char *err, size_t len);
+
+/* Counts of rows per table, for `tuner db info` and tests. */
+int db_count(db *d, const char *table, int64_t *n);
+
+/* The raw handle for the few readers that run their own SQL (report). */
+struct sqlite3 *db_handle(db *d);

@@ -1,0 +1,29 @@
+/* run.h: `tuner run`: load a space, open a backend and the database, and for every op, dtype and
+ * problem let the strategy propose configs within the budget, evaluating and storing each (one
+ * transaction per evaluation), skipping what the database already holds for this device,
+ * problem, config and kernel source (resume). */
+#pragma once
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct run_options {
+    const char *space_path;
+    const char *db_path;          /* default "tunekit.db" */
+    const char *backend_spec;     /* default "cuda" */
+    const char *strategy;         /* NULL: the space's */
+    int64_t budget_evals;         /* < 0: the space's */
+    double budget_seconds;        /* < 0: the space's */
+    int64_t seed;                 /* < 0: the space's */
+    int progress;                 /* 1: progress line with ETA on stderr (a terminal) */
+    FILE *out;                    /* summary; NULL: quiet */
+    int warm_start;               /* 1: each problem starts from the winners recorded for other
+                                     GPUs in the database (nearest compute capability first) */
+} run_options;
+
+typedef struct run_summary {
+    int64_t evaluated, resumed, unrecorded, skipped_budget;
+    int64_t by_status[16];
+} run_summary;
+
+/* Exit-style result: 0 done, 1 runtime failure (err), 2 bad input (err; nothing written). */
+int run_space(const run_options *o, run_summary *sum, char *err, size_t len);

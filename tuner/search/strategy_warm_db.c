@@ -1,0 +1,115 @@
+/* strategy_warm_db.c: where `tuner run --warm-start` finds its configs. For one binding it reads
+ * the database's `best` view for the same op and dtype on every other device and orders those
+ * winners by nearness: compute capability first (|cc - this cc|, as major*10 + minor), then
+ * the same problem before others, then the nearest problem size (log scale), then device name
+ * and shape for a stable order. Up to WARM_MAX distinct configs the space can express are put
+ * in front of the strategy with strategy_warm_wrap. The strategies themselves never see the
+ * database: this file is the bridge. */
+#include "strategy_common.h"
+#include "db/db.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WARM_MAX 8
+
+typedef struct winner {
+    int cc_distance, other_shape;
+    double size_distance;
+    char *device, *shape, *config;
+} winner;
+
+typedef struct collect {
+    const char *uuid;        /* this device: its own winners are not a warm start */
+    int cc;
+    const char *shape;
+    int64_t size_key;
+    winner *w;
+    size_t n, cap;
+    int oom;
+} collect;
+
+static int collect_row(void *ctx, const best_row *r)
+{
+    collect *c = ctx;
+    if (c->uuid && strcmp(r->device_uuid, c->uuid) == 0) return 0;
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 16;
+        winner *g = realloc(c->w, cap * sizeof *g);
+        if (!g) { c->oom = 1; return 1; }
+        c->w = g;
+        c->cap = cap;
+    }
+    winner *w = &c->w[c->n];
+    w->cc_distance = abs(r->cc_major * 10 + r->cc_minor - c->cc);
+    w->other_shape = strcmp(r->shape, c->shape) != 0;
+    w->size_distance = r->size_key > 0 && c->size_key > 0
+                           ? fabs(log((double)r->size_key) - log((double)c->size_key))
+                           : INFINITY;
+    w->device = strdup(r->device);
+    w->shape = strdup(r->shape);
+    w->config = strdup(r->config);
+    if (!w->device || !w->shape || !w->config) {
+        free(w->device); free(w->shape); free(w->config);
+        c->oom = 1;
+        return 1;
+    }
+    c->n++;
+    return 0;
+}
+
+static int nearer(const void *a, const void *b)
+{
+    const winner *x = a, *y = b;
+    if (x->cc_distance != y->cc_distance) return x->cc_distance < y->cc_distance ? -1 : 1;
+    if (x->other_shape != y->other_shape) return x->other_shape - y->other_shape;
+    if (x->size_distance != y->size_distance) return x->size_distance < y->size_distance ? -1 : 1;
+    int d = strcmp(x->device, y->device);
+    return d ? d : strcmp(x->shape, y->shape);
+}
+
+int strategy_warm_start(strategy **st, db *d, const space *sp, const space_binding *b,
+                        char *err, size_t len)
+{
+    int rc = -1, np = sp->n_params ? sp->n_params : 1, n = 0;
+    char op[256];
+    snprintf(op, sizeof op, "%s.%s", sp->kernel, b->op);
+    collect c = { b->device ? b->device->uuid : NULL,
+                  b->device ? b->device->cc_major * 10 + b->device->cc_minor : 0,
+                  b->problem->text, sp->family->size_key(b->problem), NULL, 0, 0, 0 };
+    int *configs = malloc((size_t)WARM_MAX * (size_t)np * sizeof *configs);
+    if (!configs) { snprintf(err, len, "out of memory"); goto done; }
+    if (db_each_best(d, NULL, op, b->dtype, collect_row, &c) != 0 || c.oom) {
+        snprintf(err, len, c.oom ? "out of memory" : "warm start: reading the best view failed");
+        goto done;
+    }
+    qsort(c.w, c.n, sizeof *c.w, nearer);
+    for (size_t i = 0; i < c.n && n < WARM_MAX; i++) {
+        int *choice = configs + (size_t)n * (size_t)np;
+        if (space_config_parse(sp, c.w[i].config, choice) != 0) continue;
+        int dup = 0;
+        for (int j = 0; j < n && !dup; j++)
+            dup = memcmp(configs + (size_t)j * (size_t)np, choice, (size_t)np * sizeof *choice) == 0;
+        if (!dup) n++;
+    }
+    if (n > 0) {
+        *st = strategy_warm_wrap(*st, sp, b, configs, n, err, len);
+        if (!*st) goto done;
+    }
+    rc = 0;
+done:
+    if (rc != 0 && *st) {
+        (*st)->vt->destroy(*st);
+        *st = NULL;
+    }
+    for (size_t i = 0; i < c.n; i++) {
+        free(c.w[i].device);
+        free(c.w[i].shape);
+        free(c.w[i].config);
+    }
+    free(c.w);
+    free(configs);
+    return rc;
+}

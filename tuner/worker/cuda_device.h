@@ -1,0 +1,15 @@
+/* cuda_device.h: device introspection in the worker process: opens one CUDA device and describes
+ * it as a device_info (tuner/device.h). Worker side only; the parent never calls it. */
+#pragma once
+#include <stddef.h>
+#include "core/device.h"
+
+/* Makes ordinal the current device, creates its context and fills out with every device_info
+ * field. Returns 0, or -1 with err: "no CUDA device found (cudaGetDeviceCount: ...)" when the
+ * machine has none, "CUDA device N not found (M devices)" for a bad ordinal, or the failing
+ * call. */
+int cuda_device_open(int ordinal, device_info *out, char *err, size_t len);
+
+/* Formats a 16-byte device UUID as "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (what nvidia-smi
+ * shows). out needs 41 bytes. */
+void cuda_device_format_uuid(const unsigned char bytes[16], char *out, size_t len);

@@ -1,0 +1,435 @@
+/* worker_protocol.c: the worker protocol's one parser and formatter (see worker.h), shared by
+ * the parent (backend_cuda.c) and the worker (worker.c). Pure C, no CUDA, no I/O. */
+#include "protocol.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- parsing ---- */
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static int key_ok(const char *k)
+{
+    if (!*k) return 0;
+    for (; *k; k++)
+        if (!((*k >= 'a' && *k <= 'z') || (*k >= '0' && *k <= '9') || *k == '_')) return 0;
+    return 1;
+}
+
+/* Decodes %XX escapes in place. 0, or -1 on a malformed escape. */
+static int unescape(char *s)
+{
+    char *w = s;
+    for (const char *r = s; *r; r++) {
+        if (*r != '%') { *w++ = *r; continue; }
+        int hi = hex_value(r[1]), lo = hi < 0 ? -1 : hex_value(r[2]);
+        if (hi < 0 || lo < 0) return -1;
+        *w++ = (char)(hi * 16 + lo);
+        r += 2;
+    }
+    *w = 0;
+    return 0;
+}
+
+void wp_msg_clear(wp_msg *m)
+{
+    free(m->storage);
+    memset(m, 0, sizeof *m);
+}
+
+int wp_parse(const char *line, size_t len, wp_msg *m, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    if (len > 0 && line[len - 1] == '\n') len--;
+    if (memchr(line, '\n', len) || memchr(line, '\0', len)) {
+        snprintf(err, errlen, "protocol: a line holds a newline or NUL byte");
+        return -1;
+    }
+    m->storage = malloc(len + 1);
+    if (!m->storage) { snprintf(err, errlen, "protocol: out of memory"); return -1; }
+    memcpy(m->storage, line, len);
+    m->storage[len] = 0;
+
+    char *p = m->storage;
+    char *tab = strchr(p, '\t');
+    size_t tlen = tab ? (size_t)(tab - p) : strlen(p);
+    if (tlen == 0 || tlen >= WP_TYPE_MAX) {
+        snprintf(err, errlen, "protocol: bad message type in '%.60s'", m->storage);
+        return -1;
+    }
+    memcpy(m->type, p, tlen);
+    m->type[tlen] = 0;
+    if (!key_ok(m->type)) {
+        snprintf(err, errlen, "protocol: bad message type '%s'", m->type);
+        return -1;
+    }
+    while (tab) {
+        char *field = tab + 1;
+        tab = strchr(field, '\t');
+        if (tab) *tab = 0;
+        char *eq = strchr(field, '=');
+        if (!eq) {
+            snprintf(err, errlen, "protocol: %s: field '%.40s' has no '='", m->type, field);
+            return -1;
+        }
+        *eq = 0;
+        if (!key_ok(field)) {
+            snprintf(err, errlen, "protocol: %s: bad key '%.40s'", m->type, field);
+            return -1;
+        }
+        if (m->n == WP_MAX_FIELDS) {
+            snprintf(err, errlen, "protocol: %s: more than %d fields", m->type, WP_MAX_FIELDS);
+            return -1;
+        }
+        if (unescape(eq + 1)) {
+            snprintf(err, errlen, "protocol: %s: bad %%-escape in field %s", m->type, field);
+            return -1;
+        }
+        m->keys[m->n] = field;
+        m->vals[m->n] = eq + 1;
+        m->n++;
+    }
+    return 0;
+}
+
+const char *wp_get(const wp_msg *m, const char *key)
+{
+    for (int i = 0; i < m->n; i++)
+        if (strcmp(m->keys[i], key) == 0) return m->vals[i];
+    return NULL;
+}
+
+int wp_parse_i64(const char *s, int64_t *out)
+{
+    if (!s || !*s) return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (*end || errno) return -1;
+    *out = v;
+    return 0;
+}
+
+int wp_parse_f64(const char *s, double *out)
+{
+    if (!s || !*s) return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*end || errno == ERANGE || !isfinite(v)) return -1;
+    *out = v;
+    return 0;
+}
+
+/* ---- formatting ---- */
+
+static void buf_reserve(wp_buf *b, size_t extra)
+{
+    if (b->failed || b->len + extra + 1 <= b->cap) return;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + extra + 1) cap *= 2;
+    char *s = realloc(b->s, cap);
+    if (!s) { b->failed = 1; return; }
+    b->s = s;
+    b->cap = cap;
+}
+
+static void buf_append(wp_buf *b, const char *s, size_t n)
+{
+    buf_reserve(b, n);
+    if (b->failed) return;
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+
+void wp_begin(wp_buf *b, const char *type)
+{
+    b->len = 0;
+    b->failed = 0;
+    buf_append(b, type, strlen(type));
+}
+
+void wp_add(wp_buf *b, const char *key, const char *val)
+{
+    buf_append(b, "\t", 1);
+    buf_append(b, key, strlen(key));
+    buf_append(b, "=", 1);
+    for (const char *v = val ? val : ""; *v; v++) {
+        switch (*v) {
+        case '%': buf_append(b, "%25", 3); break;
+        case '\t': buf_append(b, "%09", 3); break;
+        case '\n': buf_append(b, "%0A", 3); break;
+        case '\r': buf_append(b, "%0D", 3); break;
+        default: buf_append(b, v, 1); break;
+        }
+    }
+}
+
+void wp_add_int(wp_buf *b, const char *key, int64_t v)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%lld", (long long)v);
+    wp_add(b, key, num);
+}
+
+void wp_add_double(wp_buf *b, const char *key, double v)
+{
+    char num[40];
+    snprintf(num, sizeof num, "%.17g", v);
+    wp_add(b, key, num);
+}
+
+int wp_end(wp_buf *b)
+{
+    buf_append(b, "\n", 1);
+    return b->failed ? -1 : 0;
+}
+
+void wp_buf_free(wp_buf *b)
+{
+    free(b->s);
+    memset(b, 0, sizeof *b);
+}
+
+/* ---- device ---- */
+
+int wp_format_device(wp_buf *b, const device_info *d)
+{
+    wp_begin(b, "device");
+    wp_add(b, "name", d->name);
+    wp_add(b, "uuid", d->uuid);
+    wp_add_int(b, "cc_major", d->cc_major);
+    wp_add_int(b, "cc_minor", d->cc_minor);
+    wp_add_int(b, "sm_count", d->sm_count);
+    wp_add_int(b, "max_threads_per_sm", d->max_threads_per_sm);
+    wp_add_int(b, "max_threads_per_block", d->max_threads_per_block);
+    wp_add_int(b, "regs_per_sm", d->regs_per_sm);
+    wp_add_int(b, "smem_per_sm", d->smem_per_sm);
+    wp_add_int(b, "l2_bytes", d->l2_bytes);
+    wp_add_int(b, "mem_bytes", d->mem_bytes);
+    wp_add_int(b, "sm_clock_khz", d->sm_clock_khz);
+    wp_add_int(b, "mem_clock_khz", d->mem_clock_khz);
+    wp_add_int(b, "mem_bus_bits", d->mem_bus_bits);
+    wp_add_int(b, "driver_version", d->driver_version);
+    wp_add_int(b, "runtime_version", d->runtime_version);
+    return wp_end(b);
+}
+
+static int get_string(const wp_msg *m, const char *key, char *dst, size_t cap, char *err,
+                      size_t len)
+{
+    const char *v = wp_get(m, key);
+    if (!v || strlen(v) >= cap) {
+        snprintf(err, len, "protocol: %s: %s %s", m->type, key, v ? "too long" : "missing");
+        return -1;
+    }
+    memcpy(dst, v, strlen(v) + 1);
+    return 0;
+}
+
+static int get_i64(const wp_msg *m, const char *key, int64_t lo, int64_t hi, int64_t *out,
+                   char *err, size_t len)
+{
+    const char *v = wp_get(m, key);
+    if (!v || wp_parse_i64(v, out) || *out < lo || *out > hi) {
+        snprintf(err, len, "protocol: %s: %s %s%s%s", m->type, key, v ? "malformed: '" : "missing",
+                 v ? v : "", v ? "'" : "");
+        return -1;
+    }
+    return 0;
+}
+
+static int get_int(const wp_msg *m, const char *key, int *out, char *err, size_t len)
+{
+    int64_t v;
+    if (get_i64(m, key, -2147483647 - 1, 2147483647, &v, err, len)) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int get_f64(const wp_msg *m, const char *key, double *out, char *err, size_t len)
+{
+    const char *v = wp_get(m, key);
+    if (!v || wp_parse_f64(v, out)) {
+        snprintf(err, len, "protocol: %s: %s %s%s%s", m->type, key, v ? "malformed: '" : "missing",
+                 v ? v : "", v ? "'" : "");
+        return -1;
+    }
+    return 0;
+}
+
+int wp_parse_device(const wp_msg *m, device_info *d, char *err, size_t len)
+{
+    memset(d, 0, sizeof *d);
+    if (strcmp(m->type, "device") != 0) {
+        snprintf(err, len, "protocol: expected a device message, got '%s'", m->type);
+        return -1;
+    }
+    if (get_string(m, "name", d->name, sizeof d->name, err, len) ||
+        get_string(m, "uuid", d->uuid, sizeof d->uuid, err, len) ||
+        get_int(m, "cc_major", &d->cc_major, err, len) ||
+        get_int(m, "cc_minor", &d->cc_minor, err, len) ||
+        get_int(m, "sm_count", &d->sm_count, err, len) ||
+        get_int(m, "max_threads_per_sm", &d->max_threads_per_sm, err, len) ||
+        get_int(m, "max_threads_per_block", &d->max_threads_per_block, err, len) ||
+        get_int(m, "regs_per_sm", &d->regs_per_sm, err, len) ||
+        get_i64(m, "smem_per_sm", 0, INT64_MAX, &d->smem_per_sm, err, len) ||
+        get_i64(m, "l2_bytes", 0, INT64_MAX, &d->l2_bytes, err, len) ||
+        get_i64(m, "mem_bytes", 0, INT64_MAX, &d->mem_bytes, err, len) ||
+        get_int(m, "sm_clock_khz", &d->sm_clock_khz, err, len) ||
+        get_int(m, "mem_clock_khz", &d->mem_clock_khz, err, len) ||
+        get_int(m, "mem_bus_bits", &d->mem_bus_bits, err, len) ||
+        get_int(m, "driver_version", &d->driver_version, err, len) ||
+        get_int(m, "runtime_version", &d->runtime_version, err, len))
+        return -1;
+    return 0;
+}
+
+/* ---- eval ---- */
+
+int wp_format_eval(wp_buf *b, const eval_request *r)
+{
+    wp_begin(b, "eval");
+    wp_add(b, "kernel", r->kernel);
+    wp_add(b, "op", r->op);
+    wp_add(b, "dtype", r->dtype);
+    wp_add(b, "problem", r->problem ? r->problem->text : "");
+    wp_add(b, "config", r->config);
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)r->seed);
+    wp_add(b, "seed", seed);
+    wp_add_int(b, "validate", r->validate ? 1 : 0);
+    wp_add_double(b, "tolerance_scale", r->tolerance_scale > 0 ? r->tolerance_scale : 1.0);
+    wp_add_int(b, "warmup", r->measure.warmup);
+    wp_add_int(b, "min_runs", r->measure.min_runs);
+    wp_add_int(b, "max_runs", r->measure.max_runs);
+    wp_add_double(b, "rel_ci", r->measure.rel_ci);
+    wp_add_int(b, "cold", r->measure.cold);
+    wp_add_double(b, "max_seconds", r->measure.max_seconds);
+    return wp_end(b);
+}
+
+int wp_parse_eval(const wp_msg *m, wp_eval *out, char *err, size_t len)
+{
+    memset(out, 0, sizeof *out);
+    if (strcmp(m->type, "eval") != 0) {
+        snprintf(err, len, "protocol: expected an eval request, got '%s'", m->type);
+        return -1;
+    }
+    const char **strs[] = { &out->kernel, &out->op, &out->dtype, &out->problem, &out->config };
+    const char *names[] = { "kernel", "op", "dtype", "problem", "config" };
+    for (int i = 0; i < 5; i++) {
+        *strs[i] = wp_get(m, names[i]);
+        if (!*strs[i]) {
+            snprintf(err, len, "protocol: eval: %s missing", names[i]);
+            return -1;
+        }
+    }
+    const char *seed = wp_get(m, "seed");
+    char *end;
+    errno = 0;
+    unsigned long long sv = seed && *seed && *seed != '-' ? strtoull(seed, &end, 10) : 0;
+    if (!seed || !*seed || *seed == '-' || *end || errno) {
+        snprintf(err, len, "protocol: eval: seed %s", seed ? "malformed" : "missing");
+        return -1;
+    }
+    out->seed = sv;
+    int64_t validate, cold;
+    measure_settings *ms = &out->measure;
+    if (get_i64(m, "validate", 0, 1, &validate, err, len) ||
+        get_f64(m, "tolerance_scale", &out->tolerance_scale, err, len) ||
+        get_int(m, "warmup", &ms->warmup, err, len) ||
+        get_int(m, "min_runs", &ms->min_runs, err, len) ||
+        get_int(m, "max_runs", &ms->max_runs, err, len) ||
+        get_f64(m, "rel_ci", &ms->rel_ci, err, len) ||
+        get_i64(m, "cold", 0, 2, &cold, err, len) ||
+        get_f64(m, "max_seconds", &ms->max_seconds, err, len))
+        return -1;
+    out->validate = (int)validate;
+    ms->cold = (int)cold;
+    if (ms->warmup < 0 || ms->min_runs < 1 || ms->max_runs < ms->min_runs) {
+        snprintf(err, len, "protocol: eval: bad run counts (warmup %d, min_runs %d, max_runs %d)",
+                 ms->warmup, ms->min_runs, ms->max_runs);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- result ---- */
+
+int wp_format_result(wp_buf *b, const eval_result *r)
+{
+    wp_begin(b, "result");
+    wp_add(b, "status", eval_status_name(r->status));
+    wp_add(b, "error", r->error);
+    /* Samples: built here rather than through wp_add so a long list costs one pass. */
+    buf_append(b, "\tsamples=", 9);
+    for (int i = 0; i < r->n_samples; i++) {
+        char num[40];
+        int n = snprintf(num, sizeof num, "%s%.9g", i ? "," : "", r->samples[i]);
+        buf_append(b, num, (size_t)n);
+    }
+    return wp_end(b);
+}
+
+int wp_parse_result(const wp_msg *m, eval_result *out, char *err, size_t len)
+{
+    memset(out, 0, sizeof *out);
+    if (strcmp(m->type, "result") != 0) {
+        snprintf(err, len, "protocol: expected a result, got '%s'", m->type);
+        return -1;
+    }
+    const char *status = wp_get(m, "status");
+    int st = eval_status_parse(status);
+    if (st < 0 || st == EVAL_UNRECORDED || st == EVAL_SKIPPED) {
+        snprintf(err, len, "protocol: result: status '%s' %s", status ? status : "",
+                 status ? "is not a worker status" : "missing");
+        return -1;
+    }
+    const char *error = wp_get(m, "error");
+    snprintf(out->error, sizeof out->error, "%s", error ? error : "");
+
+    const char *s = wp_get(m, "samples");
+    int n = 0;
+    if (s && *s) {
+        n = 1;
+        for (const char *c = s; *c; c++) n += *c == ',';
+    }
+    if (n > 0) {
+        out->samples = malloc((size_t)n * sizeof *out->samples);
+        if (!out->samples) { snprintf(err, len, "protocol: out of memory"); goto fail; }
+        const char *c = s;
+        for (int i = 0; i < n; i++) {
+            char *end;
+            errno = 0;
+            double v = strtod(c, &end);
+            if (end == c || (*end && *end != ',') || errno == ERANGE || !isfinite(v) || v < 0) {
+                snprintf(err, len, "protocol: result: sample %d malformed", i);
+                goto fail;
+            }
+            out->samples[i] = v;
+            c = *end ? end + 1 : end;
+        }
+    }
+    out->n_samples = n;
+    out->status = (eval_status)st;
+    if (st == EVAL_OK) {
+        if (n == 0) { snprintf(err, len, "protocol: result: status ok without samples"); goto fail; }
+        stats_summarize(out->samples, n, &out->stats);
+    }
+    return 0;
+fail:
+    eval_result_clear(out);
+    return -1;
+}

@@ -1,0 +1,202 @@
+/* worker.c: the worker process (`tuner __worker ORDINAL`): opens its GPU, announces it, and serves
+ * `copy` and `eval` requests from the parent over stdin/stdout (protocol in worker.h). It keeps
+ * the prepared problem of the last request and reuses it while kernel, op, dtype, problem and seed
+ * stay the same, so a sweep over configs prepares each problem once. */
+#include "worker.h"
+#include "protocol.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cuda_runtime_api.h>
+#include "cuda_device.h"
+#include "measure/measure.h"
+#include "ops/ops.h"
+#include "core/problem.h"
+
+enum { EXIT_OK = 0, EXIT_NO_DEVICE = 2, EXIT_CONTEXT_LOST = 3, EXIT_IO = 4 };
+
+/* The prepared problem: its key, the instance, or why it could not be prepared. */
+typedef struct prepared {
+    int valid;
+    char *kernel, *op, *dtype, *problem_text;
+    uint64_t seed;
+    const op_family *family;
+    problem problem;
+    op_instance *inst;       /* NULL when prepare failed: error says why */
+    char error[1024];
+} prepared;
+
+static void prepared_clear(prepared *p)
+{
+    if (p->inst) p->family->release(p->inst);
+    if (p->valid) problem_clear(&p->problem);
+    free(p->kernel);
+    free(p->op);
+    free(p->dtype);
+    free(p->problem_text);
+    memset(p, 0, sizeof *p);
+}
+
+static int prepared_matches(const prepared *p, const wp_eval *r)
+{
+    return p->valid && strcmp(p->kernel, r->kernel) == 0 && strcmp(p->op, r->op) == 0 &&
+           strcmp(p->dtype, r->dtype) == 0 && strcmp(p->problem_text, r->problem) == 0 &&
+           p->seed == r->seed;
+}
+
+/* Writes the whole line to stdout. 0 or -1. */
+static int send_line(const wp_buf *b)
+{
+    if (b->failed) return -1;
+    size_t off = 0;
+    while (off < b->len) {
+        ssize_t w = write(STDOUT_FILENO, b->s + off, b->len - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        off += (size_t)w;
+    }
+    return 0;
+}
+
+static int send_error(wp_buf *b, const char *message)
+{
+    wp_begin(b, "error");
+    wp_add(b, "message", message);
+    if (wp_end(b)) return -1;
+    return send_line(b);
+}
+
+/* Makes *p the prepared problem for r (releasing the previous one first). -1 with err when the
+ * request itself is wrong (unknown family, op, dtype or problem text); a problem that cannot be
+ * prepared on this device is remembered in p->error with p->inst NULL and returns 0. */
+static int prepare_for(prepared *p, const wp_eval *r, char *err, size_t len)
+{
+    if (prepared_matches(p, r)) return 0;
+    prepared_clear(p);
+    const op_family *f = op_family_find(r->kernel);
+    if (!f) { snprintf(err, len, "worker: unknown kernel family '%s'", r->kernel); return -1; }
+    if (op_family_op_index(f, r->op) < 0 || op_family_dtype_index(f, r->dtype) < 0) {
+        snprintf(err, len, "worker: %s has no op '%s' with dtype '%s'", r->kernel, r->op,
+                 r->dtype);
+        return -1;
+    }
+    if (problem_parse(&p->problem, r->problem)) {
+        snprintf(err, len, "worker: malformed problem '%s'", r->problem);
+        return -1;
+    }
+    p->valid = 1;
+    p->family = f;
+    p->seed = r->seed;
+    p->kernel = strdup(r->kernel);
+    p->op = strdup(r->op);
+    p->dtype = strdup(r->dtype);
+    p->problem_text = strdup(r->problem);
+    if (!p->kernel || !p->op || !p->dtype || !p->problem_text) {
+        prepared_clear(p);
+        snprintf(err, len, "worker: out of host memory");
+        return -1;
+    }
+    char why[sizeof p->error];
+    why[0] = 0;
+    if (f->prepare(r->op, r->dtype, &p->problem, r->seed, &p->inst, why, sizeof why)) {
+        p->inst = NULL;
+        snprintf(p->error, sizeof p->error, "prepare: %s", why);
+    }
+    return 0;
+}
+
+/* Serves one eval request. Returns 0 to go on, EXIT_CONTEXT_LOST after a context-losing fault,
+ * EXIT_IO when the answer cannot be written. */
+static int serve_eval(const wp_msg *m, prepared *p, measure_ctx *mc, wp_buf *b)
+{
+    char err[1024];
+    wp_eval r;
+    if (wp_parse_eval(m, &r, err, sizeof err) || prepare_for(p, &r, err, sizeof err))
+        return send_error(b, err) ? EXIT_IO : 0;
+
+    eval_result res;
+    memset(&res, 0, sizeof res);
+    int lost = 0;
+    if (!p->inst) {
+        /* The device cannot hold or build this problem: every config of it is unsupported. */
+        res.status = EVAL_UNSUPPORTED;
+        snprintf(res.error, sizeof res.error, "%s", p->error);
+    } else {
+        wp_begin(b, "prepared");
+        if (wp_end(b) || send_line(b)) return EXIT_IO;
+        if (p->family->set_tolerance_scale)
+            p->family->set_tolerance_scale(p->inst, r.tolerance_scale);
+        measure_variant(mc, p->family, p->inst, r.config, &r.measure, r.validate, &res, &lost);
+    }
+    int rc = wp_format_result(b, &res) || send_line(b) ? EXIT_IO : 0;
+    eval_result_clear(&res);
+    if (rc) return rc;
+    return lost ? EXIT_CONTEXT_LOST : 0;
+}
+
+static int serve_copy(measure_ctx *mc, wp_buf *b)
+{
+    char err[512];
+    double gbps = 0;
+    if (measure_copy_gbps(mc, &gbps, err, sizeof err))
+        return send_error(b, err) ? EXIT_IO : 0;
+    wp_begin(b, "copy");
+    wp_add_double(b, "gbps", gbps);
+    return wp_end(b) || send_line(b) ? EXIT_IO : 0;
+}
+
+int worker_main(int ordinal)
+{
+    int rc = EXIT_OK;
+    char err[1024];
+    wp_buf b = { 0 };
+    prepared prep;
+    memset(&prep, 0, sizeof prep);
+    measure_ctx *mc = NULL;
+    char *line = NULL;
+    size_t cap = 0;
+    device_info dev;
+
+    if (cuda_device_open(ordinal, &dev, err, sizeof err) ||
+        measure_ctx_create(&dev, &mc, err, sizeof err)) {
+        send_error(&b, err);
+        rc = EXIT_NO_DEVICE;
+        goto done;
+    }
+    if (wp_format_device(&b, &dev) || send_line(&b)) { rc = EXIT_IO; goto done; }
+
+    ssize_t n;
+    while ((n = getline(&line, &cap, stdin)) > 0) {
+        wp_msg m;
+        if (wp_parse(line, (size_t)n, &m, err, sizeof err)) {
+            wp_msg_clear(&m);
+            if (send_error(&b, err)) { rc = EXIT_IO; goto done; }
+            continue;
+        }
+        if (strcmp(m.type, "quit") == 0) {
+            wp_msg_clear(&m);
+            break;
+        } else if (strcmp(m.type, "eval") == 0) {
+            rc = serve_eval(&m, &prep, mc, &b);
+        } else if (strcmp(m.type, "copy") == 0) {
+            rc = serve_copy(mc, &b);
+        } else {
+            snprintf(err, sizeof err, "worker: unknown request '%s'", m.type);
+            rc = send_error(&b, err) ? EXIT_IO : 0;
+        }
+        wp_msg_clear(&m);
+        if (rc) goto done;
+    }
+done:
+    /* After a lost context nothing on the device can be released; the process exit cleans up. */
+    if (rc != EXIT_CONTEXT_LOST) {
+        prepared_clear(&prep);
+        measure_ctx_free(mc);
+    }
+    free(line);
+    wp_buf_free(&b);
+    return rc;
+}
