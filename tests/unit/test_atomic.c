@@ -119,10 +119,10 @@ static void test_harness_rules(void)
     problem p;
     char err[200];
     CHECK(problem_parse(&p, "n=33554432,offset=0,out_index=0,out_len=2,out_offset=0") == 0);
-    CHECK(f->size_key(&p) == 33554432);
-    CHECK(f->elements(&p) == 33554432);
-    CHECK(f->bytes_moved("dot", "f16", &p) == 2 * 33554432LL * 2);
-    CHECK(f->check_problem("dot", "f16", &p, err, sizeof err) == 0);
+    CHECK(f->size_key(f, &p) == 33554432);
+    CHECK(f->elements(f, &p) == 33554432);
+    CHECK(f->bytes_moved(f, "dot", "f16", &p) == 2 * 33554432LL * 2);
+    CHECK(f->check_problem(f, "dot", "f16", &p, err, sizeof err) == 0);
     problem_clear(&p);
     const char *not_keys[] = {
         "n=1000,offset=1,out_index=0,out_len=2,out_offset=0",
@@ -132,24 +132,24 @@ static void test_harness_rules(void)
     };
     for (int i = 0; i < 4; i++) {
         CHECK(problem_parse(&p, not_keys[i]) == 0);
-        CHECK(f->size_key(&p) == -1);
+        CHECK(f->size_key(f, &p) == -1);
         problem_clear(&p);
     }
     CHECK(problem_parse(&p, "n=10,offset=0,out_index=5,out_len=5,out_offset=0") == 0);
     err[0] = 0;
-    CHECK(f->check_problem("dot", "f16", &p, err, sizeof err) == -1);
+    CHECK(f->check_problem(f, "dot", "f16", &p, err, sizeof err) == -1);
     CHECK(strstr(err, "out_index") != NULL);
     problem_clear(&p);
 
     char text[200];
-    CHECK(f->default_config("f16", text, sizeof text) == 0);
+    CHECK(f->default_config(f, "f16", text, sizeof text) == 0);
     CHECK_STR(text, "block_size=256,cache_hint=normal,strategy=block_reduce,waves=32");
     tk_atomic_config c;
     CHECK(tk_atomic_config_from_text(text, &c) == TK_OK);
     tk_atomic_config d = tk_atomic_default_config();
     CHECK(c.block_size == d.block_size && c.strategy == d.strategy && c.waves == d.waves &&
           c.cache_hint == d.cache_hint && d.cache_hint == TK_CACHE_NORMAL);
-    CHECK(f->default_config("f64", text, sizeof text) == -1);
+    CHECK(f->default_config(f, "f64", text, sizeof text) == -1);
     CHECK(tk_atomic_config_from_text("block_size=64,cache_hint=evict_first,strategy=fast,waves=2",
                                      &c) == TK_OK);
     CHECK(c.cache_hint == TK_CACHE_EVICT_FIRST && c.strategy == TK_ATOMIC_FAST && c.waves == 2);
@@ -197,12 +197,12 @@ static void test_space_file(void)
     int64_t writeup[5] = {0}, target[5] = {0}, evict_first = 0;
     int choice[8];
     char text[256], def[128];
-    CHECK(sp->family->default_config("f16", def, sizeof def) == 0);
+    CHECK(sp->family->default_config(sp->family, "f16", def, sizeof def) == 0);
     for (int d = 0; d < sp->n_dtypes; d++)
         for (int q = 0; q < sp->n_problems; q++) {
             const problem *p = &sp->problems[q];
             const int64_t n = problem_int(p, "n", 0);
-            const int header = sp->family->size_key(p) >= 0;
+            const int header = sp->family->size_key(sp->family, p) >= 0;
             header_problems += header;
             space_binding b = { sp->ops[0], sp->dtypes[d], p, NULL };
             space_iter it;

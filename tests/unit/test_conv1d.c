@@ -248,27 +248,27 @@ static void test_harness_parent_side(void)
     problem p;
     char err[256];
     problem_of(&p, 1024, 3);
-    CHECK(f->elements(&p) == 1026);
-    CHECK(f->bytes_moved("full", "f32", &p) == 4 * (1024 + 3 + 1026));
-    CHECK(f->size_key(&p) == tk_conv1d_size_key(1024, 3));
-    CHECK(f->check_problem("full", "f32", &p, err, sizeof err) == 0);
+    CHECK(f->elements(f, &p) == 1026);
+    CHECK(f->bytes_moved(f, "full", "f32", &p) == 4 * (1024 + 3 + 1026));
+    CHECK(f->size_key(f, &p) == tk_conv1d_size_key(1024, 3));
+    CHECK(f->check_problem(f, "full", "f32", &p, err, sizeof err) == 0);
     problem_clear(&p);
     problem_of(&p, 262144, 16384);
-    CHECK(f->check_problem("full", "f32", &p, err, sizeof err) == 0);
+    CHECK(f->check_problem(f, "full", "f32", &p, err, sizeof err) == 0);
     problem_clear(&p);
     problem_of(&p, 64 << 20, 16384);
     err[0] = 0;
-    CHECK(f->check_problem("full", "f32", &p, err, sizeof err) == -1);
+    CHECK(f->check_problem(f, "full", "f32", &p, err, sizeof err) == -1);
     CHECK(strstr(err, "2^38") != NULL);
     problem_clear(&p);
     problem_of(&p, (int64_t)1 << 32, (int64_t)1 << 32);   /* the product overflows int64 */
-    CHECK(f->check_problem("full", "f32", &p, err, sizeof err) == -1);
+    CHECK(f->check_problem(f, "full", "f32", &p, err, sizeof err) == -1);
     problem_clear(&p);
 
     char text[128];
-    CHECK(f->default_config("f32", text, sizeof text) == 0);
+    CHECK(f->default_config(f, "f32", text, sizeof text) == 0);
     CHECK_STR(text, "block_size=256,impl=const_smem,outputs_per_thread=1");
-    CHECK(f->default_config("f16", text, sizeof text) == -1);
+    CHECK(f->default_config(f, "f16", text, sizeof text) == -1);
 }
 
 static void test_config_text(void)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include "check.h"
-#include "space/expr.h"
+#include "expr/expr.h"
 
 /* Slots of the test context: a=7, b=-3 (ints), f=2.5 (float), s="grid_stride" (string),
  * m: int or string (holds 4 unless a test changes it), z=0. */

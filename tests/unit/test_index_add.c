@@ -274,19 +274,19 @@ static void test_harness_rules(void)
         problem p;
         char err[200];
         CHECK(problem_parse(&p, cases[i].text) == 0);
-        CHECK(f->check_problem("add", "f32", &p, err, sizeof err) == 0);
-        CHECK(f->size_key(&p) == cases[i].key);
-        CHECK(f->elements(&p) == cases[i].elements);
+        CHECK(f->check_problem(f, "add", "f32", &p, err, sizeof err) == 0);
+        CHECK(f->size_key(f, &p) == cases[i].key);
+        CHECK(f->elements(f, &p) == cases[i].elements);
         problem_clear(&p);
     }
     problem p;
     CHECK(problem_parse(&p, "n_index=15,self0=32,self1=1024,self2=1024") == 0);
-    CHECK(f->bytes_moved("add", "f32", &p) == 3LL * 15 * 1024 * 1024 * 4 + 15 * 8);   /* PERF.md: 189 MB */
-    CHECK(f->bytes_moved("add", "f16", &p) == 3LL * 15 * 1024 * 1024 * 2 + 15 * 8);
+    CHECK(f->bytes_moved(f, "add", "f32", &p) == 3LL * 15 * 1024 * 1024 * 4 + 15 * 8);   /* PERF.md: 189 MB */
+    CHECK(f->bytes_moved(f, "add", "f16", &p) == 3LL * 15 * 1024 * 1024 * 2 + 15 * 8);
     problem_clear(&p);
 
     char text[200];
-    CHECK(f->default_config("f32", text, sizeof text) == 0);
+    CHECK(f->default_config(f, "f32", text, sizeof text) == 0);
     CHECK_STR(text, "block_size=128,grid_cap=8,pack_size=1,small_mode=owner,threshold=16");
     tk_index_add_config c;
     CHECK(tk_index_add_config_from_text(text, &c) == TK_OK);

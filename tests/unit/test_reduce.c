@@ -358,25 +358,25 @@ static void test_family(void)
     const char *names[] = { "n", "offset" };
     value a[] = { value_int(1000), value_int(0) }, b[] = { value_int(33554431), value_int(1) };
     CHECK(problem_init(&p, 2, names, a) == 0 && problem_init(&q, 2, names, b) == 0);
-    CHECK(f->check_problem("sum", "f32", &p, NULL, 0) == 0);
-    CHECK(f->elements(&p) == 1000);
-    CHECK(f->bytes_moved("sum", "f32", &p) == 4004);
-    CHECK(f->bytes_moved("max", "f16", &p) == 2004);
-    CHECK(f->bytes_moved("min", "bf16", &q) == 2 * (int64_t)33554431 + 4);
-    CHECK(f->bytes_moved("avg", "f32", &p) == 0);
-    CHECK(f->bytes_moved("sum", "f64", &p) == 0);
-    CHECK(f->size_key(&p) == 1000 && f->size_key(&q) == -1);
+    CHECK(f->check_problem(f, "sum", "f32", &p, NULL, 0) == 0);
+    CHECK(f->elements(f, &p) == 1000);
+    CHECK(f->bytes_moved(f, "sum", "f32", &p) == 4004);
+    CHECK(f->bytes_moved(f, "max", "f16", &p) == 2004);
+    CHECK(f->bytes_moved(f, "min", "bf16", &q) == 2 * (int64_t)33554431 + 4);
+    CHECK(f->bytes_moved(f, "avg", "f32", &p) == 0);
+    CHECK(f->bytes_moved(f, "sum", "f64", &p) == 0);
+    CHECK(f->size_key(f, &p) == 1000 && f->size_key(f, &q) == -1);
 
     char text[256];
     tk_reduce_config c;
     for (int d = TK_F32; d <= TK_BF16; d++) {
-        CHECK(f->default_config(tk_dtype_name((tk_dtype)d), text, sizeof text) == 0);
+        CHECK(f->default_config(f, tk_dtype_name((tk_dtype)d), text, sizeof text) == 0);
         tk_reduce_config want = tk_reduce_default_config((tk_dtype)d);
         CHECK(tk_reduce_config_from_text(text, &c) == TK_OK && same_config(&c, &want));
         CHECK(tk_reduce_config_supported(&c, (tk_dtype)d));
     }
-    CHECK(f->default_config("f64", text, sizeof text) == -1);
-    CHECK(f->default_config("f32", text, 10) == -1);
+    CHECK(f->default_config(f, "f64", text, sizeof text) == -1);
+    CHECK(f->default_config(f, "f32", text, 10) == -1);
     problem_clear(&p);
     problem_clear(&q);
 }

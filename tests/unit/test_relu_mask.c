@@ -151,29 +151,29 @@ static void test_family(void)
     /* PERF.md: f32 (16,32,112,112) backward moves 77 MB reading y, 52 MB reading the mask */
     problem p = make_problem(6422528, 0, 1), q = make_problem(6422528, 0, 0);
     problem r = make_problem(1000003, 1, 1);
-    CHECK(f->bytes_moved("relu_bwd", "f32", &q) == 3 * 6422528LL * 4);
-    CHECK(f->bytes_moved("relu_bwd", "f32", &p) == 2 * 6422528LL * 4 + 200704LL * 4);
-    CHECK(f->bytes_moved("relu_fwd", "f32", &p) == 2 * 6422528LL * 4 + 200704LL * 4);
-    CHECK(f->bytes_moved("relu_fwd", "f32", &q) == 2 * 6422528LL * 4);
-    CHECK(f->bytes_moved("add_relu_fwd", "f16", &p) == 3 * 6422528LL * 2 + 200704LL * 4);
-    CHECK(f->bytes_moved("add_relu_bwd", "bf16", &p) == 3 * 6422528LL * 2 + 200704LL * 4);
-    CHECK(f->bytes_moved("add_relu_bwd", "bf16", &q) == 4 * 6422528LL * 2);
-    CHECK(f->bytes_moved("relu_bwd", "f32", &r) == 2 * 1000003LL * 4 + 31251LL * 4);
-    CHECK(f->bytes_moved("gelu", "f32", &p) == 0 && f->bytes_moved("relu_fwd", "f64", &p) == 0);
-    CHECK(f->elements(&p) == 6422528);
-    CHECK(f->size_key(&p) == 6422528 && f->size_key(&q) == -1 && f->size_key(&r) == -1);
+    CHECK(f->bytes_moved(f, "relu_bwd", "f32", &q) == 3 * 6422528LL * 4);
+    CHECK(f->bytes_moved(f, "relu_bwd", "f32", &p) == 2 * 6422528LL * 4 + 200704LL * 4);
+    CHECK(f->bytes_moved(f, "relu_fwd", "f32", &p) == 2 * 6422528LL * 4 + 200704LL * 4);
+    CHECK(f->bytes_moved(f, "relu_fwd", "f32", &q) == 2 * 6422528LL * 4);
+    CHECK(f->bytes_moved(f, "add_relu_fwd", "f16", &p) == 3 * 6422528LL * 2 + 200704LL * 4);
+    CHECK(f->bytes_moved(f, "add_relu_bwd", "bf16", &p) == 3 * 6422528LL * 2 + 200704LL * 4);
+    CHECK(f->bytes_moved(f, "add_relu_bwd", "bf16", &q) == 4 * 6422528LL * 2);
+    CHECK(f->bytes_moved(f, "relu_bwd", "f32", &r) == 2 * 1000003LL * 4 + 31251LL * 4);
+    CHECK(f->bytes_moved(f, "gelu", "f32", &p) == 0 && f->bytes_moved(f, "relu_fwd", "f64", &p) == 0);
+    CHECK(f->elements(f, &p) == 6422528);
+    CHECK(f->size_key(f, &p) == 6422528 && f->size_key(f, &q) == -1 && f->size_key(f, &r) == -1);
     char err[64];
-    CHECK(f->check_problem("relu_fwd", "f32", &p, err, sizeof err) == 0);
+    CHECK(f->check_problem(f, "relu_fwd", "f32", &p, err, sizeof err) == 0);
 
     /* the default config, as text the library parses back */
     char text[128];
-    CHECK(f->default_config("f32", text, sizeof text) == 0);
+    CHECK(f->default_config(f, "f32", text, sizeof text) == 0);
     CHECK_STR(text, "block_size=256,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,"
                     "unroll=1,waves=32");
-    CHECK(f->default_config("bf16", text, sizeof text) == 0);
+    CHECK(f->default_config(f, "bf16", text, sizeof text) == 0);
     CHECK_STR(text, "block_size=256,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=8,"
                     "unroll=1,waves=32");
-    CHECK(f->default_config("f64", text, sizeof text) == -1);
+    CHECK(f->default_config(f, "f64", text, sizeof text) == -1);
     tk_relu_mask_config c;
     CHECK(tk_relu_mask_config_from_text(text, &c) == TK_OK);
     const tk_relu_mask_config d = tk_relu_mask_default_config(TK_BF16, TK_MASK_BALLOT32);

@@ -58,7 +58,7 @@ static void test_default_like(void)
 {
     const op_family *fam = op_family_find("elementwise");
     char full[1024], got[1024], a[64], b[64];
-    CHECK(fam && fam->default_config && fam->default_config("f16", full, sizeof full) == 0);
+    CHECK(fam && fam->default_config && fam->default_config(fam, "f16", full, sizeof full) == 0);
     if (!fam) return;
     const char *like = "block_size=64,loop=one_shot,pack_size=1,unroll=1,waves=1";
     CHECK(default_config_like("elementwise.mul", "f16", like, got, sizeof got) == 0);

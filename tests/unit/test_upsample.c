@@ -238,41 +238,41 @@ static void test_harness(void)
     problem p;
     make_problem(&p, 16, 32, 80, 80);
     CHECK_STR(p.text, "C=32,H=80,N=16,W=80");
-    CHECK(f->size_key(&p) == 3276800 && f->elements(&p) == 3276800);
+    CHECK(f->size_key(f, &p) == 3276800 && f->elements(f, &p) == 3276800);
     /* PERF.md: 65.5 MB for f32, 32.8 MB for f16, both directions */
-    CHECK(f->bytes_moved("nearest2x_fwd", "f32", &p) == 65536000);
-    CHECK(f->bytes_moved("nearest2x_bwd", "f32", &p) == 65536000);
-    CHECK(f->bytes_moved("nearest2x_fwd", "f16", &p) == 32768000);
-    CHECK(f->bytes_moved("nearest2x_bwd", "bf16", &p) == 32768000);
-    CHECK(f->bytes_moved("nearest3x_fwd", "f32", &p) == 0);
+    CHECK(f->bytes_moved(f, "nearest2x_fwd", "f32", &p) == 65536000);
+    CHECK(f->bytes_moved(f, "nearest2x_bwd", "f32", &p) == 65536000);
+    CHECK(f->bytes_moved(f, "nearest2x_fwd", "f16", &p) == 32768000);
+    CHECK(f->bytes_moved(f, "nearest2x_bwd", "bf16", &p) == 32768000);
+    CHECK(f->bytes_moved(f, "nearest3x_fwd", "f32", &p) == 0);
     char err[256] = "";
-    CHECK(f->check_problem("nearest2x_fwd", "f32", &p, err, sizeof err) == 0);
+    CHECK(f->check_problem(f, "nearest2x_fwd", "f32", &p, err, sizeof err) == 0);
     problem_clear(&p);
     make_problem(&p, 1, 1, 79, 81);
-    CHECK(f->size_key(&p) == 79 * 81);
-    CHECK(f->bytes_moved("nearest2x_bwd", "f16", &p) == 5 * 79 * 81 * 2);
+    CHECK(f->size_key(f, &p) == 79 * 81);
+    CHECK(f->bytes_moved(f, "nearest2x_bwd", "f16", &p) == 5 * 79 * 81 * 2);
     problem_clear(&p);
     /* an output beyond 2^36 elements is refused before anything runs */
     make_problem(&p, 1 << 16, 1 << 16, 2, 2);            /* 2^36 outputs: the limit */
-    CHECK(f->check_problem("nearest2x_fwd", "f32", &p, err, sizeof err) == 0);
+    CHECK(f->check_problem(f, "nearest2x_fwd", "f32", &p, err, sizeof err) == 0);
     problem_clear(&p);
     make_problem(&p, 1 << 16, 1 << 16, 2, 4);
-    CHECK(f->check_problem("nearest2x_fwd", "f32", &p, err, sizeof err) == -1);
+    CHECK(f->check_problem(f, "nearest2x_fwd", "f32", &p, err, sizeof err) == -1);
     CHECK(strstr(err, "must not exceed") != NULL);
     problem_clear(&p);
     make_problem(&p, (int64_t)1 << 31, (int64_t)1 << 31, (int64_t)1 << 31, (int64_t)1 << 31);
-    CHECK(f->check_problem("nearest2x_bwd", "f16", &p, err, sizeof err) == -1);
-    CHECK(f->bytes_moved("nearest2x_bwd", "f16", &p) == 0);
+    CHECK(f->check_problem(f, "nearest2x_bwd", "f16", &p, err, sizeof err) == -1);
+    CHECK(f->bytes_moved(f, "nearest2x_bwd", "f16", &p) == 0);
     problem_clear(&p);
 
     char buf[128];
     tk_upsample_config c;
-    CHECK(f->default_config("f32", buf, sizeof buf) == 0);
+    CHECK(f->default_config(f, "f32", buf, sizeof buf) == 0);
     CHECK_STR(buf, "block_size=256,cache_hint=normal,impl=vec,pack_size=4,waves=32");
     CHECK(tk_upsample_config_from_text(buf, &c) == TK_OK && c.pack_size == 4);
-    CHECK(f->default_config("bf16", buf, sizeof buf) == 0);
+    CHECK(f->default_config(f, "bf16", buf, sizeof buf) == 0);
     CHECK_STR(buf, "block_size=256,cache_hint=normal,impl=vec,pack_size=8,waves=32");
-    CHECK(f->default_config("f64", buf, sizeof buf) == -1);
+    CHECK(f->default_config(f, "f64", buf, sizeof buf) == -1);
 }
 
 /* spaces/upsample.yaml loads, and for every op, dtype and problem each config it enumerates
@@ -295,7 +295,7 @@ static void test_space_file(void)
             for (int q = 0; q < sp->n_problems; q++) {
                 space_binding b = { sp->ops[o], sp->dtypes[d], &sp->problems[q], NULL };
                 char def[128];
-                sp->family->default_config(sp->dtypes[d], def, sizeof def);
+                sp->family->default_config(sp->family, sp->dtypes[d], def, sizeof def);
                 space_iter it;
                 space_iter_init(&it, sp, &b);
                 while (space_iter_next(&it, choice) == 1) {

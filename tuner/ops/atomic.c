@@ -49,7 +49,7 @@ struct op_instance {
     double tolerance_scale;
 };
 
-static int at_check_problem(const char *op, const char *dtype, const problem *p, char *err,
+static int at_check_problem(OP_SELF, const char *op, const char *dtype, const problem *p, char *err,
                             size_t len)
 {
     (void)op; (void)dtype;
@@ -62,30 +62,30 @@ static int at_check_problem(const char *op, const char *dtype, const problem *p,
     return 0;
 }
 
-static int64_t at_elements(const problem *p) { return problem_int(p, "n", 0); }
+static int64_t at_elements(OP_SELF, const problem *p) { return problem_int(p, "n", 0); }
 
 /* Reads x and y once; the one result element is negligible. */
-static int64_t at_bytes_moved(const char *op, const char *dtype, const problem *p)
+static int64_t at_bytes_moved(OP_SELF, const char *op, const char *dtype, const problem *p)
 {
     (void)op;
     int d = tk_dtype_parse(dtype);
-    return d < 0 ? 0 : 2 * at_elements(p) * (int64_t)tk_dtype_size((tk_dtype)d);
+    return d < 0 ? 0 : 2 * at_elements(self, p) * (int64_t)tk_dtype_size((tk_dtype)d);
 }
 
 /* Header entries: aligned inputs and the standard output (two elements, target first, on a
  * 4-byte boundary, so every strategy including half2_pack runs). */
-static int64_t at_size_key(const problem *p)
+static int64_t at_size_key(OP_SELF, const problem *p)
 {
     return problem_int(p, "offset", 0) == 0 && problem_int(p, "out_offset", 0) == 0 &&
                    problem_int(p, "out_len", 2) == 2 && problem_int(p, "out_index", 0) == 0
-               ? at_elements(p)
+               ? at_elements(self, p)
                : -1;
 }
 
 static const char *const at_strategy_names[] = { "half", "half2_pack", "fast", "float_acc",
                                                  "block_reduce" };
 
-static int at_default_config(const char *dtype, char *buf, size_t len)
+static int at_default_config(OP_SELF, const char *dtype, char *buf, size_t len)
 {
     if (tk_dtype_parse(dtype) < 0) return -1;
     tk_atomic_config c = tk_atomic_default_config();
@@ -126,7 +126,7 @@ static void at_release(op_instance *inst)
 }
 
 /* Allocates the instance; the worker releases it with at_release. */
-static int at_prepare(const char *op, const char *dtype, const problem *p, uint64_t seed,
+static int at_prepare(OP_SELF, const char *op, const char *dtype, const problem *p, uint64_t seed,
                       op_instance **out, char *err, size_t len)
 {
     *out = NULL;

@@ -92,7 +92,7 @@ void conv1d_tolerance(int64_t len_a, int64_t len_b, double *rtol, double *atol)
 
 /* ---- parent side ---- */
 
-static int cv_check_problem(const char *op, const char *dtype, const problem *p, char *err,
+static int cv_check_problem(OP_SELF, const char *op, const char *dtype, const problem *p, char *err,
                             size_t len)
 {
     (void)op; (void)dtype;
@@ -109,24 +109,24 @@ static int cv_check_problem(const char *op, const char *dtype, const problem *p,
     return 0;
 }
 
-static int64_t cv_elements(const problem *p)
+static int64_t cv_elements(OP_SELF, const problem *p)
 {
     return problem_int(p, "len_a", 0) + problem_int(p, "len_b", 0) - 1;
 }
 
-static int64_t cv_bytes_moved(const char *op, const char *dtype, const problem *p)
+static int64_t cv_bytes_moved(OP_SELF, const char *op, const char *dtype, const problem *p)
 {
     (void)op; (void)dtype;
     return (int64_t)sizeof(float) *
-           (problem_int(p, "len_a", 0) + problem_int(p, "len_b", 0) + cv_elements(p));
+           (problem_int(p, "len_a", 0) + problem_int(p, "len_b", 0) + cv_elements(self, p));
 }
 
-static int64_t cv_size_key(const problem *p)
+static int64_t cv_size_key(OP_SELF, const problem *p)
 {
     return tk_conv1d_size_key(problem_int(p, "len_a", 0), problem_int(p, "len_b", 0));
 }
 
-static int cv_default_config(const char *dtype, char *buf, size_t len)
+static int cv_default_config(OP_SELF, const char *dtype, char *buf, size_t len)
 {
     if (strcmp(dtype, "f32") != 0) return -1;
     const tk_conv1d_config c = tk_conv1d_default_config();
@@ -155,7 +155,7 @@ static void cv_release(op_instance *inst)
 }
 
 /* Allocates the instance; the worker releases it with cv_release. */
-static int cv_prepare(const char *op, const char *dtype, const problem *p, uint64_t seed,
+static int cv_prepare(OP_SELF, const char *op, const char *dtype, const problem *p, uint64_t seed,
                       op_instance **out, char *err, size_t len)
 {
     *out = NULL;

@@ -40,29 +40,29 @@ static int ew_op_index(const char *op)
     return -1;
 }
 
-static int ew_check_problem(const char *op, const char *dtype, const problem *p, char *err,
+static int ew_check_problem(OP_SELF, const char *op, const char *dtype, const problem *p, char *err,
                             size_t len)
 {
     (void)op; (void)dtype; (void)p; (void)err; (void)len;
     return 0;   /* the field ranges say everything */
 }
 
-static int64_t ew_elements(const problem *p) { return problem_int(p, "n", 0); }
+static int64_t ew_elements(OP_SELF, const problem *p) { return problem_int(p, "n", 0); }
 
-static int64_t ew_bytes_moved(const char *op, const char *dtype, const problem *p)
+static int64_t ew_bytes_moved(OP_SELF, const char *op, const char *dtype, const problem *p)
 {
     int k = ew_op_index(op);
     int d = tk_dtype_parse(dtype);
     if (k < 0 || d < 0) return 0;
-    return (int64_t)(ew_inputs[k] + 1) * ew_elements(p) * (int64_t)tk_dtype_size((tk_dtype)d);
+    return (int64_t)(ew_inputs[k] + 1) * ew_elements(self, p) * (int64_t)tk_dtype_size((tk_dtype)d);
 }
 
-static int64_t ew_size_key(const problem *p)
+static int64_t ew_size_key(OP_SELF, const problem *p)
 {
-    return problem_int(p, "offset", 0) == 0 ? ew_elements(p) : -1;
+    return problem_int(p, "offset", 0) == 0 ? ew_elements(self, p) : -1;
 }
 
-static int ew_default_config(const char *dtype, char *buf, size_t len)
+static int ew_default_config(OP_SELF, const char *dtype, char *buf, size_t len)
 {
     int d = tk_dtype_parse(dtype);
     if (d < 0) return -1;
@@ -111,7 +111,7 @@ static void ew_release(op_instance *inst)
 }
 
 /* Allocates the instance; the worker releases it with ew_release. */
-static int ew_prepare(const char *op, const char *dtype, const problem *p, uint64_t seed,
+static int ew_prepare(OP_SELF, const char *op, const char *dtype, const problem *p, uint64_t seed,
                       op_instance **out, char *err, size_t len)
 {
     *out = NULL;

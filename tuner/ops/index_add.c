@@ -145,7 +145,7 @@ struct op_instance {
     double tolerance_scale;
 };
 
-static int ia_check_problem(const char *op, const char *dtype, const problem *p, char *err,
+static int ia_check_problem(OP_SELF, const char *op, const char *dtype, const problem *p, char *err,
                             size_t len)
 {
     (void)op; (void)dtype;
@@ -153,7 +153,7 @@ static int ia_check_problem(const char *op, const char *dtype, const problem *p,
     return index_add_shape_of(p, &s, err, len);
 }
 
-static int64_t ia_elements(const problem *p)
+static int64_t ia_elements(OP_SELF, const problem *p)
 {
     index_add_shape s;
     char err[8];
@@ -161,7 +161,7 @@ static int64_t ia_elements(const problem *p)
 }
 
 /* PERF.md's count: source read, and as many self elements read and written; the indices. */
-static int64_t ia_bytes_moved(const char *op, const char *dtype, const problem *p)
+static int64_t ia_bytes_moved(OP_SELF, const char *op, const char *dtype, const problem *p)
 {
     (void)op;
     int d = tk_dtype_parse(dtype);
@@ -175,7 +175,7 @@ static int64_t ia_bytes_moved(const char *op, const char *dtype, const problem *
 /* Header entries: int64 indices (PyTorch's), aligned tensors, and not duplicate-heavy (more
  * than 4 indices per row of the range: those measure contention, and would share a source
  * size with the write-up's shapes). The key is the source's element count. */
-static int64_t ia_size_key(const problem *p)
+static int64_t ia_size_key(OP_SELF, const problem *p)
 {
     index_add_shape s;
     char err[8];
@@ -185,7 +185,7 @@ static int64_t ia_size_key(const problem *p)
     return s.source_elements;
 }
 
-static int ia_default_config(const char *dtype, char *buf, size_t len)
+static int ia_default_config(OP_SELF, const char *dtype, char *buf, size_t len)
 {
     if (tk_dtype_parse(dtype) < 0) return -1;
     tk_index_add_config c = tk_index_add_default_config();
@@ -226,7 +226,7 @@ static int64_t most_repeats(int64_t *idx, int64_t n)
 }
 
 /* Allocates the instance; the worker releases it with ia_release. */
-static int ia_prepare(const char *op, const char *dtype, const problem *p, uint64_t seed,
+static int ia_prepare(OP_SELF, const char *op, const char *dtype, const problem *p, uint64_t seed,
                       op_instance **out, char *err, size_t len)
 {
     *out = NULL;

@@ -20,8 +20,13 @@ typedef struct problem_field {
 } problem_field;
 
 typedef struct op_instance op_instance;   /* worker-side state of one prepared problem */
+typedef struct op_family op_family;
 
-typedef struct op_family {
+/* The first parameter of the members below: the family itself, so that a family built at run
+ * time from a space file (tuner/user) reaches its description; the built-in ones ignore it. */
+#define OP_SELF const op_family *self __attribute__((unused))
+
+struct op_family {
     const char *kernel;                   /* the space file's `kernel:` */
     int n_ops;
     const char *const *ops;               /* op names within the family: "mul" */
@@ -33,24 +38,24 @@ typedef struct op_family {
 
     /* ---- parent side: no CUDA ---- */
     /* Checks a problem beyond the field ranges (e.g. shapes that must agree). 0 or -1 + err. */
-    int (*check_problem)(const char *op, const char *dtype, const problem *p, char *err,
+    int (*check_problem)(const op_family *self, const char *op, const char *dtype, const problem *p, char *err,
                          size_t len);
     /* Fewest bytes the op must move (each input read once, each output written once). */
-    int64_t (*bytes_moved)(const char *op, const char *dtype, const problem *p);
+    int64_t (*bytes_moved)(const op_family *self, const char *op, const char *dtype, const problem *p);
     /* Elements of the problem (what GB/s and the report's x axis use). */
-    int64_t (*elements)(const problem *p);
+    int64_t (*elements)(const op_family *self, const problem *p);
     /* The size the generated header dispatches on, or -1 when this problem is not a header
      * entry (e.g. a deliberately misaligned pointer). */
-    int64_t (*size_key)(const problem *p);
+    int64_t (*size_key)(const op_family *self, const problem *p);
     /* The classic default config for a dtype as canonical text (what a NULL config gets on a
      * device the header does not know), so reports can show each winner's gain over it. */
-    int (*default_config)(const char *dtype, char *buf, size_t len);
+    int (*default_config)(const op_family *self, const char *dtype, char *buf, size_t len);
 
     /* ---- worker side: CUDA ---- */
     /* Allocates inputs and output on the current device, fills inputs with random values from a
      * GSL generator seeded with seed, computes the reference in double precision on the CPU and
      * uploads it. Returns 0, or -1 with err (e.g. out of memory). */
-    int (*prepare)(const char *op, const char *dtype, const problem *p, uint64_t seed,
+    int (*prepare)(const op_family *self, const char *op, const char *dtype, const problem *p, uint64_t seed,
                    op_instance **out, char *err, size_t len);
     /* Sets the factor the family's per-dtype tolerances are multiplied by (default 1). */
     void (*set_tolerance_scale)(op_instance *inst, double scale);
@@ -65,7 +70,7 @@ typedef struct op_family {
      * expected), -1 on a CUDA error (err). */
     int (*validate)(op_instance *inst, char *err, size_t len);
     void (*release)(op_instance *inst);
-} op_family;
+};
 
 /* The family for a space file's kernel name, or NULL. */
 const op_family *op_family_find(const char *kernel);

@@ -103,31 +103,31 @@ double reduce_sum_atol(int64_t depth, double sum_abs)
 
 /* ---- parent side ---- */
 
-static int red_check_problem(const char *op, const char *dtype, const problem *p, char *err,
+static int red_check_problem(OP_SELF, const char *op, const char *dtype, const problem *p, char *err,
                              size_t len)
 {
     (void)op; (void)dtype; (void)p; (void)err; (void)len;
     return 0;   /* the field ranges say everything */
 }
 
-static int64_t red_elements(const problem *p) { return problem_int(p, "n", 0); }
+static int64_t red_elements(OP_SELF, const problem *p) { return problem_int(p, "n", 0); }
 
 /* Each input element read once, one float written. */
-static int64_t red_bytes_moved(const char *op, const char *dtype, const problem *p)
+static int64_t red_bytes_moved(OP_SELF, const char *op, const char *dtype, const problem *p)
 {
     int d = tk_dtype_parse(dtype);
     int known = 0;
     for (int k = 0; k < 3; k++) known |= op && strcmp(op, red_ops[k]) == 0;
     if (d < 0 || !known) return 0;
-    return red_elements(p) * (int64_t)tk_dtype_size((tk_dtype)d) + (int64_t)sizeof(float);
+    return red_elements(self, p) * (int64_t)tk_dtype_size((tk_dtype)d) + (int64_t)sizeof(float);
 }
 
-static int64_t red_size_key(const problem *p)
+static int64_t red_size_key(OP_SELF, const problem *p)
 {
-    return problem_int(p, "offset", 0) == 0 ? red_elements(p) : -1;
+    return problem_int(p, "offset", 0) == 0 ? red_elements(self, p) : -1;
 }
 
-static int red_default_config(const char *dtype, char *buf, size_t len)
+static int red_default_config(OP_SELF, const char *dtype, char *buf, size_t len)
 {
     int d = tk_dtype_parse(dtype);
     if (d < 0) return -1;
@@ -148,7 +148,7 @@ static void red_release(op_instance *inst)
 }
 
 /* Allocates the instance; the worker releases it with red_release. */
-static int red_prepare(const char *op, const char *dtype, const problem *p, uint64_t seed,
+static int red_prepare(OP_SELF, const char *op, const char *dtype, const problem *p, uint64_t seed,
                        op_instance **out, char *err, size_t len)
 {
     *out = NULL;

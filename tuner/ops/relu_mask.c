@@ -135,22 +135,22 @@ static int rm_op_index(const char *op)
     return -1;
 }
 
-static int rm_check_problem(const char *op, const char *dtype, const problem *p, char *err,
+static int rm_check_problem(OP_SELF, const char *op, const char *dtype, const problem *p, char *err,
                             size_t len)
 {
     (void)op; (void)dtype; (void)p; (void)err; (void)len;
     return 0;   /* the field ranges say everything */
 }
 
-static int64_t rm_elements(const problem *p) { return problem_int(p, "n", 0); }
+static int64_t rm_elements(OP_SELF, const problem *p) { return problem_int(p, "n", 0); }
 
 /* Each input read once, each output written once: x (and addend) -> y (+ mask); dy + mask (or
  * y) -> dx (+ the addend's gradient). */
-static int64_t rm_bytes_moved(const char *op, const char *dtype, const problem *p)
+static int64_t rm_bytes_moved(OP_SELF, const char *op, const char *dtype, const problem *p)
 {
     const int k = rm_op_index(op), d = tk_dtype_parse(dtype);
     if (k < 0 || d < 0) return 0;
-    const int64_t n = rm_elements(p), es = (int64_t)tk_dtype_size((tk_dtype)d);
+    const int64_t n = rm_elements(self, p), es = (int64_t)tk_dtype_size((tk_dtype)d);
     const int64_t mask = 4 * tk_relu_mask_words(n), data = n * es;
     const int with_mask = problem_int(p, "with_mask", 1) != 0;
     switch ((enum rm_op)k) {
@@ -163,14 +163,14 @@ static int64_t rm_bytes_moved(const char *op, const char *dtype, const problem *
 }
 
 /* Masked problems at aligned pointers are the header's entries (NULL-config masked calls). */
-static int64_t rm_size_key(const problem *p)
+static int64_t rm_size_key(OP_SELF, const problem *p)
 {
     return problem_int(p, "offset", 0) == 0 && problem_int(p, "with_mask", 1) != 0
-               ? rm_elements(p)
+               ? rm_elements(self, p)
                : -1;
 }
 
-static int rm_default_config(const char *dtype, char *buf, size_t len)
+static int rm_default_config(OP_SELF, const char *dtype, char *buf, size_t len)
 {
     const int d = tk_dtype_parse(dtype);
     if (d < 0) return -1;
@@ -306,7 +306,7 @@ static int prepare_bwd(op_instance *inst, host_bufs *h, uint64_t seed, char *err
 }
 
 /* Allocates the instance; the worker releases it with rm_release. */
-static int rm_prepare(const char *op, const char *dtype, const problem *p, uint64_t seed,
+static int rm_prepare(OP_SELF, const char *op, const char *dtype, const problem *p, uint64_t seed,
                       op_instance **out, char *err, size_t len)
 {
     *out = NULL;

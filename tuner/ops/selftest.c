@@ -45,22 +45,22 @@ struct op_instance {
     int *flag;               /* device, 0: what the hang kernel waits on */
 };
 
-static int st_check_problem(const char *op, const char *dtype, const problem *p, char *err,
+static int st_check_problem(OP_SELF, const char *op, const char *dtype, const problem *p, char *err,
                             size_t len)
 {
     (void)op; (void)dtype; (void)p; (void)err; (void)len;
     return 0;   /* the field range says everything */
 }
 
-static int64_t st_elements(const problem *p) { return problem_int(p, "n", 0); }
+static int64_t st_elements(OP_SELF, const problem *p) { return problem_int(p, "n", 0); }
 
-static int64_t st_bytes_moved(const char *op, const char *dtype, const problem *p)
+static int64_t st_bytes_moved(OP_SELF, const char *op, const char *dtype, const problem *p)
 {
     (void)op; (void)dtype;
-    return 2 * st_elements(p) * (int64_t)sizeof(float);
+    return 2 * st_elements(self, p) * (int64_t)sizeof(float);
 }
 
-static int64_t st_size_key(const problem *p) { return st_elements(p); }
+static int64_t st_size_key(OP_SELF, const problem *p) { return st_elements(self, p); }
 
 static void st_release(op_instance *inst)
 {
@@ -73,7 +73,7 @@ static void st_release(op_instance *inst)
 }
 
 /* Allocates the instance; the worker releases it with st_release. */
-static int st_prepare(const char *op, const char *dtype, const problem *p, uint64_t seed,
+static int st_prepare(OP_SELF, const char *op, const char *dtype, const problem *p, uint64_t seed,
                       op_instance **out, char *err, size_t len)
 {
     *out = NULL;
@@ -81,7 +81,7 @@ static int st_prepare(const char *op, const char *dtype, const problem *p, uint6
     float *host_x = NULL;
     double *exact = NULL;
     op_instance *inst = calloc(1, sizeof *inst);
-    int64_t n = st_elements(p);
+    int64_t n = st_elements(self, p);
     if (!inst) { snprintf(err, len, "out of host memory"); goto done; }
     inst->n = n;
     host_x = malloc((size_t)n * sizeof *host_x);

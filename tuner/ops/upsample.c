@@ -63,7 +63,7 @@ static int64_t up_input_elements(const problem *p)
     return n;
 }
 
-static int up_check_problem(const char *op, const char *dtype, const problem *p, char *err,
+static int up_check_problem(OP_SELF, const char *op, const char *dtype, const problem *p, char *err,
                             size_t len)
 {
     (void)op; (void)dtype;
@@ -75,9 +75,9 @@ static int up_check_problem(const char *op, const char *dtype, const problem *p,
     return 0;
 }
 
-static int64_t up_elements(const problem *p) { return up_input_elements(p); }
+static int64_t up_elements(OP_SELF, const problem *p) { return up_input_elements(p); }
 
-static int64_t up_bytes_moved(const char *op, const char *dtype, const problem *p)
+static int64_t up_bytes_moved(OP_SELF, const char *op, const char *dtype, const problem *p)
 {
     int d = tk_dtype_parse(dtype);
     int64_t n = up_input_elements(p);
@@ -86,11 +86,11 @@ static int64_t up_bytes_moved(const char *op, const char *dtype, const problem *
     return (1 + UP_SCALE * UP_SCALE) * n * (int64_t)tk_dtype_size((tk_dtype)d);
 }
 
-static int64_t up_size_key(const problem *p) { return up_input_elements(p); }
+static int64_t up_size_key(OP_SELF, const problem *p) { return up_input_elements(p); }
 
 static const char *const up_impl_names[] = { "generic", "pack2x", "vec" };
 
-static int up_default_config(const char *dtype, char *buf, size_t len)
+static int up_default_config(OP_SELF, const char *dtype, char *buf, size_t len)
 {
     int d = tk_dtype_parse(dtype);
     if (d < 0) return -1;
@@ -159,7 +159,7 @@ static void up_release(op_instance *inst)
 }
 
 /* Allocates the instance; the worker releases it with up_release. */
-static int up_prepare(const char *op, const char *dtype, const problem *p, uint64_t seed,
+static int up_prepare(OP_SELF, const char *op, const char *dtype, const problem *p, uint64_t seed,
                       op_instance **out, char *err, size_t len)
 {
     *out = NULL;

@@ -28,7 +28,7 @@ int default_config_like(const char *op, const char *dtype, const char *like_conf
     if (!dot || len == 0) return -1;
     snprintf(kernel, sizeof kernel, "%.*s", (int)(dot - op), op);
     const op_family *fam = op_family_find(kernel);
-    if (!fam || !fam->default_config || fam->default_config(dtype, def, sizeof def) != 0)
+    if (!fam || !fam->default_config || fam->default_config(fam, dtype, def, sizeof def) != 0)
         return -1;
     /* every parameter of like_config must have a default value */
     for (const char *p = like_config; *p;) {

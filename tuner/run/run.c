@@ -147,10 +147,10 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
                 char opfull[256], label[512];
                 snprintf(opfull, sizeof opfull, "%s.%s", sp->kernel, op);
                 snprintf(label, sizeof label, "%s %s %s", opfull, dtype, pb->text);
-                if (fam->check_problem(op, dtype, pb, err, len) != 0) goto done;
-                int64_t problem_id, bytes = fam->bytes_moved(op, dtype, pb);
-                if (db_put_problem(d, opfull, dtype, pb->text, fam->elements(pb), bytes,
-                                   fam->size_key(pb), &problem_id, err, len) != 0)
+                if (fam->check_problem(fam, op, dtype, pb, err, len) != 0) goto done;
+                int64_t problem_id, bytes = fam->bytes_moved(fam, op, dtype, pb);
+                if (db_put_problem(d, opfull, dtype, pb->text, fam->elements(fam, pb), bytes,
+                                   fam->size_key(fam, pb), &problem_id, err, len) != 0)
                     goto done;
                 space_binding bind = { op, dtype, pb, &dev };
                 st = svt->create(sp, &bind, seed, budget_evals, err, len);

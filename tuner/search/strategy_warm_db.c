@@ -78,7 +78,7 @@ int strategy_warm_start(strategy **st, db *d, const space *sp, const space_bindi
     snprintf(op, sizeof op, "%s.%s", sp->kernel, b->op);
     collect c = { b->device ? b->device->uuid : NULL,
                   b->device ? b->device->cc_major * 10 + b->device->cc_minor : 0,
-                  b->problem->text, sp->family->size_key(b->problem), NULL, 0, 0, 0 };
+                  b->problem->text, sp->family->size_key(sp->family, b->problem), NULL, 0, 0, 0 };
     int *configs = malloc((size_t)WARM_MAX * (size_t)np * sizeof *configs);
     if (!configs) { snprintf(err, len, "out of memory"); goto done; }
     if (db_each_best(d, NULL, op, b->dtype, collect_row, &c) != 0 || c.oom) {

@@ -13,7 +13,7 @@
 #include "core/problem.h"
 #include "core/device.h"
 #include "core/eval.h"
-#include "expr.h"
+#include "expr/expr.h"
 #include "ops/ops.h"
 
 typedef struct space_param {

@@ -313,7 +313,7 @@ static int load_problems(loader *L, const ynode *n)
         for (int a = 0; a < sp->n_ops; a++)
             for (int b = 0; b < sp->n_dtypes; b++) {
                 char why[512] = "";
-                if (sp->family->check_problem(sp->ops[a], sp->dtypes[b], &sp->problems[k], why,
+                if (sp->family->check_problem(sp->family, sp->ops[a], sp->dtypes[b], &sp->problems[k], why,
                                               sizeof why) != 0)
                     return fail_at(L, item, "problems: %s (%s %s): %s", sp->problems[k].text,
                                    sp->ops[a], sp->dtypes[b], why);

@@ -101,7 +101,7 @@ static int prepare_for(prepared *p, const wp_eval *r, char *err, size_t len)
     }
     char why[sizeof p->error];
     why[0] = 0;
-    if (f->prepare(r->op, r->dtype, &p->problem, r->seed, &p->inst, why, sizeof why)) {
+    if (f->prepare(f, r->op, r->dtype, &p->problem, r->seed, &p->inst, why, sizeof why)) {
         p->inst = NULL;
         snprintf(p->error, sizeof p->error, "prepare: %s", why);
     }
