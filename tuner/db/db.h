@@ -12,7 +12,7 @@
 #include "core/device.h"
 #include "core/eval.h"
 
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 2
 
 typedef struct db db;
 

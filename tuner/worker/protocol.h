@@ -21,6 +21,7 @@
  *   parent: eval  kernel= op= dtype= problem=<canonical problem text> config=<canonical config>
  *                 seed= validate=0|1 tolerance_scale= warmup= min_runs= max_runs= rel_ci=
  *                 cold=0|1 max_seconds=
+ *                 [space=<space file> module=<cubin> ref_module=<cubin>]   (user kernels)
  *           ->  prepared            (the problem's inputs and reference are ready; from here the
  *                                    parent's watchdog, measure.timeout_s, runs)
  *               result  status=<eval_status_name> error=<text, may be empty>
@@ -89,6 +90,7 @@ typedef struct wp_eval {
     int validate;
     double tolerance_scale;
     measure_settings measure;   /* timeout_s is the parent's business and stays 0 */
+    const char *space, *module, *ref_module;   /* user kernels; NULL when absent */
 } wp_eval;
 int wp_parse_eval(const wp_msg *m, wp_eval *out, char *err, size_t len);
 
