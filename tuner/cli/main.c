@@ -1,8 +1,10 @@
 /* main.c: the `tuner` command line. One options struct, a command table, usage texts, and the
  * only place where errors become messages ("tuner: error: ...") and exit codes. Commands:
  * run, space, best, header, db (export, import, merge, check, info), devices, report, strategies,
- * and the hidden `__worker ORDINAL` that backend_cuda re-executes to own a GPU. */
+ * the hidden `__worker ORDINAL` that backend_cuda re-executes to own a GPU, and the hidden
+ * `__compile` that the user-kernel compile pool re-executes for one NVRTC compilation. */
 #include <glob.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,9 @@
 #include "space/space.h"
 #include "search/strategies_cmd.h"
 #include "worker/worker.h"
+#include "user/user_build.h"
+#include "user/user_family.h"
+#include "space/space_user.h"
 
 enum exit_code { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_BAD_INPUT = 2 };
 
@@ -37,6 +42,10 @@ static struct options {
     int compare;                 /* --compare */
     int quiet;                   /* -q */
     int warm_start;              /* --warm-start */
+    int64_t jobs;                /* --jobs */
+    const char *cache;           /* --cache */
+    const char *cc;              /* --cc */
+    const char *space;           /* --space */
     int argc;                    /* the command's raw arguments, for commands that parse their own */
     char **argv;
     int n_args;
@@ -102,6 +111,10 @@ static int parse_args(const char *cmd, int argc, char **argv, const char *allowe
         else if (strcmp(a, "--budget-evals") == 0) bad = parse_i64(v, &opt.budget_evals) || opt.budget_evals < 0;
         else if (strcmp(a, "--budget-seconds") == 0) bad = parse_f64(v, &opt.budget_seconds) || opt.budget_seconds < 0;
         else if (strcmp(a, "--seed") == 0) bad = parse_i64(v, &opt.seed) || opt.seed < 0;
+        else if (strcmp(a, "--jobs") == 0) bad = parse_i64(v, &opt.jobs) || opt.jobs < 1 || opt.jobs > 256;
+        else if (strcmp(a, "--cache") == 0) opt.cache = v;
+        else if (strcmp(a, "--cc") == 0) opt.cc = v;
+        else if (strcmp(a, "--space") == 0) opt.space = v;
         else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) opt.out = v;
         else if (strcmp(a, "--op") == 0) opt.op = v;
         else if (strcmp(a, "--dtype") == 0) opt.dtype = v;
@@ -130,7 +143,8 @@ static int cmd_run(void)
     if (opt.n_args != 1) { cmdline_error("run", "expected one space file%s", ""); return EXIT_BAD_INPUT; }
     run_options o = { opt.args[0], opt.db ? opt.db : "tunekit.db", opt.backend ? opt.backend : "cuda",
                       opt.strategy, opt.budget_evals, opt.budget_seconds, opt.seed,
-                      !opt.quiet && isatty(2), opt.quiet ? NULL : stdout, opt.warm_start };
+                      !opt.quiet && isatty(2), opt.quiet ? NULL : stdout, opt.warm_start,
+                      (int)opt.jobs, opt.cache };
     run_summary sum;
     char err[2048];
     int rc = run_space(&o, &sum, err, sizeof err);
@@ -147,6 +161,12 @@ static int cmd_run(void)
         printf("%s), %lld already in %s", first ? "none" : "", (long long)sum.resumed, o.db_path);
         if (sum.unrecorded) printf(", %lld not recorded in the replay source", (long long)sum.unrecorded);
         printf("\n");
+        if (sum.user_kernel)
+            printf("tuner: compiled %lld variant%s (%lld refused) in %.1f s of CPU on up to %d "
+                   "processes, %lld from the cache; %.1f s in the backend, %.1f s in all\n",
+                   (long long)sum.compiled, sum.compiled == 1 ? "" : "s",
+                   (long long)sum.compile_failed, sum.compile_cpu_s, sum.jobs,
+                   (long long)sum.compile_cached, sum.backend_s, sum.wall_s);
     }
     return EXIT_OK;
 }
@@ -156,7 +176,7 @@ static int cmd_space(void)
 {
     if (opt.n_args != 1) { cmdline_error("space", "expected one space file%s", ""); return EXIT_BAD_INPUT; }
     char err[2048];
-    space *sp = space_load(opt.args[0], err, sizeof err);
+    space *sp = user_space_load(opt.args[0], NULL, err, sizeof err);
     if (!sp) { fprintf(stderr, "%s\n", err); return EXIT_BAD_INPUT; }
     device_info dev, *devp = NULL;
     backend *be = NULL;
@@ -164,12 +184,29 @@ static int cmd_space(void)
         be = backend_open(opt.backend, err, sizeof err);
         if (!be || be->vt->device(be, &dev, err, sizeof err) != 0) {
             if (be) be->vt->close(be);
-            space_free(sp);
+            user_space_free(sp);
             return fail(err);
         }
         devp = &dev;
     }
     printf("space:       %s (kernel %s, sha256 %.16s)\n", sp->path, sp->kernel, sp->sha256);
+    if (sp->user) {
+        const space_user *u = sp->user;
+        printf("user kernel: %s in %s (kernel hash %s), %d argument%s\n", u->kernel.function,
+               u->kernel.source, space_user_hash(u), u->n_args, u->n_args == 1 ? "" : "s");
+        for (int i = 0; i < u->n_args; i++) {
+            const su_arg *a = &u->args[i];
+            printf("  %-12s %s %s %s%s\n", a->name, a->is_buffer ? "buffer" : "scalar",
+                   a->type == SU_DTYPE ? "dtype" : su_type_name(a->type),
+                   a->is_buffer ? a->count.text : a->value.text, a->output ? "  (output)" : "");
+        }
+        if (devp && space_user_check(sp, devp, err, sizeof err) != 0) {
+            fprintf(stderr, "%s\n", err);
+            if (be) be->vt->close(be);
+            user_space_free(sp);
+            return EXIT_BAD_INPUT;
+        }
+    }
     printf("ops:        ");
     for (int i = 0; i < sp->n_ops; i++) printf(" %s", sp->ops[i]);
     printf("\ndtypes:     ");
@@ -198,7 +235,7 @@ static int cmd_space(void)
             for (int c = 0; c < sp->n_problems; c++) {
                 space_binding bind = { sp->ops[a], sp->dtypes[b], &sp->problems[c], devp };
                 int64_t n = space_count(sp, &bind, err, sizeof err);
-                if (n < 0) { fprintf(stderr, "%s\n", err); space_free(sp); if (be) be->vt->close(be); return EXIT_BAD_INPUT; }
+                if (n < 0) { fprintf(stderr, "%s\n", err); user_space_free(sp); if (be) be->vt->close(be); return EXIT_BAD_INPUT; }
                 total += n; tasks++;
                 if (lo < 0 || n < lo) lo = n;
                 if (n > hi) hi = n;
@@ -220,8 +257,112 @@ static int cmd_space(void)
     free(choice);
     space_iter_free(&it);
     if (be) be->vt->close(be);
-    space_free(sp);
+    user_space_free(sp);
     return EXIT_OK;
+}
+
+/* ---- compile ---- */
+/* A device for compiling without one: a compute capability and the limits every CUDA GPU since
+ * Volta has; what it cannot know (SM count, memory) is 0 and not checked. */
+static int device_from_cc(const char *cc, device_info *d)
+{
+    int major = 0, minor = 0;
+    char tail;
+    if (sscanf(cc, "%d.%d%c", &major, &minor, &tail) != 2 || major < 1 || major > 99 ||
+        minor < 0 || minor > 9)
+        return -1;
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "compute capability %d.%d", major, minor);
+    snprintf(d->uuid, sizeof d->uuid, "none");
+    d->cc_major = major;
+    d->cc_minor = minor;
+    d->max_threads_per_block = 1024;
+    d->max_threads_per_sm = 2048;
+    return 0;
+}
+
+static int cmd_compile(void)
+{
+    if (opt.n_args != 1) { cmdline_error("compile", "expected one space file%s", ""); return EXIT_BAD_INPUT; }
+    char err[2048];
+    device_info dev;
+    if (opt.backend && opt.cc) { cmdline_error("compile", "give --cc or --backend, not both%s", ""); return EXIT_BAD_INPUT; }
+    if (!opt.backend && device_from_cc(opt.cc ? opt.cc : "9.0", &dev) != 0) {
+        fprintf(stderr, "tuner compile: bad value '%s' for --cc (expected MAJOR.MINOR, e.g. 9.0)\n", opt.cc);
+        return EXIT_BAD_INPUT;
+    }
+    space *sp = user_space_load(opt.args[0], NULL, err, sizeof err);
+    if (!sp) { fprintf(stderr, "%s\n", err); return EXIT_BAD_INPUT; }
+    if (!sp->user) {
+        fprintf(stderr, "tuner compile: %s tunes the built-in family %s, which is compiled with the "
+                "library; compile is for user kernels\n", sp->path, sp->kernel);
+        user_space_free(sp);
+        return EXIT_BAD_INPUT;
+    }
+    if (opt.backend) {
+        backend *be = backend_open(opt.backend, err, sizeof err);
+        int bad = !be || be->vt->device(be, &dev, err, sizeof err) != 0;
+        if (be) be->vt->close(be);
+        if (bad) { user_space_free(sp); return fail(err); }
+    }
+    int rc = EXIT_OK;
+    uk_build *b = NULL;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (space_user_check(sp, &dev, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        rc = EXIT_BAD_INPUT;
+        goto done;
+    }
+    if (uk_build_open(sp, &dev, opt.cache, (int)opt.jobs, NULL, &b, err, sizeof err) != 0) { rc = fail(err); goto done; }
+    if (uk_build_precheck(b, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        rc = EXIT_BAD_INPUT;
+        goto done;
+    }
+    int *choice = calloc((size_t)sp->n_params + 1, sizeof *choice);
+    int64_t variants = 0, refused = 0;
+    for (int d = 0; choice && d < sp->n_dtypes && rc == EXIT_OK; d++)
+        for (int p = 0; p < sp->n_problems && rc == EXIT_OK; p++) {
+            space_binding bind = { sp->ops[0], sp->dtypes[d], &sp->problems[p], &dev };
+            if (uk_build_prefetch(b, &bind, err, sizeof err) != 0) { rc = fail(err); break; }
+            space_iter it;
+            space_iter_init(&it, sp, &bind);
+            while (space_iter_next(&it, choice) == 1) {
+                const char *cubin;
+                char log[4096];
+                int got = uk_build_variant(b, &bind, choice, &sp->user->kernel, &cubin, log, sizeof log, err, sizeof err);
+                if (got < 0) { rc = fail(err); break; }
+                variants++;
+                if (got == 1) {
+                    refused++;
+                    if (!opt.quiet) {
+                        char cfg[1024];
+                        space_config_text(sp, choice, cfg, sizeof cfg);
+                        printf("refused: %s %s %s: %.*s\n", sp->dtypes[d], sp->problems[p].text, cfg,
+                               (int)strcspn(log, "\n"), log);
+                    }
+                }
+            }
+            space_iter_free(&it);
+        }
+    free(choice);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (rc == EXIT_OK && !opt.quiet) {
+        uk_build_stats st;
+        uk_build_get_stats(b, &st);
+        double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        printf("tuner compile: %s for sm_%d%d: %lld variants (%lld refused by the compiler); "
+               "%lld compiled in %.2f s (%.1f per second, %.2f s of CPU on up to %d processes), "
+               "%lld from the cache\n", sp->user->kernel.function, dev.cc_major, dev.cc_minor,
+               (long long)variants, (long long)refused, (long long)st.compiled, wall,
+               wall > 0 ? (double)st.compiled / wall : 0.0, st.cpu_s, st.jobs,
+               (long long)st.cached);
+    }
+done:
+    uk_build_close(b);
+    user_space_free(sp);
+    return rc;
 }
 
 /* ---- best ---- */
@@ -350,20 +491,42 @@ static char *read_file(const char *path)
 
 static int cmd_header(void)
 {
+    char user_out[4096], results[4096];
+    space *sp = NULL;
     const char *out = opt.out ? opt.out : "kernels/tuned_configs.h";
     const char *inputs[64];
     int n = 0;
     glob_t g;
     memset(&g, 0, sizeof g);
+    char err[2048], *text = NULL;
+    if (opt.space) {
+        /* a user kernel: its header beside its space, from the dumps beside it */
+        sp = user_space_load(opt.space, NULL, err, sizeof err);
+        if (!sp) { fprintf(stderr, "%s\n", err); return EXIT_BAD_INPUT; }
+        if (!sp->user) {
+            fprintf(stderr, "tuner header: %s tunes the built-in family %s, whose configs go in "
+                    "kernels/tuned_configs.h (tuner header without --space)\n", sp->path, sp->kernel);
+            user_space_free(sp);
+            return EXIT_BAD_INPUT;
+        }
+        const char *dot = strrchr(sp->path, '.');
+        int stem = dot && strchr(dot, '/') == NULL ? (int)(dot - sp->path) : (int)strlen(sp->path);
+        snprintf(user_out, sizeof user_out, "%.*s_tuned.h", stem, sp->path);
+        if (!opt.out) out = user_out;
+        snprintf(results, sizeof results, "%s%sresults/*.sql*", sp->user->dir,
+                 *sp->user->dir ? "/" : "");
+    }
     if (opt.db) inputs[n++] = opt.db;
     for (int i = 0; i < opt.n_args && n < 64; i++) inputs[n++] = opt.args[i];
     if (n == 0) {
-        if (glob("db/results/*.sql", 0, NULL, &g) == 0)
-            for (size_t i = 0; i < g.gl_pathc && n < 64; i++) inputs[n++] = g.gl_pathv[i];
+        if ((!sp || glob(results, 0, NULL, &g) != 0) && glob("db/results/*.sql", 0, NULL, &g) != 0)
+            memset(&g, 0, sizeof g);
+        for (size_t i = 0; i < g.gl_pathc && n < 64; i++) inputs[n++] = g.gl_pathv[i];
     }
-    char err[1024], *text = NULL;
-    int rc = header_generate(inputs, n, &text, err, sizeof err);
+    int rc = sp ? header_user_generate(sp, inputs, n, out, &text, err, sizeof err)
+                : header_generate(inputs, n, &text, err, sizeof err);
     globfree(&g);
+    user_space_free(sp);
     if (rc != 0) return fail(err);
     if (opt.check) {
         char *have = read_file(out);
@@ -536,7 +699,8 @@ static int cmd_strategies(void)
 static const command commands[] = {
     { "run", cmd_run,
       "tuner run SPACE [--db PATH] [--backend cuda|cuda:N|replay:DUMP] [--strategy NAME]\n"
-      "                [--budget-evals N] [--budget-seconds S] [--seed N] [--warm-start] [-q]\n"
+      "                [--budget-evals N] [--budget-seconds S] [--seed N] [--warm-start]\n"
+      "                [--jobs N] [--cache DIR] [-q]\n"
       "  Tunes every op, dtype and problem of SPACE on the backend's device, storing every\n"
       "  evaluation in the database (default tunekit.db). Re-running resumes: what the database\n"
       "  already holds for this device, problem, config and kernel source is skipped.\n"
@@ -544,7 +708,18 @@ static const command commands[] = {
       "  space under a budget smaller than the space is searched with ensemble instead.\n"
       "  --warm-start tries first the winners the database holds for other GPUs (nearest\n"
       "  compute capability first).\n"
+      "  A user kernel (docs/user-kernels.md) is compiled by up to --jobs compiler processes\n"
+      "  (default: one per core) ahead of the GPU, into the cache --cache (default\n"
+      "  $TUNEKIT_CACHE, else ~/.cache/tunekit/cubin).\n"
       "  A progress line with ETA goes to stderr when it is a terminal." },
+    { "compile", cmd_compile,
+      "tuner compile SPACE [--cc MAJOR.MINOR | --backend cuda|replay:DUMP] [--jobs N]\n"
+      "                    [--cache DIR] [-q]\n"
+      "  Compiles every variant of a user kernel (docs/user-kernels.md) for a GPU architecture\n"
+      "  (default --cc 9.0, or the backend's device) without running anything: checks sizes and\n"
+      "  geometry, that the kernel compiles and takes the arguments the space lists, and fills\n"
+      "  the compile cache so that a later run compiles nothing. Lists the variants the compiler\n"
+      "  refuses." },
     { "space", cmd_space,
       "tuner space SPACE [--backend cuda|replay:DUMP]\n"
       "  Checks SPACE and describes it: ops, dtypes, problems, parameters, constraints, the\n"
@@ -558,8 +733,12 @@ static const command commands[] = {
       "  and the fastest reference library recorded by scripts/peers.py and the speedup over it." },
     { "header", cmd_header,
       "tuner header [-o FILE] [--check] [--db PATH] [DUMP...]\n"
+      "tuner header --space SPACE [-o FILE] [--check] [--db PATH] [DUMP...]\n"
       "  Writes the tuned-config header (default kernels/tuned_configs.h) from the dumps\n"
-      "  (default db/results/*.sql). --check exits 1 when FILE differs from what would be written." },
+      "  (default db/results/*.sql). --check exits 1 when FILE differs from what would be written.\n"
+      "  With --space, the header of a user kernel's winners (default SPACE's name + _tuned.h,\n"
+      "  from the dumps in results/ beside SPACE, else db/results/*.sql): self-contained, with a\n"
+      "  run-time lookup and compile-time #defines (docs/user-kernels.md)." },
     { "db", cmd_db,
       "tuner db export [--db PATH] [-o FILE]    deterministic SQL text dump (default: stdout)\n"
       "tuner db import DUMP... [--db PATH]      load dumps (idempotent)\n"
@@ -588,10 +767,11 @@ static const command commands[] = {
 #define N_COMMANDS (int)(sizeof commands / sizeof commands[0])
 
 static const char *const allowed_options[] = {
-    /* run */     " db backend strategy budget-evals budget-seconds seed warm-start q ",
+    /* run */     " db backend strategy budget-evals budget-seconds seed warm-start jobs cache q ",
+    /* compile */ " cc backend jobs cache q ",
     /* space */   " backend ",
     /* best */    " db op dtype device format compare ",
-    /* header */  " o output check db q ",
+    /* header */  " o output check db space q ",
     /* db */      " db o output q ",
     /* devices */ " db ",
     /* report */  " o output db device q ",
@@ -606,6 +786,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "__compile") == 0)
+        return uk_compile_main();
     if (argc >= 2 && strcmp(argv[1], "__worker") == 0) {
         int64_t ord;
         if (argc != 3 || parse_i64(argv[2], &ord) || ord < 0) return EXIT_BAD_INPUT;

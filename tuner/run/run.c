@@ -1,7 +1,9 @@
 /* run.c: the run loop behind `tuner run` (see run.h). Order of work: load and check the space
  * (bad input stops here, before anything is opened or written), open the backend (no GPU stops
- * here too), then the database; measure the copy ceiling once; then op x dtype x problem, each
- * searched by a fresh strategy within the budget. */
+ * here too); for a user kernel, check its sizes and geometry against the device and, when the
+ * backend runs kernels, start compiling and check that the kernel compiles and takes the
+ * arguments the space lists; then the database; measure the copy ceiling once; then op x dtype
+ * x problem, each searched by a fresh strategy within the budget. */
 #include "run.h"
 
 #include <stdio.h>
@@ -9,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <errno.h>
+#include <limits.h>
 
 #include "backend/backend.h"
 #include "core/kernel_hash.h"
@@ -16,6 +20,9 @@
 #include "space/space.h"
 #include "search/strategy.h"
 #include "search/strategy_common.h"
+#include "space/space_user.h"
+#include "user/user_build.h"
+#include "user/user_family.h"
 
 #define TUNER_VERSION "0.1.0"
 
@@ -77,6 +84,30 @@ static const char *pick_strategy(const space *sp, const device_info *dev, int64_
     return sp->search.strategy;
 }
 
+/* The compiled reference of a problem when the reference is a kernel (the user kernel at its
+ * reference config, or another kernel); NULL otherwise. A reference that does not compile stops
+ * the run. */
+static int reference_module(uk_build *build, const space *sp, const space_binding *bind,
+                            const char **out, char *err, size_t len)
+{
+    const space_user *u = sp->user;
+    *out = NULL;
+    if (u->ref != SU_REF_CONFIG && u->ref != SU_REF_KERNEL) return 0;
+    char log[4096];
+    int got = u->ref == SU_REF_CONFIG
+                  ? uk_build_variant(build, bind, u->ref_choice, &u->kernel, out, log,
+                                     sizeof log, err, len)
+                  : uk_build_variant(build, bind, NULL, &u->ref_kernel, out, log, sizeof log,
+                                     err, len);
+    if (got == 1) {
+        for (char *c = log; *c; c++)
+            if (*c == '\n') *c = ' ';
+        snprintf(err, len, "%s:%d:%d: error: the reference does not compile for %s %s: %.600s",
+                 sp->path, u->ref_line, u->ref_col, bind->dtype, bind->problem->text, log);
+    }
+    return got == 0 ? 0 : -1;
+}
+
 int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
 {
     int rc = 1;
@@ -85,12 +116,15 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
     db *d = NULL;
     int *choice = NULL;
     strategy *st = NULL;
+    uk_build *build = NULL;
+    char space_abs[PATH_MAX];
     eval_result res;
     memset(&res, 0, sizeof res);
     memset(sum, 0, sizeof *sum);
 
-    sp = space_load(o->space_path, err, len);
+    sp = user_space_load(o->space_path, NULL, err, len);
     if (!sp) return 2;
+    double t_start = now_s();
     const char *strategy_name = o->strategy ? o->strategy : sp->search.strategy;
     const strategy_vtable *svt = strategy_find(strategy_name);
     if (!svt) {
@@ -101,7 +135,7 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
     int64_t budget_evals = o->budget_evals >= 0 ? o->budget_evals : sp->search.budget_evals;
     double budget_seconds = o->budget_seconds >= 0 ? o->budget_seconds : sp->search.budget_seconds;
     uint64_t seed = o->seed >= 0 ? (uint64_t)o->seed : sp->search.seed;
-    const char *hash = kernel_hash_for(sp->kernel);
+    const char *hash = sp->user ? space_user_hash(sp->user) : kernel_hash_for(sp->kernel);
 
     be = backend_open(o->backend_spec, err, len);
     if (!be) goto done;
@@ -113,6 +147,20 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
         svt = strategy_find(strategy_name);
     }
 
+    if (sp->user) {
+        /* Sizes, scalars and geometry against this device, then (when the backend runs kernels)
+         * the compiler: all before the database is touched. */
+        if (space_user_check(sp, &dev, err, len) != 0) { rc = 2; goto done; }
+        if (!realpath(sp->path, space_abs)) {
+            snprintf(err, len, "%s: %s", sp->path, strerror(errno));
+            goto done;
+        }
+        if (be->needs_modules) {
+            if (uk_build_open(sp, &dev, o->cache_dir, o->jobs, NULL, &build, err, len) != 0)
+                goto done;
+            if (uk_build_precheck(build, err, len) != 0) { rc = 2; goto done; }
+        }
+    }
     if (db_open(o->db_path, 1, &d, err, len) != 0) goto done;
     double copy_gbps = be->vt->copy_gbps(be);
     int64_t device_id, run_id;
@@ -153,6 +201,14 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
                                    fam->size_key(fam, pb), &problem_id, err, len) != 0)
                     goto done;
                 space_binding bind = { op, dtype, pb, &dev };
+                const char *ref_module = NULL;
+                if (build) {
+                    if (uk_build_prefetch(build, &bind, err, len) != 0) goto done;
+                    if (reference_module(build, sp, &bind, &ref_module, err, len) != 0) {
+                        rc = 2;
+                        goto done;
+                    }
+                }
                 st = svt->create(sp, &bind, seed, budget_evals, err, len);
                 if (!st) goto done;
                 if (o->warm_start && strategy_warm_start(&st, d, sp, &bind, err, len) != 0) goto done;
@@ -178,10 +234,31 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
                         prog.done++;
                         continue;
                     }
-                    eval_request req = { sp->kernel, op, dtype, pb, config, sp->measure, seed,
-                                         sp->validate.enabled, sp->validate.tolerance_scale };
+                    eval_request req = { .kernel = sp->kernel, .op = op, .dtype = dtype,
+                                         .problem = pb, .config = config,
+                                         .measure = sp->measure, .seed = seed,
+                                         .validate = sp->validate.enabled,
+                                         .tolerance_scale = sp->validate.tolerance_scale };
                     eval_result_clear(&res);
-                    if (be->vt->evaluate(be, &req, &res, err, len) != 0) goto done;
+                    int compiled = 1;
+                    if (build) {
+                        char log[4096];
+                        int got = uk_build_variant(build, &bind, choice, &sp->user->kernel,
+                                                   &req.module, log, sizeof log, err, len);
+                        if (got < 0) goto done;
+                        if (got == 1) {
+                            compiled = 0;
+                            res.status = EVAL_COMPILE_ERROR;
+                            snprintf(res.error, sizeof res.error, "%s", log);
+                        }
+                        req.space_path = space_abs;
+                        req.ref_module = ref_module;
+                    }
+                    if (compiled) {
+                        double t_eval = now_s();
+                        if (be->vt->evaluate(be, &req, &res, err, len) != 0) goto done;
+                        sum->backend_s += now_s() - t_eval;
+                    }
                     if (res.status == EVAL_UNRECORDED) {
                         sum->unrecorded++;
                         st->vt->observe(st, choice, res.status, 0);
@@ -215,11 +292,23 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
     if (db_end_run(d, run_id, err, len) != 0) goto done;
     rc = 0;
 done:
+    if (build) {
+        uk_build_stats bs;
+        uk_build_get_stats(build, &bs);
+        sum->user_kernel = 1;
+        sum->compiled = bs.compiled;
+        sum->compile_failed = bs.failed;
+        sum->compile_cached = bs.cached;
+        sum->compile_cpu_s = bs.cpu_s;
+        sum->jobs = bs.jobs;
+        uk_build_close(build);
+    }
+    sum->wall_s = now_s() - t_start;
     if (st) st->vt->destroy(st);
     eval_result_clear(&res);
     free(choice);
     db_close(d);
     if (be) be->vt->close(be);
-    space_free(sp);
+    user_space_free(sp);
     return rc;
 }

@@ -1,7 +1,8 @@
 /* run.h: `tuner run`: load a space, open a backend and the database, and for every op, dtype and
  * problem let the strategy propose configs within the budget, evaluating and storing each (one
  * transaction per evaluation), skipping what the database already holds for this device,
- * problem, config and kernel source (resume). */
+ * problem, config and kernel source (resume). A user kernel's variants are compiled ahead of the
+ * GPU by tuner/user/user_build.c. */
 #pragma once
 #include <stdint.h>
 #include <stdio.h>
@@ -18,11 +19,19 @@ typedef struct run_options {
     FILE *out;                    /* summary; NULL: quiet */
     int warm_start;               /* 1: each problem starts from the winners recorded for other
                                      GPUs in the database (nearest compute capability first) */
+    int jobs;                     /* user kernels: compiler processes at most (<= 0: cores) */
+    const char *cache_dir;        /* user kernels: compile cache (NULL: uk_cache_dir) */
 } run_options;
 
 typedef struct run_summary {
     int64_t evaluated, resumed, unrecorded, skipped_budget;
     int64_t by_status[16];
+    double wall_s;                /* the whole run */
+    double backend_s;             /* inside the backend: preparing problems, measuring */
+    int user_kernel;              /* 1: a user kernel was compiled for this run */
+    int64_t compiled, compile_failed, compile_cached;
+    double compile_cpu_s;         /* the compiler processes' CPU time */
+    int jobs;                     /* compiler processes at most */
 } run_summary;
 
 /* Exit-style result: 0 done, 1 runtime failure (err), 2 bad input (err; nothing written). */
