@@ -18,16 +18,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <spawn.h>
 #include <sys/wait.h>
+
+extern char **environ;
 #include "core/sha256.h"
 #include "nvrtc_load.h"
 #include "worker/protocol.h"
 
 enum { E_QUEUED, E_RUNNING, E_OK, E_FAIL };
-enum { LOG_KEEP = 4096, MAX_ENTRIES = 1 << 20 };
+enum { LOG_KEEP = 4096, MAX_ENTRIES = 1 << 20, EXITING_MAX = 1024 };
 
 typedef struct entry {
     char key[65];
@@ -392,28 +394,30 @@ static void wake_pool(uk_build *b)
 
 /* ---- the pool thread ---- */
 
-/* Starts a compiler process for e. 0, or -1 (e is then failed with why). Called with mu held. */
+/* Starts a compiler process for e with posix_spawn (a vfork: its cost does not grow with the
+ * parent's memory, as fork's does). 0, or -1 (e is then failed with why). mu held. */
 static int spawn(uk_build *b, entry *e, child *c)
 {
     int in[2] = {-1, -1}, out[2] = {-1, -1};
     char why[256];
+    posix_spawn_file_actions_t fa;
+    int have_fa = 0;
     if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) {
         snprintf(why, sizeof why, "cannot start the compiler: pipe: %s", strerror(errno));
         goto fail;
     }
     char *const argv[] = {"tuner", "__compile", NULL};
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(why, sizeof why, "cannot start the compiler: fork: %s", strerror(errno));
+    pid_t pid;
+    int r = posix_spawn_file_actions_init(&fa);
+    have_fa = r == 0;
+    if (r == 0) r = posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+    if (r == 0) r = posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    if (r == 0) r = posix_spawn(&pid, b->exe, &fa, NULL, argv, environ);
+    if (r != 0) {
+        snprintf(why, sizeof why, "cannot start the compiler %s: %s", b->exe, strerror(r));
         goto fail;
     }
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
-            _exit(126);
-        execv(b->exe, argv);
-        _exit(127);
-    }
+    posix_spawn_file_actions_destroy(&fa);
     close(in[0]);
     close(out[1]);
     /* the request is small: it fits in the pipe */
@@ -434,6 +438,8 @@ static int spawn(uk_build *b, entry *e, child *c)
     e->state = E_RUNNING;
     return 0;
 fail:
+    if (have_fa)
+        posix_spawn_file_actions_destroy(&fa);
     for (int i = 0; i < 2; i++) {
         if (in[i] >= 0)
             close(in[i]);
@@ -446,16 +452,52 @@ fail:
     return -1;
 }
 
-/* A compiler process ended (its stdout closed): reap it and settle its entry. mu held. */
-static void settle(uk_build *b, child *c)
+/* Processes that answered and are on their way out, reaped without waiting (their CPU time is
+ * counted when they are). mu held. */
+static void reap_exited(uk_build *b, pid_t *exiting, int *n_exiting)
 {
-    int status = 0;
-    struct rusage ru;
-    memset(&ru, 0, sizeof ru);
-    while (wait4(c->pid, &status, 0, &ru) < 0 && errno == EINTR) {}
+    for (int i = 0; i < *n_exiting;) {
+        struct rusage ru;
+        int status;
+        memset(&ru, 0, sizeof ru);
+        pid_t r = wait4(exiting[i], &status, WNOHANG, &ru);
+        if (r == 0 || (r < 0 && errno == EINTR)) {
+            i++;
+            continue;
+        }
+        if (r == exiting[i])
+            b->stats.cpu_s += (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+                              (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+        exiting[i] = exiting[--*n_exiting];
+    }
+}
+
+/* A compiler process closed its stdout: settle its entry from its answer. Its exit is reaped
+ * later (reap_exited) unless the answer is missing, when how it ended is the message. mu held. */
+static void settle(uk_build *b, child *c, pid_t *exiting, int *n_exiting)
+{
+    int status = 0, reaped = 0;
     close(c->out);
-    b->stats.cpu_s += (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
-                      (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+    c->buf[c->n] = 0;
+    if (!strchr(c->buf, '\n')) {
+        struct rusage ru;
+        memset(&ru, 0, sizeof ru);
+        while (wait4(c->pid, &status, 0, &ru) < 0 && errno == EINTR) {}
+        b->stats.cpu_s += (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+                          (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+        reaped = 1;
+    }
+    if (!reaped && *n_exiting == EXITING_MAX) {
+        /* too many on their way out: wait for the oldest */
+        struct rusage ru;
+        memset(&ru, 0, sizeof ru);
+        while (wait4(exiting[0], &status, 0, &ru) < 0 && errno == EINTR) {}
+        b->stats.cpu_s += (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+                          (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+        exiting[0] = exiting[--*n_exiting];
+    }
+    if (!reaped)
+        exiting[(*n_exiting)++] = c->pid;
     b->stats.compiled++;
     entry *e = c->e;
     c->buf[c->n] = 0;
@@ -502,8 +544,16 @@ static void *pool_main(void *arg)
         free(fds);
         return NULL;
     }
+    pid_t *exiting = calloc(EXITING_MAX, sizeof *exiting);
+    int n_exiting = 0;
+    if (!exiting) {
+        free(kids);
+        free(fds);
+        return NULL;
+    }
     pthread_mutex_lock(&b->mu);
     for (;;) {
+        reap_exited(b, exiting, &n_exiting);
         int running = 0;
         for (int i = 0; i < b->jobs; i++)
             running += kids[i].pid > 0;
@@ -523,7 +573,7 @@ static void *pool_main(void *arg)
             }
             running++;
         }
-        if (b->stop && running == 0)
+        if (b->stop && running == 0 && n_exiting == 0)
             break;
         int nf = 0;
         fds[nf++] = (struct pollfd){b->wake[0], POLLIN, 0};
@@ -531,7 +581,8 @@ static void *pool_main(void *arg)
             if (kids[i].pid > 0)
                 fds[nf++] = (struct pollfd){kids[i].out, POLLIN, 0};
         pthread_mutex_unlock(&b->mu);
-        int r = poll(fds, (nfds_t)nf, -1);
+        /* while processes are on their way out, look again soon to reap them */
+        int r = poll(fds, (nfds_t)nf, n_exiting ? 5 : -1);
         pthread_mutex_lock(&b->mu);
         if (r < 0)
             continue;
@@ -564,13 +615,14 @@ static void *pool_main(void *arg)
                 continue;
             if (got > 0)
                 continue;
-            settle(b, c);
+            settle(b, c, exiting, &n_exiting);
             pthread_cond_broadcast(&b->done);
         }
     }
     pthread_mutex_unlock(&b->mu);
     free(kids);
     free(fds);
+    free(exiting);
     return NULL;
 }
 
@@ -956,6 +1008,8 @@ static int write_file(const char *path, const void *data, size_t n)
     return 0;
 }
 
+/* Writes the one answer line. The process ends right after it (uk_compile_main): nothing it
+ * holds needs releasing, and a quick exit frees its slot in the pool sooner. */
 static void answer(const char *type, const char *key, const char *text)
 {
     wp_buf w = {0};
@@ -1118,17 +1172,5 @@ int uk_compile_main(void)
     answer("compiled", "log", NULL);
     rc = 0;
 done:
-    if (prog)
-        api.destroy(&prog);
-    if (api.handle)
-        nvrtc_unload(&api);
-    wp_msg_clear(&m);
-    free(line);
-    free(src);
-    free(log);
-    free(ptx);
-    free(cubin);
-    free(opts_copy);
-    free(opts);
-    return rc;
+    _exit(rc);   /* see answer(): no teardown of NVRTC or the buffers */
 }
