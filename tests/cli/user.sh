@@ -25,7 +25,7 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
         $TUNER compile examples/vector/scale_shift.yaml --cache $T/c
     same "scale_shift: 64 variants" "$(grep -o '64 variants (0 refused' $T/.out)" "64 variants (0 refused"
 
-    mkdir -p $T/bad && cp examples/vector/saxpy.* $T/bad/
+    mkdir -p $T/bad && cp examples/vector/*saxpy* $T/bad/
     sed -i 's/a \* x\[base + k\]/a * x[base + k] +* /' $T/bad/saxpy.cu
     check_fails "a source that does not compile" 2 $TUNER compile $T/bad/saxpy.yaml --cache $T/c
     same "its error names the first variant's log" \
@@ -41,14 +41,14 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
     check_fails "an argument of the wrong size" 2 $TUNER compile $T/bad/saxpy.yaml --cache $T/c
     same "it names the argument" "$(head -n 1 $T/.out)" \
         "$T/bad/saxpy.yaml:12:7: error: kernel.args n: i32 (4 bytes), but parameter 4 of saxpy takes 8 bytes"
-    cp examples/vector/scale_shift.* $T/bad/
+    cp examples/vector/*scale_shift* $T/bad/
     sed -i 's/template: \[ctype, block_size, items\]/template: [ctype, block_size]/' $T/bad/scale_shift.yaml
     check_fails "a template that does not instantiate" 2 $TUNER compile $T/bad/scale_shift.yaml --cache $T/c
     grep -q "scale_shift.yaml:6:3: error: none of the 16 variants of f32 n=4194304 compiles; the first one's log: .*cannot determine which instance of function template \"scale_shift\"" $T/.out
     same "it says none compiles, with NVRTC's reason" "$?" "0"
 
     h1=$($TUNER space examples/vector/saxpy.yaml | grep -o 'kernel hash [0-9a-f]*')
-    cp examples/vector/saxpy.* $T/bad/
+    cp examples/vector/*saxpy* $T/bad/
     echo "// an edit" >> $T/bad/saxpy.cu
     h2=$($TUNER space $T/bad/saxpy.yaml | grep -o 'kernel hash [0-9a-f]*')
     [ -n "$h1" ] && [ "$h1" != "$h2" ]; same "editing the source changes the kernel hash" "$?" "0"
@@ -60,7 +60,7 @@ fi
 
 # ---- what needs the device: the H100 of the committed dump ----
 check "the examples check against the recorded H100" $TUNER space examples/vector/saxpy.yaml --backend "$H100"
-cp examples/vector/saxpy.* $T/bad/ 2>/dev/null || { mkdir -p $T/bad; cp examples/vector/saxpy.* $T/bad/; }
+cp examples/vector/*saxpy* $T/bad/ 2>/dev/null || { mkdir -p $T/bad; cp examples/vector/*saxpy* $T/bad/; }
 sed -i 's/count: n, init: { random: \[-1, 1\] }, output/count: n - 2 * n, init: { random: [-1, 1] }, output/' $T/bad/saxpy.yaml
 check_fails "a negative count" 2 $TUNER space $T/bad/saxpy.yaml --backend "$H100"
 same "names the expression and its value" "$(head -n 1 $T/.out)" \

@@ -1202,6 +1202,25 @@ static void test_merge(void)
     CHECK(db_merge(e, tmp("foreign.db"), err, sizeof err) == -1);
     CHECK(strstr(err, "no devices table") != NULL);
     CHECK(db_merge(e, tmp("a.sql"), err, sizeof err) == 0);   /* a dump: imported */
+    /* conflicts: the same evaluation measured again with another result is reported, and the
+     * one already there stays; the same results again are no conflict */
+    db_merge_stats ms;
+    CHECK(db_merge_report(e, tmp("a.db"), &ms, err, sizeof err) == 0 && ms.conflicts == 0);
+    CHECK(dump_to_file(a, tmp("a_again.sql")) == 0);
+    CHECK(db_merge_report(e, tmp("a_again.sql"), &ms, err, sizeof err) == 0 && ms.conflicts == 0);
+    CHECK(sqlite3_exec(db_handle(a), "UPDATE evaluations SET median_us = median_us * 2, "
+                       "created_at = '2026-02-02T00:00:00.000Z' WHERE status = 'ok'",
+                       NULL, NULL, NULL) == SQLITE_OK);
+    int64_t ok_rows = q_int(a, "SELECT count(*) FROM evaluations WHERE status = 'ok'");
+    double before = q_double(e, "SELECT sum(median_us) FROM evaluations");
+    CHECK(dump_to_file(a, tmp("a_other.sql")) == 0);
+    CHECK(db_merge_report(e, tmp("a.db"), &ms, err, sizeof err) == 0);
+    CHECK(ok_rows > 0 && ms.conflicts == ok_rows);
+    CHECK(strncmp(ms.first_conflict, "GPU-", 4) == 0);
+    CHECK(db_merge_report(e, tmp("a_other.sql"), &ms, err, sizeof err) == 0);
+    CHECK(ms.conflicts == ok_rows);   /* a dump goes through the same check */
+    CHECK(q_double(e, "SELECT sum(median_us) FROM evaluations") == before);
+    CHECK(db_check(e, err, sizeof err) == 0);
 done:
     free(da);
     free(de);

@@ -150,7 +150,11 @@ static void test_every_key(void)
     const space_user *u = sp->user;
     CHECK_STR(sp->kernel, "every_key_case");
     CHECK(u->n_args == 5 && u->args[0].init == SU_INIT_CONSTANT && u->args[1].init == SU_INIT_ARANGE);
-    CHECK(u->args[0].has_tol && u->args[0].atol == 0.01 && u->args[0].rtol == 0.001);
+    double atol, rtol;
+    space_user_tolerance(&u->args[0], "f32", &atol, &rtol);
+    CHECK(atol == 0.01 && rtol == 0.001);
+    space_user_tolerance(&u->args[0], "f16", &atol, &rtol);
+    CHECK(atol == 0.02 && rtol == 1e-3);   /* rel: the f16 default */
     CHECK(u->peer && strstr(u->peer, "user_every_key.py"));
     device_info dev;
     memset(&dev, 0, sizeof dev);

@@ -46,6 +46,11 @@ static struct options {
     const char *cache;           /* --cache */
     const char *cc;              /* --cc */
     const char *space;           /* --space */
+    const char *backends[64];    /* every --backend, in order */
+    int n_backends;
+    const char *devices;         /* --devices */
+    const char *shard;           /* --shard K/N */
+    int shard_k, shard_n;
     int argc;                    /* the command's raw arguments, for commands that parse their own */
     char **argv;
     int n_args;
@@ -106,7 +111,16 @@ static int parse_args(const char *cmd, int argc, char **argv, const char *allowe
         const char *v = argv[++i];
         int bad = 0;
         if (strcmp(a, "--db") == 0) opt.db = v;
-        else if (strcmp(a, "--backend") == 0) opt.backend = v;
+        else if (strcmp(a, "--backend") == 0) {
+            opt.backend = v;
+            if (opt.n_backends == 64) { cmdline_error(cmd, "more than 64 backends (%s)", v); return -1; }
+            opt.backends[opt.n_backends++] = v;
+        }
+        else if (strcmp(a, "--devices") == 0) opt.devices = v;
+        else if (strcmp(a, "--shard") == 0) {
+            opt.shard = v;
+            bad = run_parse_shard(v, &opt.shard_k, &opt.shard_n) != 0;
+        }
         else if (strcmp(a, "--strategy") == 0) opt.strategy = v;
         else if (strcmp(a, "--budget-evals") == 0) bad = parse_i64(v, &opt.budget_evals) || opt.budget_evals < 0;
         else if (strcmp(a, "--budget-seconds") == 0) bad = parse_f64(v, &opt.budget_seconds) || opt.budget_seconds < 0;
@@ -141,13 +155,48 @@ static int fail(const char *msg)
 static int cmd_run(void)
 {
     if (opt.n_args != 1) { cmdline_error("run", "expected one space file%s", ""); return EXIT_BAD_INPUT; }
-    run_options o = { opt.args[0], opt.db ? opt.db : "tunekit.db", opt.backend ? opt.backend : "cuda",
+    char err[2048];
+    char **specs = NULL;
+    int n_specs = 0;
+    if (opt.devices) {
+        /* --devices: one backend per device; with replay, as many copies of the recorded device
+         * (to exercise the queue without a GPU) */
+        const char *base = opt.n_backends ? opt.backends[0] : "cuda";
+        int is_replay = strncmp(base, "replay:", 7) == 0;
+        if (opt.n_backends > 1 || (!is_replay && strcmp(base, "cuda") != 0)) {
+            cmdline_error("run", "--devices takes the cuda backend or one replay backend, not %s", base);
+            return EXIT_BAD_INPUT;
+        }
+        int count_all = 1;
+        if (strcmp(opt.devices, "all") == 0 && !is_replay) {
+            backend *be = backend_open("cuda", err, sizeof err);
+            device_info dev;
+            int bad = !be || be->vt->device(be, &dev, err, sizeof err) != 0;
+            if (be) be->vt->close(be);
+            if (bad) return fail(err);
+            count_all = dev.device_count;
+        }
+        if (run_devices_specs(opt.devices, count_all, &specs, &n_specs, err, sizeof err) != 0) {
+            fprintf(stderr, "tuner run: %s\n", err);
+            return EXIT_BAD_INPUT;
+        }
+        if (is_replay)
+            for (int i = 0; i < n_specs; i++) {
+                free(specs[i]);
+                specs[i] = strdup(base);
+                if (!specs[i]) return fail("out of memory");
+            }
+    }
+    run_options o = { opt.args[0], opt.db ? opt.db : "tunekit.db",
+                      specs ? (const char *const *)specs : opt.backends,
+                      specs ? n_specs : opt.n_backends,
                       opt.strategy, opt.budget_evals, opt.budget_seconds, opt.seed,
                       !opt.quiet && isatty(2), opt.quiet ? NULL : stdout, opt.warm_start,
-                      (int)opt.jobs, opt.cache };
+                      (int)opt.jobs, opt.cache, opt.shard_k, opt.shard_n };
     run_summary sum;
-    char err[2048];
     int rc = run_space(&o, &sum, err, sizeof err);
+    for (int i = 0; specs && i < n_specs; i++) free(specs[i]);
+    free(specs);
     if (rc == 2) { fprintf(stderr, "%s\n", err); return EXIT_BAD_INPUT; }
     if (rc != 0) return fail(err);
     if (!opt.quiet) {
@@ -161,6 +210,12 @@ static int cmd_run(void)
         printf("%s), %lld already in %s", first ? "none" : "", (long long)sum.resumed, o.db_path);
         if (sum.unrecorded) printf(", %lld not recorded in the replay source", (long long)sum.unrecorded);
         printf("\n");
+        if (sum.n_devices > 1)
+            for (int i = 0; i < sum.n_devices; i++)
+                printf("tuner: device %d (%s, %s): %lld evaluated, %.1f s in its backend%s%s\n", i,
+                       sum.devices[i].spec, sum.devices[i].name, (long long)sum.devices[i].evaluated,
+                       sum.devices[i].busy_s, sum.devices[i].failed ? "; failed: " : "",
+                       sum.devices[i].failed ? sum.devices[i].why : "");
         if (sum.user_kernel)
             printf("tuner: compiled %lld variant%s (%lld refused) in %.1f s of CPU on up to %d "
                    "processes, %lld from the cache; %.1f s in the backend, %.1f s in all\n",
@@ -262,8 +317,9 @@ static int cmd_space(void)
 }
 
 /* ---- compile ---- */
-/* A device for compiling without one: a compute capability and the limits every CUDA GPU since
- * Volta has; what it cannot know (SM count, memory) is 0 and not checked. */
+/* A device for compiling without one: a compute capability, the limits every CUDA GPU since
+ * Volta has, and the per-SM registers and shared memory of that architecture; what it cannot
+ * know (SM count, L2, memory) is 0 and not checked. */
 static int device_from_cc(const char *cc, device_info *d)
 {
     int major = 0, minor = 0;
@@ -277,7 +333,11 @@ static int device_from_cc(const char *cc, device_info *d)
     d->cc_major = major;
     d->cc_minor = minor;
     d->max_threads_per_block = 1024;
-    d->max_threads_per_sm = 2048;
+    int cc_num = major * 10 + minor;
+    d->max_threads_per_sm = cc_num == 75 ? 1024 : cc_num == 86 || cc_num == 89 ? 1536 : 2048;
+    d->regs_per_sm = 65536;
+    d->smem_per_sm = cc_num >= 90 ? 233472 : cc_num == 80 || cc_num == 87 ? 167936
+                   : cc_num >= 86 ? 102400 : cc_num == 75 ? 65536 : 98304;
     return 0;
 }
 
@@ -586,10 +646,17 @@ static int cmd_db(void)
             }
         if (db_open(path, 1, &d, err, sizeof err) != 0) return fail(err);
         for (int i = 1; i < opt.n_args && rc == EXIT_OK; i++) {
+            db_merge_stats ms;
+            memset(&ms, 0, sizeof ms);
             int r = sub[0] == 'i' ? db_import(d, opt.args[i], err, sizeof err)
-                                  : db_merge(d, opt.args[i], err, sizeof err);
+                                  : db_merge_report(d, opt.args[i], &ms, err, sizeof err);
             if (r != 0) rc = fail(err);
             else if (!opt.quiet) printf("tuner db %s: %s into %s\n", sub, opt.args[i], path);
+            if (r == 0 && ms.conflicts)
+                fprintf(stderr, "tuner db merge: %s: %lld evaluation%s measured again with other "
+                        "results; kept as %s had them (first: %s)\n", opt.args[i],
+                        (long long)ms.conflicts, ms.conflicts == 1 ? "" : "s", path,
+                        ms.first_conflict);
         }
         db_close(d);
         return rc;
@@ -698,9 +765,9 @@ static int cmd_strategies(void)
 
 static const command commands[] = {
     { "run", cmd_run,
-      "tuner run SPACE [--db PATH] [--backend cuda|cuda:N|replay:DUMP] [--strategy NAME]\n"
-      "                [--budget-evals N] [--budget-seconds S] [--seed N] [--warm-start]\n"
-      "                [--jobs N] [--cache DIR] [-q]\n"
+      "tuner run SPACE [--db PATH] [--backend cuda|cuda:N|replay:DUMP]... [--devices all|0,2,3]\n"
+      "                [--shard K/N] [--strategy NAME] [--budget-evals N] [--budget-seconds S]\n"
+      "                [--seed N] [--warm-start] [--jobs N] [--cache DIR] [-q]\n"
       "  Tunes every op, dtype and problem of SPACE on the backend's device, storing every\n"
       "  evaluation in the database (default tunekit.db). Re-running resumes: what the database\n"
       "  already holds for this device, problem, config and kernel source is skipped.\n"
@@ -708,6 +775,11 @@ static const command commands[] = {
       "  space under a budget smaller than the space is searched with ensemble instead.\n"
       "  --warm-start tries first the winners the database holds for other GPUs (nearest\n"
       "  compute capability first).\n"
+      "  --devices all|0,2,3 runs a worker per GPU: the GPUs of one model share its problems,\n"
+      "  each model tunes them all; a GPU that fails gives its problem back. --backend may be\n"
+      "  given several times (one device each). --shard K/N tunes only the K-th of N shares\n"
+      "  of the problems, balanced by their estimated cost, for N jobs whose dumps\n"
+      "  `tuner db merge` joins (docs/scaling.md).\n"
       "  A user kernel (docs/user-kernels.md) is compiled by up to --jobs compiler processes\n"
       "  (default: one per core) ahead of the GPU, into the cache --cache (default\n"
       "  $TUNEKIT_CACHE, else ~/.cache/tunekit/cubin).\n"
@@ -767,7 +839,7 @@ static const command commands[] = {
 #define N_COMMANDS (int)(sizeof commands / sizeof commands[0])
 
 static const char *const allowed_options[] = {
-    /* run */     " db backend strategy budget-evals budget-seconds seed warm-start jobs cache q ",
+    /* run */     " db backend devices shard strategy budget-evals budget-seconds seed warm-start jobs cache q ",
     /* compile */ " cc backend jobs cache q ",
     /* space */   " backend ",
     /* best */    " db op dtype device format compare ",

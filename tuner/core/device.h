@@ -21,6 +21,8 @@ typedef struct device_info {
     int mem_bus_bits;
     int driver_version;      /* cudaDriverGetVersion, e.g. 13000 */
     int runtime_version;     /* cudaRuntimeGetVersion */
+    int device_count;        /* the GPUs the process that opened it sees (not stored: a fact
+                                about that machine, for --devices all) */
 } device_info;
 
 /* The device attributes an expression may name: sm_count, max_threads_per_sm,

@@ -635,6 +635,22 @@ static int read_init(su_ctx *c, const ynode *n, su_arg *a, const char *where)
     return 0;
 }
 
+/* { abs: a, rel: r } into *atol, *rtol (each optional). */
+static int read_tolerance(loader *L, const ynode *v, const char *w, double *atol, double *rtol)
+{
+    static const char *const tol_keys[] = {"abs", "rel"};
+    if (sl_expect_kind(L, v, YNODE_MAP, w) != 0 || sl_check_keys(L, v, w, tol_keys, 2) != 0)
+        return -1;
+    const ynode *t;
+    if ((t = ynode_get(v, "abs")) && sl_get_float(L, t, w, atol) != 0)
+        return -1;
+    if ((t = ynode_get(v, "rel")) && sl_get_float(L, t, w, rtol) != 0)
+        return -1;
+    if (*atol < 0 || *rtol < 0)
+        return sl_fail_at(L, v, "%s: must not be negative", w);
+    return 0;
+}
+
 static int read_arg(su_ctx *c, const ynode *n, su_arg *a, int index)
 {
     static const char *const buffer_keys[] = {"name", "buffer", "count", "init", "output",
@@ -707,20 +723,40 @@ static int read_arg(su_ctx *c, const ynode *n, su_arg *a, int index)
         return -1;
     default_tolerance(a->type == SU_DTYPE ? SU_F32 : a->type, &a->atol, &a->rtol);
     if ((v = ynode_get(n, "tolerance"))) {
-        static const char *const tol_keys[] = {"abs", "rel"};
         snprintf(w, sizeof w, "%s.tolerance", where);
         if (!a->output)
             return sl_fail_at(L, v, "%s: only outputs have a tolerance", w);
-        if (sl_expect_kind(L, v, YNODE_MAP, w) != 0 || sl_check_keys(L, v, w, tol_keys, 2) != 0)
+        if (sl_expect_kind(L, v, YNODE_MAP, w) != 0)
             return -1;
-        const ynode *t;
-        if ((t = ynode_get(v, "abs")) && sl_get_float(L, t, w, &a->atol) != 0)
-            return -1;
-        if ((t = ynode_get(v, "rel")) && sl_get_float(L, t, w, &a->rtol) != 0)
-            return -1;
-        if (a->atol < 0 || a->rtol < 0)
-            return sl_fail_at(L, v, "%s: must not be negative", w);
-        a->has_tol = 1;
+        /* { abs, rel } for every dtype, or { f32: { abs, rel }, f16: ... } per dtype */
+        int per_dtype = v->n > 0 && su_type_parse(v->items[0]->text) >= 0;
+        for (int k = 0; k < (per_dtype ? v->n : 1); k++) {
+            const ynode *tv = per_dtype ? v->items[2 * k + 1] : v;
+            double atol = a->atol, rtol = a->rtol;
+            char tw[240];
+            int t = -1;
+            if (per_dtype) {
+                t = su_type_parse(v->items[2 * k]->text);
+                if (t < 0)
+                    return sl_fail_at(L, v->items[2 * k], "%s: '%.60s' is not a dtype", w,
+                                      v->items[2 * k]->text);
+                snprintf(tw, sizeof tw, "%s.%s", w, su_type_name(t));
+                default_tolerance(t, &atol, &rtol);
+            } else {
+                snprintf(tw, sizeof tw, "%s", w);
+            }
+            if (read_tolerance(L, tv, tw, &atol, &rtol) != 0)
+                return -1;
+            if (per_dtype) {
+                a->tol_by[t][0] = atol;
+                a->tol_by[t][1] = rtol;
+                a->has_tol_by[t] = 1;
+            } else {
+                a->atol = atol;
+                a->rtol = rtol;
+                a->has_tol = 1;
+            }
+        }
     }
     return 0;
 }
@@ -728,6 +764,12 @@ static int read_arg(su_ctx *c, const ynode *n, su_arg *a, int index)
 /* The tolerance of a buffer declared with `buffer: dtype`, for the dtype of a binding. */
 void space_user_tolerance(const su_arg *a, const char *dtype, double *atol, double *rtol)
 {
+    int t = su_type_parse(dtype);
+    if (t >= 0 && a->has_tol_by[t]) {
+        *atol = a->tol_by[t][0];
+        *rtol = a->tol_by[t][1];
+        return;
+    }
     if (a->has_tol || a->type != SU_DTYPE) {
         *atol = a->atol;
         *rtol = a->rtol;

@@ -56,6 +56,8 @@ typedef struct su_arg {
     int output;
     double atol, rtol;       /* outputs: the tolerance (defaults by type when not given) */
     int has_tol;             /* the tolerance was given */
+    double tol_by[SU_TYPE_COUNT][2];   /* per dtype ({ f16: { abs, rel } }): abs, rel */
+    int has_tol_by[SU_TYPE_COUNT];
     /* scalars */
     su_expr value;
 } su_arg;

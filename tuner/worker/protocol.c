@@ -223,6 +223,7 @@ int wp_format_device(wp_buf *b, const device_info *d)
     wp_add_int(b, "mem_bus_bits", d->mem_bus_bits);
     wp_add_int(b, "driver_version", d->driver_version);
     wp_add_int(b, "runtime_version", d->runtime_version);
+    wp_add_int(b, "device_count", d->device_count);
     return wp_end(b);
 }
 
@@ -292,6 +293,9 @@ int wp_parse_device(const wp_msg *m, device_info *d, char *err, size_t len)
         get_int(m, "mem_bus_bits", &d->mem_bus_bits, err, len) ||
         get_int(m, "driver_version", &d->driver_version, err, len) ||
         get_int(m, "runtime_version", &d->runtime_version, err, len))
+        return -1;
+    d->device_count = 1;   /* optional: a worker of an older tuner does not say */
+    if (wp_get(m, "device_count") && get_int(m, "device_count", &d->device_count, err, len))
         return -1;
     return 0;
 }

@@ -13,7 +13,7 @@
  *   worker, once at start:  device  name= uuid= cc_major= cc_minor= sm_count= max_threads_per_sm=
  *                                   max_threads_per_block= regs_per_sm= smem_per_sm= l2_bytes=
  *                                   mem_bytes= sm_clock_khz= mem_clock_khz= mem_bus_bits=
- *                                   driver_version= runtime_version=
+ *                                   driver_version= runtime_version= device_count=
  *                      or:  error   message=no CUDA device found (cudaGetDeviceCount: ...)
  *                                   (and the worker exits)
  *   parent: copy        ->  copy    gbps=<device-to-device copy GB/s, bytes read + written>
