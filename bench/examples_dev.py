@@ -41,6 +41,12 @@ EX = ROOT / "examples"
 # H100 device attributes the constraints read (checked against the device at run time)
 MAX_THREADS, REGS_PER_SM = 1024, 65536
 
+# the space files' problems
+GEMM_PROBLEMS = [{"M": 4096, "N": 4096, "K": 4096}, {"M": 8192, "N": 2048, "K": 4096},
+                 {"M": 2048, "N": 8192, "K": 1024}]
+CONV_PROBLEMS = [{"H": 4096, "W": 4096, "R": 17}]
+SOFTMAX_PROBLEMS = [{"rows": 8192, "cols": 4096}, {"rows": 65536, "cols": 512}, {"rows": 4096, "cols": 32768}]
+
 
 # ---------------------------------------------------------------- configs
 
@@ -112,13 +118,12 @@ def gemm_sweep(smem_block, smem_sm):
              for v in itertools.product((32, 64, 128, 256), (32, 64, 128, 256), (8, 16, 32), (4, 8, 16),
                                         (4, 8, 16), (2, 4, 8, 16), (2, 3, 4), (0, 1), (0, 1), (0, 4),
                                         (1, 8), (1, 2))]
-    prob = {"M": 4096, "N": 4096, "K": 4096}
-    space = [c for c in space if gemm_ok(c, prob, smem_block, smem_sm)]
+    space = [c for c in space if gemm_ok(c, GEMM_PROBLEMS[0], smem_block, smem_sm)]
     rnd = random.Random(1)
     out, seen = [], set()
     for c in picked + rnd.sample(space, 40):
         key = tuple(sorted(c.items()))
-        if key not in seen and gemm_ok(c, prob, smem_block, smem_sm):
+        if key not in seen and gemm_ok(c, GEMM_PROBLEMS[0], smem_block, smem_sm):
             seen.add(key)
             out.append(c)
     return out, len(space)
@@ -320,10 +325,8 @@ def run_gemm(cfgs, timer, comp, results, top):
     import torch
     src = EX / "gemm" / "sgemm.cu"
     peer = load_peer(EX / "gemm")
-    problems = [{"M": 4096, "N": 4096, "K": 4096}, {"M": 8192, "N": 2048, "K": 4096},
-                {"M": 2048, "N": 8192, "K": 1024}]
     rows = []
-    for pi, prob in enumerate(problems):
+    for pi, prob in enumerate(GEMM_PROBLEMS):
         M, N, K = prob["M"], prob["N"], prob["K"]
         flops = 2.0 * M * N * K
         A = torch.empty(M, K, device="cuda").uniform_(-1, 1)
@@ -400,7 +403,7 @@ def run_conv(cfgs, timer, comp, results):
     src = EX / "conv2d" / "conv2d.cu"
     peer = load_peer(EX / "conv2d")
     rows = []
-    for prob in [{"H": 4096, "W": 4096, "R": 17}]:
+    for prob in CONV_PROBLEMS:
         H, W, R = prob["H"], prob["W"], prob["R"]
         flops = 2.0 * H * W * R * R
         X = torch.empty(H + R - 1, W + R - 1, device="cuda").uniform_(-1, 1)
@@ -456,7 +459,7 @@ def run_softmax(cfgs, timer, comp, results):
     inc = cuda_include()
     rows = []
     for dt, tdt, ctype, size in (("f32", torch.float32, "float", 4), ("f16", torch.float16, "__half", 2)):
-        for prob in ({"rows": 8192, "cols": 4096}, {"rows": 65536, "cols": 512}, {"rows": 4096, "cols": 32768}):
+        for prob in SOFTMAX_PROBLEMS:
             nr, nc = prob["rows"], prob["cols"]
             nbytes = 2 * nr * nc * size
             copy_us = timer.copy_us(nr * nc * size)
@@ -560,19 +563,18 @@ def main():
         sets["softmax"] = softmax_sweep() if args.set == "sweep" else SOFTMAX_BEST
 
     jobs = []
-    probs = {"gemm": [{"M": 4096, "N": 4096, "K": 4096}, {"M": 8192, "N": 2048, "K": 4096},
-                      {"M": 2048, "N": 8192, "K": 1024}]}
     for c in sets.get("gemm", []):
-        if any(gemm_ok(c, p, smem_block, smem_sm) for p in probs["gemm"]):
+        if any(gemm_ok(c, p, smem_block, smem_sm) for p in GEMM_PROBLEMS):
             jobs.append(job_for(EX / "gemm" / "sgemm.cu", gemm_defines(c), "sgemm"))
     for c in sets.get("conv2d", []):
-        if conv_ok(c, {"H": 4096, "W": 4096, "R": 17}, smem_block):
-            jobs.append(job_for(EX / "conv2d" / "conv2d.cu", dict(FR=17, **c), "conv2d"))
+        for p in CONV_PROBLEMS:
+            if conv_ok(c, p, smem_block):
+                jobs.append(job_for(EX / "conv2d" / "conv2d.cu", dict(FR=p["R"], **c), "conv2d"))
     if "softmax" in sets:
         inc = cuda_include()
         for c in sets["softmax"]:
             for ctype, size in (("float", 4), ("__half", 2)):
-                for p in ({"rows": 8192, "cols": 4096}, {"rows": 65536, "cols": 512}, {"rows": 4096, "cols": 32768}):
+                for p in SOFTMAX_PROBLEMS:
                     cc = dict(c, ITEMS=softmax_items(c, p))
                     if softmax_ok(cc, p, size):
                         jobs.append(job_for(EX / "softmax" / "softmax.cu", cc, f"softmax<{ctype}>", inc))
