@@ -431,8 +431,13 @@ def run_conv(cfgs, timer, comp, results):
             launch = lambda: k(grid, block, args, shared_mem=smem)
             r["regs"], r["spill"] = k.num_regs, k.local_size_bytes
             O.fill_(float("nan"))
-            launch()
-            torch.cuda.synchronize()
+            try:
+                launch()
+                torch.cuda.synchronize()
+            except Exception as ex:
+                r["err"] = f"launch: {ex}"
+                rows.append(r)
+                continue
             e = rel_err(O, ref)
             r["err"] = f"{e:.1e}"
             if not e <= 1e-5:
@@ -492,8 +497,13 @@ def run_softmax(cfgs, timer, comp, results):
                 launch = lambda: k(grid, block, args)
                 r["regs"], r["spill"] = k.num_regs, k.local_size_bytes
                 Y.fill_(float("nan"))
-                launch()
-                torch.cuda.synchronize()
+                try:
+                    launch()
+                    torch.cuda.synchronize()
+                except Exception as ex:
+                    r["err"] = f"launch: {ex}"
+                    rows.append(r)
+                    continue
                 e = rel_err(Y, ref)
                 r["err"] = f"{e:.1e}"
                 if not e <= tol:
