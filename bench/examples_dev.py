@@ -168,21 +168,26 @@ def softmax_ok(c, prob, dtype_size):
     TPR, BLOCK, VEC, ITEMS, cols = c["TPR"], c["BLOCK"], c["VEC"], c["ITEMS"], prob["cols"]
     if BLOCK % TPR or BLOCK > MAX_THREADS or VEC * dtype_size not in (4, 8, 16) or cols % VEC:
         return False
-    if TPR * VEC > cols or TPR * VEC * ITEMS < cols or TPR * VEC * (ITEMS - 1) >= cols:
+    if TPR * VEC > cols:
         return False
-    return ITEMS * VEC <= 64
+    if c["PASSES"] == 1:
+        return TPR * VEC * ITEMS >= cols and TPR * VEC * (ITEMS - 1) < cols and ITEMS * VEC <= 64
+    return c["ONLINE"] == 1 and TPR >= 32 and 2 * TPR * VEC * ITEMS <= cols and ITEMS * VEC <= 32
 
 
-def S(TPR, BLOCK, VEC, ONLINE=1, CS=0):
-    return dict(TPR=TPR, BLOCK=BLOCK, VEC=VEC, ONLINE=ONLINE, CS=CS)   # ITEMS from the problem
+def S(TPR, BLOCK, VEC, ONLINE=1, CS=0, PASSES=1, ITEMS=0):
+    """ITEMS 0: the whole row (PASSES 1), from the problem"""
+    return dict(TPR=TPR, BLOCK=BLOCK, VEC=VEC, ITEMS=ITEMS, PASSES=PASSES, ONLINE=ONLINE, CS=CS)
 
 
 def softmax_items(c, prob):
-    return -(-prob["cols"] // (c["TPR"] * c["VEC"]))
+    return c["ITEMS"] or -(-prob["cols"] // (c["TPR"] * c["VEC"]))
 
 
 SOFTMAX_BEST = [S(32, 256, 4), S(32, 256, 8), S(256, 256, 4), S(256, 256, 8), S(512, 512, 4),
-                S(512, 512, 8), S(1024, 1024, 4), S(1024, 1024, 8)]
+                S(512, 512, 8), S(1024, 1024, 4), S(1024, 1024, 8),
+                S(256, 256, 4, PASSES=2, ITEMS=4), S(256, 256, 8, PASSES=2, ITEMS=2),
+                S(512, 512, 4, PASSES=2, ITEMS=4, CS=1), S(512, 512, 8, PASSES=2, ITEMS=2, CS=1)]
 
 
 def softmax_sweep():
@@ -194,6 +199,10 @@ def softmax_sweep():
                     out.append(S(TPR, BLOCK, VEC))
     for c in (S(32, 256, 4), S(256, 256, 4), S(1024, 1024, 4), S(32, 256, 8), S(1024, 1024, 8)):
         out += [dict(c, ONLINE=0), dict(c, CS=1)]
+    for TPR, BLOCK in ((128, 128), (128, 256), (256, 256), (256, 512), (512, 512), (1024, 1024)):
+        for VEC, ITEMS in ((4, 2), (4, 4), (4, 8), (8, 2), (8, 4)):
+            for CS in (0, 1):
+                out.append(S(TPR, BLOCK, VEC, CS=CS, PASSES=2, ITEMS=ITEMS))
     return out
 
 
