@@ -15,9 +15,12 @@ the peer).
     python3 bench/examples_dev.py --only gemm --set sweep --jobs 16
 
 The config lists here are hand-kept (this script does not read the space files' expressions);
-their parameter names are the macros the space files define. --set best is the short list that
-the closing note's figures come from; --set sweep is the exploration list used while writing the
-kernels. Needs torch, cupy and a CUDA GPU; writes examples_dev.json under $OUT when OUT is set.
+their parameter names are the macros the space files define, and the *_ok functions mirror the
+space files' constraints (the counts agree with `tuner space --backend` on an H100). --set best
+is a short list of the configs expected near the top, to re-measure winners quickly; --set
+sweep explores (GEMM: hand-picked tile families plus a seeded sample of the space, the 12
+fastest at 4096^3 then timed on the other shapes). Needs torch, cupy and a CUDA GPU; writes
+examples_dev.json under $OUT when OUT is set.
 """
 import argparse
 import concurrent.futures as cf
