@@ -49,6 +49,8 @@ static struct options {
     const char *backends[64];    /* every --backend, in order */
     int n_backends;
     const char *devices;         /* --devices */
+    const char *transfer[64];    /* every --transfer-from */
+    int n_transfer;
     const char *shard;           /* --shard K/N */
     int shard_k, shard_n;
     int argc;                    /* the command's raw arguments, for commands that parse their own */
@@ -117,6 +119,10 @@ static int parse_args(const char *cmd, int argc, char **argv, const char *allowe
             opt.backends[opt.n_backends++] = v;
         }
         else if (strcmp(a, "--devices") == 0) opt.devices = v;
+        else if (strcmp(a, "--transfer-from") == 0) {
+            if (opt.n_transfer == 64) { cmdline_error(cmd, "more than 64 inputs (%s)", v); return -1; }
+            opt.transfer[opt.n_transfer++] = v;
+        }
         else if (strcmp(a, "--shard") == 0) {
             opt.shard = v;
             bad = run_parse_shard(v, &opt.shard_k, &opt.shard_n) != 0;
@@ -192,7 +198,8 @@ static int cmd_run(void)
                       specs ? n_specs : opt.n_backends,
                       opt.strategy, opt.budget_evals, opt.budget_seconds, opt.seed,
                       !opt.quiet && isatty(2), opt.quiet ? NULL : stdout, opt.warm_start,
-                      (int)opt.jobs, opt.cache, opt.shard_k, opt.shard_n };
+                      (int)opt.jobs, opt.cache, opt.shard_k, opt.shard_n,
+                      opt.transfer, opt.n_transfer };
     run_summary sum;
     int rc = run_space(&o, &sum, err, sizeof err);
     for (int i = 0; specs && i < n_specs; i++) free(specs[i]);
@@ -208,6 +215,11 @@ static int cmd_run(void)
                 first = 0;
             }
         printf("%s), %lld already in %s", first ? "none" : "", (long long)sum.resumed, o.db_path);
+        if (strcmp(sum.strategy, "exhaustive") != 0)
+            printf("; %s searched %lld of %lld configs (%.1f%%)%s%s", sum.strategy,
+                   (long long)(sum.evaluated + sum.resumed), (long long)sum.configs,
+                   sum.configs ? 100.0 * (double)(sum.evaluated + sum.resumed) / (double)sum.configs : 0.0,
+                   sum.transfer_from[0] ? ", starting from the winners in " : "", sum.transfer_from);
         if (sum.unrecorded) printf(", %lld not recorded in the replay source", (long long)sum.unrecorded);
         printf("\n");
         if (sum.n_devices > 1)
@@ -767,12 +779,15 @@ static const command commands[] = {
     { "run", cmd_run,
       "tuner run SPACE [--db PATH] [--backend cuda|cuda:N|replay:DUMP]... [--devices all|0,2,3]\n"
       "                [--shard K/N] [--strategy NAME] [--budget-evals N] [--budget-seconds S]\n"
-      "                [--seed N] [--warm-start] [--jobs N] [--cache DIR] [-q]\n"
+      "                [--seed N] [--warm-start] [--transfer-from DUMP]... [--jobs N] [--cache DIR] [-q]\n"
       "  Tunes every op, dtype and problem of SPACE on the backend's device, storing every\n"
       "  evaluation in the database (default tunekit.db). Re-running resumes: what the database\n"
       "  already holds for this device, problem, config and kernel source is skipped.\n"
-      "  Strategies: exhaustive, random, anneal, genetic, local, bayes, ensemble; an exhaustive\n"
-      "  space under a budget smaller than the space is searched with ensemble instead.\n"
+      "  Strategies: exhaustive, random, anneal, genetic, local, bayes, ensemble, transfer; an\n"
+      "  exhaustive space under a budget smaller than the space is searched with ensemble instead.\n"
+      "  On a GPU, when db/results/ (or --transfer-from) holds other GPUs' results of the space's\n"
+      "  kernel, the default is transfer: their winners first, then a local search that stops\n"
+      "  when it converges (docs/time-to-tune.md); --strategy exhaustive measures everything.\n"
       "  --warm-start tries first the winners the database holds for other GPUs (nearest\n"
       "  compute capability first).\n"
       "  --devices all|0,2,3 runs a worker per GPU: the GPUs of one model share its problems,\n"
@@ -830,16 +845,18 @@ static const command commands[] = {
       "  slices; all variants' times; strategy convergence. Same inputs, same bytes." },
     { "strategies", cmd_strategies,
       "tuner strategies SPACE --replay DUMP [--seeds N] [--budget N|P%] [--strategy A,B,...]\n"
-      "                 [--op OP] [--dtype DT] [--format table|csv]\n"
+      "                 [--op OP] [--dtype DT] [--format table|csv] [--transfer-from OTHER]\n"
       "  Replays search strategies (default: all but exhaustive) against the exhaustive recorded\n"
       "  space: per strategy, the median and 90th percentile over problems and seeds 1..N\n"
       "  (default 30) of the evaluations needed to come within 1%, 2% and 5% of the recorded\n"
-      "  optimum, and the gap left at the budget (default 10% of each problem's configs)." },
+      "  optimum, and the gap left at the budget (default 10% of each problem's configs).\n"
+      "  --transfer-from OTHER replays the transfer search instead (OTHER's winners on other\n"
+      "  GPUs first, then a local search until it converges): evaluations and regret per problem." },
 };
 #define N_COMMANDS (int)(sizeof commands / sizeof commands[0])
 
 static const char *const allowed_options[] = {
-    /* run */     " db backend devices shard strategy budget-evals budget-seconds seed warm-start jobs cache q ",
+    /* run */     " db backend devices shard strategy budget-evals budget-seconds seed warm-start jobs cache transfer-from q ",
     /* compile */ " cc backend jobs cache q ",
     /* space */   " backend ",
     /* best */    " db op dtype device format compare ",
@@ -847,7 +864,7 @@ static const char *const allowed_options[] = {
     /* db */      " db o output q ",
     /* devices */ " db ",
     /* report */  " o output db device q ",
-    /* strategies */ " replay seeds budget strategy op dtype format ",
+    /* strategies */ " replay seeds budget strategy op dtype format transfer-from ",
 };
 
 static void usage(FILE *f)

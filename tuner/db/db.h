@@ -74,6 +74,11 @@ typedef struct best_row {
 int db_each_best(db *d, const char *device, const char *op, const char *dtype,
                  int (*fn)(void *ctx, const best_row *row), void *ctx);
 
+/* The ok evaluations of one problem (op, dtype, shape) on every device whose median is within
+ * `within` (0.03: 3%) of that device's fastest, by device then time (gbps, frac_copy: 0). */
+int db_each_near_best(db *d, const char *op, const char *dtype, const char *shape, double within,
+                      int (*fn)(void *ctx, const best_row *row), void *ctx);
+
 /* ---- maintenance ---- */
 /* Deterministic SQL text dump: devices, runs, problems, configs, evaluations, samples, peers,
  * sorted by natural keys, with no database-local ids in it (rows refer to each other by natural

@@ -200,3 +200,50 @@ done:
     sqlite3_finalize(st);
     return ret;
 }
+
+int db_each_near_best(db *d, const char *op, const char *dtype, const char *shape, double within,
+                      int (*fn)(void *ctx, const best_row *row), void *ctx)
+{
+    static const char sql[] =
+        "WITH ok AS (SELECT e.device_id, e.median_us, c.text AS config, p.size_key"
+        "  FROM evaluations e JOIN problems p ON p.id = e.problem_id"
+        "  JOIN configs c ON c.id = e.config_id"
+        "  WHERE p.op = ?1 AND p.dtype = ?2 AND p.shape = ?3 AND e.status = 'ok'),"
+        " fastest AS (SELECT device_id, min(median_us) AS us FROM ok GROUP BY device_id) "
+        "SELECT dv.name, dv.uuid, ok.config, ok.size_key, dv.cc_major, dv.cc_minor, dv.sm_count,"
+        " ok.median_us FROM ok JOIN fastest f ON f.device_id = ok.device_id"
+        " JOIN devices dv ON dv.id = ok.device_id WHERE ok.median_us <= f.us * (1.0 + ?4) "
+        "ORDER BY dv.name, dv.uuid, ok.median_us, ok.config";
+    sqlite3_stmt *st = NULL;
+    int rc, ret = -1;
+    if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK)
+        goto done;
+    sqlite3_bind_text(st, 1, op, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, dtype, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, shape, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 4, within);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        best_row row;
+        memset(&row, 0, sizeof row);
+        row.device = col_text(st, 0);
+        row.device_uuid = col_text(st, 1);
+        row.op = op;
+        row.dtype = dtype;
+        row.shape = shape;
+        row.config = col_text(st, 2);
+        row.size_key = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1
+                                                                 : sqlite3_column_int64(st, 3);
+        row.cc_major = sqlite3_column_int(st, 4);
+        row.cc_minor = sqlite3_column_int(st, 5);
+        row.sm_count = sqlite3_column_int(st, 6);
+        row.median_us = sqlite3_column_double(st, 7);
+        if (fn(ctx, &row)) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    ret = rc == SQLITE_DONE ? 0 : -1;
+done:
+    sqlite3_finalize(st);
+    return ret;
+}

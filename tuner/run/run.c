@@ -11,6 +11,7 @@
 #include "run.h"
 
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,6 +185,73 @@ static void *device_main(void *arg)
     return NULL;
 }
 
+/* Counts best rows on devices other than the run's (for the transfer search's source). */
+typedef struct others {
+    const run_device *devs;
+    int n_devs;
+    int64_t rows;
+} others;
+
+static int count_other(void *ctx, const best_row *r)
+{
+    others *o = ctx;
+    for (int i = 0; i < o->n_devs; i++)
+        if (strcmp(o->devs[i].dev.uuid, r->device_uuid) == 0) return 0;
+    o->rows++;
+    return 0;
+}
+
+/* The transfer search's source: the dumps given, or (a GPU run with the space's default
+ * strategy) the committed results; kept when it holds winners of this space's ops on other
+ * devices. 0 (s->transfer set or not), or -1 with err. */
+static int open_transfer(run_shared *s, const run_device *devs, int n_devs, char *err, size_t len)
+{
+    const run_options *o = s->o;
+    const space *sp = s->sp;
+    int asked = o->strategy && strcmp(o->strategy, "transfer") == 0;
+    int default_search = !o->strategy && strcmp(sp->search.strategy, "exhaustive") == 0 &&
+                         s->budget_evals <= 0 && s->budget_seconds <= 0;
+    if (!asked && !default_search) return 0;
+    const char *inputs[64];
+    int n = 0;
+    glob_t g;
+    memset(&g, 0, sizeof g);
+    for (int i = 0; i < o->n_transfer_from && n < 64; i++) inputs[n++] = o->transfer_from[i];
+    if (n == 0 && (asked || devs[0].be->needs_modules) &&
+        glob("db/results/*.sql*", 0, NULL, &g) == 0)
+        for (size_t i = 0; i < g.gl_pathc && n < 64; i++) inputs[n++] = g.gl_pathv[i];
+    int rc = 0;
+    if (n > 0) {
+        if (db_open_dumps(inputs, n, &s->transfer, err, len) != 0) {
+            rc = -1;
+            goto done;
+        }
+        others c = { devs, n_devs, 0 };
+        for (int a = 0; a < sp->n_ops; a++) {
+            char op[256];
+            snprintf(op, sizeof op, "%s.%s", sp->kernel, sp->ops[a]);
+            db_each_best(s->transfer, NULL, op, NULL, count_other, &c);
+        }
+        if (c.rows == 0) {
+            db_close(s->transfer);
+            s->transfer = NULL;
+        } else {
+            size_t at = 0;
+            for (int i = 0; i < n && at < sizeof s->sum->transfer_from; i++)
+                at += (size_t)snprintf(s->sum->transfer_from + at, sizeof s->sum->transfer_from - at,
+                                       "%s%s", i ? " " : "", inputs[i]);
+        }
+    }
+    if (asked && !s->transfer) {
+        snprintf(err, len, "--strategy transfer: no other GPU's results of %s in %s", sp->kernel,
+                 n ? "the inputs given (--transfer-from)" : "db/results/ (give --transfer-from)");
+        rc = -1;
+    }
+done:
+    globfree(&g);
+    return rc;
+}
+
 static void device_close(run_device *dv)
 {
     db_close(dv->d);
@@ -262,6 +330,13 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
         if (!s.strategy_name) { rc = 2; goto done; }
         s.svt = strategy_find(s.strategy_name);
     }
+    /* on a GPU with other GPUs' results at hand, the default is the transfer search */
+    if (open_transfer(&s, devs, n_devs, err, len) != 0) { rc = 2; goto done; }
+    if (s.transfer && strcmp(s.strategy_name, "transfer") != 0) {
+        s.strategy_name = "transfer";
+        s.svt = strategy_find("transfer");
+    }
+    snprintf(sum->strategy, sizeof sum->strategy, "%s", s.strategy_name);
 
     if (sp->user) {
         /* Sizes, scalars and geometry against every model, then (when the backends run
@@ -389,6 +464,7 @@ done:
         device_close(&devs[i]);
     }
     sum->wall_s = run_now_s() - s.t0;
+    db_close(s.transfer);
     free(devs);
     free(s.models);
     free(s.tasks);

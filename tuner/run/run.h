@@ -25,6 +25,10 @@ typedef struct run_options {
     int jobs;                     /* user kernels: compiler processes at most (<= 0: cores) */
     const char *cache_dir;        /* user kernels: compile cache (NULL: uk_cache_dir) */
     int shard_k, shard_n;         /* tune only shard k of n (1-based; n = 0: everything) */
+    /* Where other GPUs' results come from for the transfer search (docs/time-to-tune.md):
+     * these dumps or databases; none: the dumps in db/results/ when the backend runs kernels. */
+    const char *const *transfer_from;
+    int n_transfer_from;
 } run_options;
 
 /* The backend specs --devices stands for: "all" (every GPU the first worker sees), or a list of
@@ -56,6 +60,9 @@ typedef struct run_summary {
     int user_kernel;              /* 1: a user kernel was compiled for this run */
     int64_t compiled, compile_failed, compile_cached;
     double compile_cpu_s;         /* the compiler processes' CPU time */
+    char strategy[32];            /* the strategy the run used */
+    char transfer_from[512];      /* transfer: where the other GPUs' results came from */
+    int64_t configs;              /* configs the constraints allow, summed over the tasks */
     int jobs;                     /* compiler processes at most */
 } run_summary;
 

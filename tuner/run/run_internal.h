@@ -43,6 +43,7 @@ typedef struct run_shared {
     uint64_t seed;
     const char *hash;
     char space_abs[PATH_MAX];
+    db *transfer;            /* other GPUs' results the transfer search starts from, or NULL */
     run_task *tasks;
     int n_tasks;
     run_model *models;

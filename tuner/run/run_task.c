@@ -105,6 +105,9 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
     st = s->svt->create(sp, &bind, s->seed, s->budget_evals, err, len);
     if (!st) goto done;
     if (s->o->warm_start && strategy_warm_start(&st, dv->d, sp, &bind, err, len) != 0) goto done;
+    if (s->transfer && strategy_transfer_start(&st, s->transfer, sp, &bind, err, len) != 0) goto done;
+    int64_t configs = space_count(sp, &bind, err, len);
+    if (configs < 0) goto done;
     pthread_mutex_lock(&s->mu);
     if (s->o->n_backends > 1)
         snprintf(dv->current, sizeof dv->current, "[%d] %s", dv->index, label);
@@ -114,12 +117,14 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
     int64_t evals = 0;
     double t0 = run_now_s(), best_us = 0;
     char config[1024], best_config[1024] = "";
+    const char *why = NULL;
     while (st->vt->propose(st, choice) == 1) {
         if ((s->budget_evals > 0 && evals >= s->budget_evals) ||
             (s->budget_seconds > 0 && run_now_s() - t0 >= s->budget_seconds)) {
             pthread_mutex_lock(&s->mu);
             s->sum->skipped_budget++;
             pthread_mutex_unlock(&s->mu);
+            why = "the budget was spent";
             break;
         }
         space_config_text(sp, choice, config, sizeof config);
@@ -204,9 +209,17 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
         if (s->o->n_backends > 1)
             fprintf(s->o->out, "  [%d %s]", dv->index, dv->dev.name);
         fprintf(s->o->out, "\n");
+        if (strcmp(s->strategy_name, "exhaustive") != 0)
+            fprintf(s->o->out, "    %s: %lld of %lld configs (%.1f%%); %s\n", s->strategy_name,
+                    (long long)evals, (long long)configs,
+                    configs > 0 ? 100.0 * (double)evals / (double)configs : 0.0,
+                    why ? why : st->stop_reason ? st->stop_reason : "the strategy had nothing left to try");
         fflush(s->o->out);
         pthread_mutex_unlock(&s->mu);
     }
+    pthread_mutex_lock(&s->mu);
+    s->sum->configs += configs;
+    pthread_mutex_unlock(&s->mu);
     rc = 0;
 done:
     if (st) st->vt->destroy(st);

@@ -17,7 +17,14 @@
  * configs the constraints reject, is reported as broken (exit 1).
  *
  * A dump of several devices (db/results/ holds one file per GPU model, possibly several cards)
- * is replayed for the one device that recorded the space's family; "DUMP#UUID" picks one. */
+ * is replayed for the one device that recorded the space's family; "DUMP#UUID" picks one.
+ *
+ * --transfer-from OTHER replays the transfer search instead (the default of `tuner run` on a
+ * new GPU): per problem, the winners OTHER records on other devices first, then the local search
+ * until it converges (or the --budget, when one is given), against the recorded space; per
+ * problem the evaluations it spent and its regret, the recorded time of the config it chose over
+ * the recorded optimum, minus one; then their median, 90th percentile and maximum over the
+ * problems and seeds, and how many problems come within 1% and 2%. */
 #include "strategies_cmd.h"
 
 #include <math.h>
@@ -35,7 +42,7 @@
 #define MAX_OUTSIDE 1000     /* proposals the constraints reject before a strategy is "broken" */
 
 typedef struct cmd_opts {
-    const char *space, *replay, *op, *dtype, *format;
+    const char *space, *replay, *op, *dtype, *format, *transfer_from;
     char strategies[1024];
     int seeds;
     double budget_pct;       /* > 0: percent of the allowed configs */
@@ -86,6 +93,7 @@ static int parse_options(int argc, char **argv, cmd_opts *o, char *err, size_t l
     memset(o, 0, sizeof *o);
     o->seeds = 30;
     o->budget_pct = 10;
+    int budget_given = 0;
     o->format = "table";
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -95,10 +103,10 @@ static int parse_options(int argc, char **argv, cmd_opts *o, char *err, size_t l
             continue;
         }
         static const char *const known[] = { "--replay", "--seeds", "--budget", "--strategy",
-                                             "--op", "--dtype", "--format" };
+                                             "--op", "--dtype", "--format", "--transfer-from" };
         int k = 0;
-        while (k < 7 && strcmp(a, known[k]) != 0) k++;
-        if (k == 7) { snprintf(err, len, "tuner strategies: unknown option '%s'", a); return -1; }
+        while (k < 8 && strcmp(a, known[k]) != 0) k++;
+        if (k == 8) { snprintf(err, len, "tuner strategies: unknown option '%s'", a); return -1; }
         if (i + 1 >= argc) { snprintf(err, len, "tuner strategies: option '%s' needs a value", a); return -1; }
         const char *v = argv[++i];
         int64_t n = 0;
@@ -117,29 +125,37 @@ static int parse_options(int argc, char **argv, cmd_opts *o, char *err, size_t l
                 bad = parse_count(v, &o->budget_n);
                 o->budget_pct = 0;
             }
+            budget_given = 1;
             break;
         }
         case 3: snprintf(o->strategies, sizeof o->strategies, "%s", v); break;
         case 4: o->op = v; break;
         case 5: o->dtype = v; break;
+        case 7: o->transfer_from = v; break;
         default: o->format = v; bad = strcmp(v, "table") && strcmp(v, "csv"); break;
         }
         if (bad) { snprintf(err, len, "tuner strategies: bad value '%s' for %s", v, a); return -1; }
     }
     if (!o->space) { snprintf(err, len, "tuner strategies: expected one space file"); return -1; }
+    if (o->transfer_from && !budget_given) {
+        o->budget_pct = 100;   /* the transfer search stops when it converges */
+        o->budget_n = 0;
+    }
     if (!o->replay) { snprintf(err, len, "tuner strategies: --replay DUMP is required"); return -1; }
     return 0;
 }
 
-/* The strategies named in list (comma-separated), or all but exhaustive. Returns how many, or
- * -1 with err naming an unknown one. */
+/* The strategies named in list (comma-separated), or all but exhaustive and transfer (which
+ * starts from another GPU's results: --transfer-from). Returns how many, or -1 with err naming
+ * an unknown one. */
 static int pick_strategies(const char *list, tally *t, char *err, size_t len)
 {
     int n = 0;
     if (!list[0]) {
         const strategy_vtable *const *all = strategy_all();
         for (int i = 0; all[i] && n < MAX_STRATEGIES; i++)
-            if (strcmp(all[i]->name, "exhaustive") != 0) t[n++].vt = all[i];
+            if (strcmp(all[i]->name, "exhaustive") != 0 && strcmp(all[i]->name, "transfer") != 0)
+                t[n++].vt = all[i];
         return n;
     }
     char buf[1024];
@@ -506,6 +522,108 @@ static int resolve_replay(const char *path, const space *sp, char *spec, size_t 
     return 0;   /* none: the backend says what is wrong */
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The transfer search from src's winners against every selected problem of the replay, seeds
+ * 1..N (see the top of this file). Returns 0, or -1 with err. */
+static int transfer_experiment(const space *sp, backend *be, const device_info *dev, db *src,
+                               const cmd_opts *o, char *err, size_t len)
+{
+    int rc = -1, problems = 0, within1 = 0, within2 = 0;
+    size_t n = 0, cap = 0;
+    double *regret = NULL, *evals = NULL;
+    int *choice = malloc((size_t)(sp->n_params ? sp->n_params : 1) * sizeof *choice);
+    table tb;
+    memset(&tb, 0, sizeof tb);
+    if (!choice) { snprintf(err, len, "out of memory"); goto done; }
+    if (strcmp(o->format, "csv") == 0) printf("op,dtype,shape,configs,seed,evaluations,regret\n");
+    for (int a = 0; a < sp->n_ops; a++) {
+        if (o->op && strcmp(o->op, sp->ops[a]) != 0) continue;
+        for (int b = 0; b < sp->n_dtypes; b++) {
+            if (o->dtype && strcmp(o->dtype, sp->dtypes[b]) != 0) continue;
+            for (int c = 0; c < sp->n_problems; c++) {
+                space_binding bind = { sp->ops[a], sp->dtypes[b], &sp->problems[c], dev };
+                int l = load_table(sp, &bind, be, o, &tb, err, len);
+                if (l < 0) goto done;
+                if (l > 0) { free_table(&tb); continue; }
+                double worst = 0;
+                for (int seed = 1; seed <= o->seeds; seed++) {
+                    strategy *st = strategy_transfer_vt.create(sp, &bind, (uint64_t)seed, 0, err, len);
+                    if (!st || strategy_transfer_start(&st, src, sp, &bind, err, len) != 0) goto done;
+                    memset(tb.visited, 0, tb.ctx.n_allowed ? tb.ctx.n_allowed : 1);
+                    int64_t spent = 0;
+                    double best = INFINITY;
+                    while (spent < tb.budget && st->vt->propose(st, choice) == 1) {
+                        int64_t i = sc_allowed_index(&tb.ctx, choice);
+                        eval_status status = i < 0 || tb.visited[i] ? EVAL_SKIPPED : tb.status[i];
+                        double us = i < 0 ? 0 : tb.us[i];
+                        if (i >= 0) tb.visited[i] = 1;
+                        st->vt->observe(st, choice, status, us);
+                        if (sc_counts(status)) spent++;
+                        if (status == EVAL_OK && us < best) best = us;
+                    }
+                    st->vt->destroy(st);
+                    double r = isinf(best) ? INFINITY : best / tb.optimum - 1.0;
+                    if (n == cap) {
+                        cap = cap ? cap * 2 : 256;
+                        double *g = realloc(regret, cap * sizeof *g), *h = NULL;
+                        if (g) regret = g;
+                        if (g) h = realloc(evals, cap * sizeof *h);
+                        if (!g || !h) { snprintf(err, len, "out of memory"); goto done; }
+                        evals = h;
+                    }
+                    regret[n] = r;
+                    evals[n++] = (double)spent;
+                    if (r > worst) worst = r;
+                    if (strcmp(o->format, "csv") == 0)
+                        printf("%s.%s,%s,\"%s\",%zu,%d,%lld,%.6f\n", sp->kernel, bind.op, bind.dtype,
+                               bind.problem->text, tb.ctx.n_allowed, seed, (long long)spent, r);
+                }
+                within1 += worst <= 0.01;
+                within2 += worst <= 0.02;
+                problems++;
+                free_table(&tb);
+            }
+        }
+    }
+    if (problems == 0) {
+        snprintf(err, len, "%s: no problem of %s has a recorded ok result", o->replay, o->space);
+        goto done;
+    }
+    if (strcmp(o->format, "csv") != 0) {
+        double *r = malloc(n * sizeof *r), *e = malloc(n * sizeof *e);
+        if (!r || !e) { free(r); free(e); snprintf(err, len, "out of memory"); goto done; }
+        memcpy(r, regret, n * sizeof *r);
+        memcpy(e, evals, n * sizeof *e);
+        qsort(r, n, sizeof *r, cmp_dbl);
+        qsort(e, n, sizeof *e, cmp_dbl);
+        double e_sum = 0;
+        for (size_t i = 0; i < n; i++) e_sum += e[i];
+        printf("%s on %s (replay of %s), transfer from %s: %d problems, seeds 1-%d\n", sp->path,
+               dev->name, o->replay, o->transfer_from, problems, o->seeds);
+        printf("  evaluations per problem: median %g, p90 %g, max %g (%.0f in all per seed)\n",
+               e[n / 2], e[(size_t)(0.9 * (double)(n - 1))], e[n - 1], e_sum / o->seeds);
+        printf("  regret (chosen config's recorded time / the recorded best - 1): median %.2f%%, "
+               "p90 %.2f%%, max %.2f%%\n", 100 * r[n / 2], 100 * r[(size_t)(0.9 * (double)(n - 1))],
+               100 * r[n - 1]);
+        printf("  problems within 1%% in every seed: %d of %d; within 2%%: %d of %d\n", within1,
+               problems, within2, problems);
+        free(r);
+        free(e);
+    }
+    rc = 0;
+done:
+    free_table(&tb);
+    free(choice);
+    free(regret);
+    free(evals);
+    return rc;
+}
+
 int strategies_command(int argc, char **argv, char *err, size_t len)
 {
     cmd_opts o;
@@ -525,6 +643,13 @@ int strategies_command(int argc, char **argv, char *err, size_t len)
     if (!be) goto done;
     device_info dev;
     if (be->vt->device(be, &dev, err, len) != 0) goto done;
+    if (o.transfer_from) {
+        db *src = NULL;
+        if (db_open_readonly(o.transfer_from, &src, err, len) != 0) goto done;
+        rc = transfer_experiment(sp, be, &dev, src, &o, err, len) == 0 ? 0 : 1;
+        db_close(src);
+        goto done;
+    }
     int n_bindings = sp->n_ops * sp->n_dtypes * sp->n_problems;
     for (int s = 0; s < nt; s++) {
         t[s].notes = calloc((size_t)(n_bindings ? n_bindings : 1), sizeof *t[s].notes);

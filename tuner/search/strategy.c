@@ -149,6 +149,7 @@ static const strategy_vtable *const all[] = {
     &strategy_local_vt,
     &strategy_bayes_vt,
     &strategy_ensemble_vt,
+    &strategy_transfer_vt,
     NULL,
 };
 

@@ -25,6 +25,7 @@ typedef struct strategy_vtable {
 
 struct strategy {
     const strategy_vtable *vt;
+    const char *stop_reason; /* why propose returned 0, when the strategy says (else NULL) */
 };
 
 /* The strategy named name ("exhaustive", "random", ...), or NULL. */

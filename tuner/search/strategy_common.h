@@ -28,7 +28,7 @@
 
 /* The strategies in these files (strategy.c lists them in its table). */
 extern const strategy_vtable strategy_anneal_vt, strategy_genetic_vt, strategy_local_vt,
-    strategy_bayes_vt, strategy_ensemble_vt;
+    strategy_bayes_vt, strategy_ensemble_vt, strategy_transfer_vt;
 
 /* A map from 64-bit config keys to indices (open addressing). */
 typedef struct sc_map {
@@ -133,3 +133,8 @@ strategy *strategy_warm_wrap(strategy *inner, const space *sp, const space_bindi
 typedef struct db db;
 int strategy_warm_start(strategy **st, db *d, const space *sp, const space_binding *b,
                         char *err, size_t len);
+/* The transfer search's start (strategy_warm_db.c): first the configs devices other than
+ * b->device measured within 3% of their best on the same problem (at most 6, nearest compute
+ * capability first), then the warm start's winners of the neighbouring problems. */
+int strategy_transfer_start(strategy **st, db *d, const space *sp, const space_binding *b,
+                            char *err, size_t len);

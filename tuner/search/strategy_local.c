@@ -3,7 +3,8 @@
  * next value up or down of each ordinal parameter, every other value of a categorical one) in a
  * random order and moves to the first that is faster; after a move along an ordinal parameter
  * the same step is tried again first. When no neighbour is faster (a local optimum), it kicks
- * the best config found by two or three random parameter changes and searches again from there.
+ * the best config found by two or three random parameter changes and searches again from there
+ * (saying so in its stop_reason, which the transfer search reads as convergence).
  * Failed, unsupported or unrecorded configs are never moved to and never proposed again. */
 #include "strategy_common.h"
 
@@ -108,6 +109,8 @@ static int local_propose(strategy *st, int *choice)
             }
             if (is_better(l, seen)) set_center(l, seen);
         }
+        /* a local optimum: every neighbour of the center measured, none faster */
+        st->stop_reason = "a local optimum: every neighbour of the best was measured";
         if (kick(l, choice)) {
             l->restarting = 1;
             goto proposed;

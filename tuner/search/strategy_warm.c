@@ -31,7 +31,10 @@ static int warm_propose(strategy *st, int *choice)
         }
     }
     for (int t = 0; t < WARM_RETRIES; t++) {
-        if (w->inner->vt->propose(w->inner, choice) != 1) return 0;
+        if (w->inner->vt->propose(w->inner, choice) != 1) {
+            st->stop_reason = w->inner->stop_reason;
+            return 0;
+        }
         int64_t seen = sc_seen(&w->s, choice);
         if (seen < 0) return 1;
         w->inner->vt->observe(w->inner, choice, w->s.obs_status[seen], w->s.obs_us[seen]);

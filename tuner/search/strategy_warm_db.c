@@ -1,10 +1,13 @@
-/* strategy_warm_db.c: where `tuner run --warm-start` finds its configs. For one binding it reads
+/* strategy_warm_db.c: where `tuner run --warm-start` and the transfer search find their configs. For one binding it reads
  * the database's `best` view for the same op and dtype on every other device and orders those
  * winners by nearness: compute capability first (|cc - this cc|, as major*10 + minor), then
  * the same problem before others, then the nearest problem size (log scale), then device name
  * and shape for a stable order. Up to WARM_MAX distinct configs the space can express are put
- * in front of the strategy with strategy_warm_wrap. The strategies themselves never see the
- * database: this file is the bridge. */
+ * in front of the strategy with strategy_warm_wrap. The transfer search (strategy_transfer_start)
+ * puts first the configs other devices measured within TRANSFER_NEAR of their best on the same
+ * problem (the ranks of configs carry over between GPUs better than the single winner does),
+ * nearest compute capability first, then the warm start's winners of the neighbouring problems.
+ * The strategies themselves never see the database: this file is the bridge. */
 #include "strategy_common.h"
 #include "db/db.h"
 
@@ -14,6 +17,8 @@
 #include <string.h>
 
 #define WARM_MAX 8
+#define TRANSFER_NEAR 0.03    /* within 3% of another device's best on the same problem */
+#define TRANSFER_SAME_MAX 6   /* at most this many of them */
 
 typedef struct winner {
     int cc_distance, other_shape;
@@ -70,23 +75,37 @@ static int nearer(const void *a, const void *b)
     return d ? d : strcmp(x->shape, y->shape);
 }
 
-int strategy_warm_start(strategy **st, db *d, const space *sp, const space_binding *b,
-                        char *err, size_t len)
+/* The configs to put first (configs: WARM_MAX + TRANSFER_SAME_MAX rows of np), from the
+ * same problem's near-best configs on other devices when near is set, then the winners of the
+ * nearest problems. Returns how many, or -1 with err. */
+static int gather(db *d, const space *sp, const space_binding *b, int near, int *configs,
+                  char *err, size_t len)
 {
-    int rc = -1, np = sp->n_params ? sp->n_params : 1, n = 0;
+    int np = sp->n_params ? sp->n_params : 1, n = 0, rc = -1;
     char op[256];
     snprintf(op, sizeof op, "%s.%s", sp->kernel, b->op);
     collect c = { b->device ? b->device->uuid : NULL,
                   b->device ? b->device->cc_major * 10 + b->device->cc_minor : 0,
                   b->problem->text, sp->family->size_key(sp->family, b->problem), NULL, 0, 0, 0 };
-    int *configs = malloc((size_t)WARM_MAX * (size_t)np * sizeof *configs);
-    if (!configs) { snprintf(err, len, "out of memory"); goto done; }
-    if (db_each_best(d, NULL, op, b->dtype, collect_row, &c) != 0 || c.oom) {
+    if (near && db_each_near_best(d, op, b->dtype, b->problem->text, TRANSFER_NEAR, collect_row,
+                                  &c) != 0) {
+        snprintf(err, len, "transfer: reading the other devices' measurements failed");
+        goto done;
+    }
+    size_t same = c.n;
+    if (c.oom || db_each_best(d, NULL, op, b->dtype, collect_row, &c) != 0 || c.oom) {
         snprintf(err, len, c.oom ? "out of memory" : "warm start: reading the best view failed");
         goto done;
     }
-    qsort(c.w, c.n, sizeof *c.w, nearer);
-    for (size_t i = 0; i < c.n && n < WARM_MAX; i++) {
+    /* near-best of the same problem first (in their devices' order: nearest capability, then
+     * each device's fastest first), then the winners by nearness */
+    for (size_t i = 0; i < same; i++)
+        c.w[i].size_distance = (double)i;   /* keeps their order under the sort below */
+    qsort(c.w, same, sizeof *c.w, nearer);
+    qsort(c.w + same, c.n - same, sizeof *c.w, nearer);
+    int limit = near ? WARM_MAX + TRANSFER_SAME_MAX : WARM_MAX;
+    for (size_t i = 0; i < c.n && n < limit; i++) {
+        if (i < same && n >= TRANSFER_SAME_MAX) continue;
         int *choice = configs + (size_t)n * (size_t)np;
         if (space_config_parse(sp, c.w[i].config, choice) != 0) continue;
         int dup = 0;
@@ -94,22 +113,44 @@ int strategy_warm_start(strategy **st, db *d, const space *sp, const space_bindi
             dup = memcmp(configs + (size_t)j * (size_t)np, choice, (size_t)np * sizeof *choice) == 0;
         if (!dup) n++;
     }
-    if (n > 0) {
-        *st = strategy_warm_wrap(*st, sp, b, configs, n, err, len);
-        if (!*st) goto done;
-    }
-    rc = 0;
+    rc = n;
 done:
-    if (rc != 0 && *st) {
-        (*st)->vt->destroy(*st);
-        *st = NULL;
-    }
     for (size_t i = 0; i < c.n; i++) {
         free(c.w[i].device);
         free(c.w[i].shape);
         free(c.w[i].config);
     }
     free(c.w);
-    free(configs);
     return rc;
+}
+
+static int wrap_with(strategy **st, db *d, const space *sp, const space_binding *b, int near,
+                     char *err, size_t len)
+{
+    int np = sp->n_params ? sp->n_params : 1;
+    int *configs = malloc((size_t)(WARM_MAX + TRANSFER_SAME_MAX) * (size_t)np * sizeof *configs);
+    int n = configs ? gather(d, sp, b, near, configs, err, len) : -1;
+    if (!configs) snprintf(err, len, "out of memory");
+    if (n > 0) *st = strategy_warm_wrap(*st, sp, b, configs, n, err, len);
+    free(configs);
+    if (n < 0 || !*st) {
+        if (n < 0 && *st) {
+            (*st)->vt->destroy(*st);
+            *st = NULL;
+        }
+        return -1;
+    }
+    return 0;
+}
+
+int strategy_warm_start(strategy **st, db *d, const space *sp, const space_binding *b,
+                        char *err, size_t len)
+{
+    return wrap_with(st, d, sp, b, 0, err, len);
+}
+
+int strategy_transfer_start(strategy **st, db *d, const space *sp, const space_binding *b,
+                            char *err, size_t len)
+{
+    return wrap_with(st, d, sp, b, 1, err, len);
 }
