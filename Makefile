@@ -1,7 +1,7 @@
 # Makefile: builds the tuner (build/tuner), the kernel library (build/libtunekit.a), the tests,
 # and runs them. `make run` tunes on this machine's GPU (or explains and replays without one);
-# `make test` is what CI runs. STATIC=1 links SQLite, libyaml and GSL statically so build/tuner
-# runs on a GPU machine that has none of their packages.
+# `make test` is what CI runs. STATIC=1 links SQLite, libyaml, GSL and liblzma statically so
+# build/tuner runs on a GPU machine that has none of their packages.
 
 # Parallel by default: one job per core unless the command line gives -j.
 ifeq ($(filter -j%,$(MAKEFLAGS)),)
@@ -24,9 +24,9 @@ NVFLAGS  += -std=c++17 -Xcompiler -Wall,-Wextra,-Werror -MMD -MP \
             -gencode arch=compute_90,code=compute_90
 
 ifeq ($(STATIC),1)
-DEPLIBS := -Wl,-Bstatic -lsqlite3 -lyaml -lgsl -lgslcblas -Wl,-Bdynamic
+DEPLIBS := -Wl,-Bstatic -lsqlite3 -lyaml -lgsl -lgslcblas -llzma -Wl,-Bdynamic
 else
-DEPLIBS := -lsqlite3 -lyaml -lgsl -lgslcblas
+DEPLIBS := -lsqlite3 -lyaml -lgsl -lgslcblas -llzma
 endif
 LDLIBS := -L$(CUDA_HOME)/lib64 $(B)/libtunekit.a -lcudart_static $(DEPLIBS) -lstdc++ -lm -ldl -lpthread -lrt
 

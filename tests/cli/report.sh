@@ -121,7 +121,7 @@ check "convergence text" grep -qE 'Run 1: strategy `random`, seed 3, .*: [0-9]+ 
 
 # the committed report is what the committed measurements give
 shopt -s nullglob
-dumps=(db/results/*.sql)
+dumps=(db/results/*.sql.xz db/results/*.sql)
 if [ ${#dumps[@]} -gt 0 ]; then
     check "report the committed measurements" $TUNER report -o $T/committed -q
     for d in $T/committed/*/; do

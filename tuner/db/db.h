@@ -3,8 +3,9 @@
  * user_version. Also the deterministic text dump (export), import of dumps, merge of databases,
  * integrity check, and the queries the run loop, replay backend, `best` and `header` need.
  *
- * A path ending in ".sql" given to db_open_readonly is a dump: it is loaded into an in-memory
- * database, so every reader (header, best, replay, report) takes a dump or a database alike. */
+ * A path ending in ".sql" or ".sql.xz" (compressed, db_xz.h) given to db_open_readonly is a dump:
+ * it is loaded into an in-memory database, so every reader (header, best, replay, report) takes a
+ * dump or a database alike. */
 #pragma once
 #include <stdint.h>
 #include <stddef.h>
@@ -20,10 +21,13 @@ typedef struct db db;
  * DB_SCHEMA_VERSION. Refuses a file that is not a SQLite database or has a newer schema.
  * Returns 0 or -1 with err. */
 int db_open(const char *path, int create, db **out, char *err, size_t len);
-/* Opens a database file read-only, or loads a .sql dump (several: db_open_dumps) into memory. */
+/* Opens a database file read-only, or loads a .sql or .sql.xz dump (several: db_open_dumps)
+ * into memory. */
 int db_open_readonly(const char *path, db **out, char *err, size_t len);
 int db_open_dumps(const char *const *paths, int n, db **out, char *err, size_t len);
 void db_close(db *d);
+/* 1 when path ends in ".sql" or ".sql.xz" (a dump, db_xz.h, rather than a database file). */
+int db_path_is_dump(const char *path);
 
 /* ---- the run loop ---- */
 typedef struct run_info {
@@ -80,7 +84,8 @@ int db_each_best(db *d, const char *device, const char *op, const char *dtype,
  * key through sub-selects), importable by `sqlite3 x.db < dump` onto the schema and by
  * db_import. Same database content -> same bytes. */
 int db_export(db *d, FILE *out, char *err, size_t len);
-/* Imports a dump (idempotent: rows already present are skipped), in one transaction. */
+/* Imports a dump, .sql or .sql.xz (idempotent: rows already present are skipped), in one
+ * transaction. */
 int db_import(db *d, const char *dump_path, char *err, size_t len);
 /* Merges another database file into d (idempotent), in one transaction. */
 int db_merge(db *d, const char *other_path, char *err, size_t len);

@@ -30,6 +30,7 @@
  * transaction; db_import also takes hand-written SQL files of plain INSERTs over the schema,
  * such as test fixtures, and dumps in the earlier one-INSERT-per-row format. */
 #include "db_internal.h"
+#include "db_xz.h"
 
 #include <ctype.h>
 #include <float.h>
@@ -658,44 +659,6 @@ done:
 }
 /* ---- import ---- */
 
-/* Reads a whole file into a NUL-terminated buffer (the caller frees). NULL with err. */
-static char *read_file(const char *path, char *err, size_t len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    if (!f) {
-        snprintf(err, len, "dump '%s': cannot open", path);
-        return NULL;
-    }
-    for (;;) {
-        if (cap - n < 65536) {
-            char *p = realloc(buf, cap ? 2 * cap : 1 << 20);
-            if (!p) {
-                snprintf(err, len, "dump '%s': out of memory", path);
-                goto fail;
-            }
-            buf = p;
-            cap = cap ? 2 * cap : 1 << 20;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        snprintf(err, len, "dump '%s': read error", path);
-        goto fail;
-    }
-    buf[n] = 0;
-    fclose(f);
-    return buf;
-fail:
-    free(buf);
-    fclose(f);
-    return NULL;
-}
-
 /* Skips white space and SQL comments. */
 static const char *skip_blank(const char *p)
 {
@@ -806,19 +769,25 @@ done:
     return ret;
 }
 
-/* Imports a dump: ours (the first line names its schema version, which must be this tuner's) or
- * any SQL file of INSERTs over this schema (e.g. a test fixture). Only INSERT statements run,
+/* Imports a dump, as text or compressed (.xz, db_xz.h): ours (the first line names its schema
+ * version, which must be this tuner's) or any SQL file of INSERTs over this schema (e.g. a test fixture). Only INSERT statements run,
  * and the temporary view, trigger and DROP that export writes (exactly those); the schema
  * statements are skipped (the schema is in place), and so are BEGIN/COMMIT/PRAGMA (the import
  * is one transaction of its own). Anything else is refused. The temporary view never outlives
  * the import, even when the dump stops before its DROP. */
 int db_import(db *d, const char *dump_path, char *err, size_t len)
 {
-    char *text = read_file(dump_path, err, len);
+    size_t text_len;
+    char *text = db_read_dump_text(dump_path, &text_len, err, len);
     char *p, *next;
     int line = 1, version, in_tx = 0, ret = -1;
     if (!text)
         return -1;
+    if (strlen(text) != text_len) {
+        snprintf(err, len, "dump '%s': holds a NUL byte at offset %zu (not SQL text)", dump_path,
+                 strlen(text));
+        goto done;
+    }
     version = dump_version(text);
     if (version >= 0 && version != DB_SCHEMA_VERSION) {
         snprintf(err, len, "dump '%s': schema version %d, this tuner reads version %d; %s",
