@@ -4,8 +4,9 @@
  * back on failure, survived by a killed writer), resume and replay lookups, the best view's
  * order and tie-break, the deterministic dump (same bytes for the same content in any insertion
  * order, export -> import -> export identity, loading with the sqlite3 shell), its compressed
- * form (.sql.xz: the same identity byte for byte, truncated or corrupt files refused),
- * idempotent import and merge, and db_check on a clean and on a planted-inconsistent database. */
+ * form (.sql.xz: the same identity byte for byte, truncated or corrupt files refused), the card
+ * of a GPU model that recorded a problem (replay), idempotent import and merge, and db_check on a
+ * clean and on a planted-inconsistent database. */
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -1294,6 +1295,77 @@ done:
     db_close(c);
 }
 
+/* One evaluation of (op dtype f32, shape) on the card uuid of the model (name, sm_count). */
+static int put_card_eval(db *d, const char *uuid, const char *name, int sm, const char *shape,
+                         const char *config)
+{
+    char err[512];
+    device_info dev = make_device(uuid, name, sm);
+    int64_t dev_id, run, prob;
+    run_info info = {"s.yaml", "h", "exhaustive", "cuda", "0.1.0", 1, 0};
+    double s[3] = {1, 2, 3};
+    eval_result r = ok_result(s, 3);
+    char sql[256];
+    if (db_put_device(d, &dev, &dev_id, err, sizeof err) != 0)
+        return -1;
+    snprintf(sql, sizeof sql, "SELECT id FROM runs WHERE device_id = %lld", (long long)dev_id);
+    run = q_int(d, sql);
+    if (run < 0 && db_begin_run(d, dev_id, &info, &run, err, sizeof err) != 0)
+        return -1;
+    if (db_put_problem(d, "elementwise.mul", "f32", shape, 1024, 12288, 1024, &prob, err,
+                       sizeof err) != 0)
+        return -1;
+    return db_put_evaluation(d, run, dev_id, prob, config, "h1", &r, 12288, 0, 0, err,
+                             sizeof err);
+}
+
+/* The card of a model that recorded a problem: the most evaluations of it, ties to the smaller
+ * uuid; cards of another model (here: the same name, other SM count) never count. */
+static void test_model_card(void)
+{
+    static const char *const cfg[] = {"b=1", "b=2", "b=3", "b=4", "b=5", "b=6"};
+    char err[512], uuid[64];
+    db *d = NULL;
+    int ok = 1;
+    CHECK(db_open(tmp("cards.db"), 1, &d, err, sizeof err) == 0);
+    if (!d)
+        return;
+    for (int i = 0; i < 6; i++)   /* the other model: most evaluations, smallest uuid */
+        ok &= put_card_eval(d, "GPU-0", "Model X", 114, "n=1", cfg[i]) == 0;
+    for (int i = 0; i < 2; i++)   /* n=1: x2 has more */
+        ok &= put_card_eval(d, "GPU-x1", "Model X", 132, "n=1", cfg[i]) == 0;
+    for (int i = 0; i < 3; i++)
+        ok &= put_card_eval(d, "GPU-x2", "Model X", 132, "n=1", cfg[i]) == 0;
+    ok &= put_card_eval(d, "GPU-x1", "Model X", 132, "n=2", cfg[0]) == 0;   /* n=2: x1 alone */
+    ok &= put_card_eval(d, "GPU-x1", "Model X", 132, "n=3", cfg[0]) == 0;   /* n=3: a tie */
+    ok &= put_card_eval(d, "GPU-x2", "Model X", 132, "n=3", cfg[1]) == 0;
+    for (int i = 0; i < 2; i++)   /* overall: x2 has 6, x1 4 */
+        ok &= put_card_eval(d, "GPU-x2", "Model X", 132, "n=4", cfg[i]) == 0;
+    CHECK(ok);
+    device_info model = make_device("GPU-any", "Model X", 132);
+    CHECK(db_model_card(d, &model, "elementwise.mul", "f32", "n=1", uuid, sizeof uuid) == 1 &&
+          strcmp(uuid, "GPU-x2") == 0);
+    CHECK(db_model_card(d, &model, "elementwise.mul", "f32", "n=2", uuid, sizeof uuid) == 1 &&
+          strcmp(uuid, "GPU-x1") == 0);
+    CHECK(db_model_card(d, &model, "elementwise.mul", "f32", "n=3", uuid, sizeof uuid) == 1 &&
+          strcmp(uuid, "GPU-x1") == 0);
+    CHECK(db_model_card(d, &model, "elementwise.mul", "f32", "n=9", uuid, sizeof uuid) == 0);
+    CHECK(db_model_card(d, &model, "elementwise.mul", "f16", "n=1", uuid, sizeof uuid) == 0);
+    CHECK(db_model_card(d, &model, NULL, NULL, NULL, uuid, sizeof uuid) == 1 &&
+          strcmp(uuid, "GPU-x2") == 0);
+    device_info other = make_device("GPU-any", "Model X", 114);
+    CHECK(db_model_card(d, &other, "elementwise.mul", "f32", "n=3", uuid, sizeof uuid) == 0);
+    CHECK(db_model_card(d, &other, "elementwise.mul", "f32", "n=1", uuid, sizeof uuid) == 1 &&
+          strcmp(uuid, "GPU-0") == 0);
+    device_info a = make_device("GPU-1", "Model X", 132), b = make_device("GPU-2", "Model X", 132);
+    CHECK(device_same_model(&a, &b));
+    b.cc_minor = 9;
+    CHECK(!device_same_model(&a, &b));
+    b = make_device("GPU-2", "Model Y", 132);
+    CHECK(!device_same_model(&a, &b));
+    db_close(d);
+}
+
 /* The hand-written fixture of plain INSERTs (no header, no schema) imports, idempotently. */
 static void test_fixture(void)
 {
@@ -1332,6 +1404,7 @@ int main(void)
     test_dump_shapes();
     test_import_more();
     test_dump_xz();
+    test_model_card();
     test_merge();
     test_check();
     test_shell_load();

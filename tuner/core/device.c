@@ -1,5 +1,6 @@
 /* device.c: the device attributes constraint expressions may name (tuner/device.h), looked up by
- * name in one table so the space loader and the enumerator agree on the list. */
+ * name in one table so the space loader and the enumerator agree on the list; and what makes two
+ * cards one GPU model. */
 #include <string.h>
 #include "device.h"
 
@@ -47,4 +48,10 @@ int device_attr_lookup(const device_info *dev, const char *name, value *out)
         return 1;
     }
     return 0;
+}
+
+int device_same_model(const device_info *a, const device_info *b)
+{
+    return strcmp(a->name, b->name) == 0 && a->cc_major == b->cc_major &&
+           a->cc_minor == b->cc_minor && a->sm_count == b->sm_count;
 }

@@ -29,3 +29,7 @@ typedef struct device_info {
  * device_attr_is_name-style checks: then the function returns 1 for known names and sets *out
  * to 0. */
 int device_attr_lookup(const device_info *dev, const char *name, value *out);
+
+/* 1 when a and b are cards of one GPU model: the same name, compute capability and SM count.
+ * The replay backend answers for a model from all its cards' measurements. */
+int device_same_model(const device_info *a, const device_info *b);

@@ -63,6 +63,13 @@ int db_each_device(db *d, int (*fn)(void *ctx, int64_t id, const device_info *de
 int db_find_evaluation(db *d, const char *device_uuid, const char *op, const char *dtype,
                        const char *shape, const char *config, eval_result *out);
 
+/* The card of model's GPU model (device_same_model: name, compute capability, SM count) with
+ * the most evaluations of the problem (op "family.op", dtype, shape), or of any problem when op
+ * is NULL; ties go to the smaller uuid. Returns 1 with the card's uuid, 0 when no card of the
+ * model recorded it, -1 on error. */
+int db_model_card(db *d, const device_info *model, const char *op, const char *dtype,
+                  const char *shape, char *uuid, size_t uuid_len);
+
 /* Copy bandwidth of the newest run on that device (GB/s), or 0. */
 double db_device_copy_gbps(db *d, const char *device_uuid);
 
