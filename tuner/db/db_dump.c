@@ -28,7 +28,8 @@
  * `sqlite3 new.db < dump.sql` loads a dump, as does db_import, which runs only INSERTs and this
  * file's own temporary view, trigger and DROP (the schema is already there) inside one
  * transaction; db_import also takes hand-written SQL files of plain INSERTs over the schema,
- * such as test fixtures, and dumps in the earlier one-INSERT-per-row format. */
+ * such as test fixtures, and dumps in the earlier one-INSERT-per-row format. A dump compressed
+ * with xz (.sql.xz, db_xz.h) reads alike: db_read_dump_text gives db_import the text. */
 #include "db_internal.h"
 #include "db_xz.h"
 
@@ -769,25 +770,19 @@ done:
     return ret;
 }
 
-/* Imports a dump, as text or compressed (.xz, db_xz.h): ours (the first line names its schema
- * version, which must be this tuner's) or any SQL file of INSERTs over this schema (e.g. a test fixture). Only INSERT statements run,
+/* Imports a dump: ours (the first line names its schema version, which must be this tuner's) or
+ * any SQL file of INSERTs over this schema (e.g. a test fixture). Only INSERT statements run,
  * and the temporary view, trigger and DROP that export writes (exactly those); the schema
  * statements are skipped (the schema is in place), and so are BEGIN/COMMIT/PRAGMA (the import
  * is one transaction of its own). Anything else is refused. The temporary view never outlives
  * the import, even when the dump stops before its DROP. */
 int db_import(db *d, const char *dump_path, char *err, size_t len)
 {
-    size_t text_len;
-    char *text = db_read_dump_text(dump_path, &text_len, err, len);
+    char *text = db_read_dump_text(dump_path, NULL, err, len);
     char *p, *next;
     int line = 1, version, in_tx = 0, ret = -1;
     if (!text)
         return -1;
-    if (strlen(text) != text_len) {
-        snprintf(err, len, "dump '%s': holds a NUL byte at offset %zu (not SQL text)", dump_path,
-                 strlen(text));
-        goto done;
-    }
     version = dump_version(text);
     if (version >= 0 && version != DB_SCHEMA_VERSION) {
         snprintf(err, len, "dump '%s': schema version %d, this tuner reads version %d; %s",

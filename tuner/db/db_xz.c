@@ -160,7 +160,7 @@ static char *xz_decompress(const char *path, const unsigned char *in, size_t n, 
 
 char *db_read_dump_text(const char *path, size_t *n, char *err, size_t len)
 {
-    size_t raw_n;
+    size_t raw_n, text_n;
     unsigned char *raw = read_whole(path, &raw_n, err, len);
     char *text;
     if (!raw)
@@ -171,10 +171,22 @@ char *db_read_dump_text(const char *path, size_t *n, char *err, size_t len)
             snprintf(err, len, "dump '%s': not an .xz file (it lacks the .xz magic bytes)", path);
             return NULL;
         }
-        *n = raw_n;
-        return (char *)raw;
+        text = (char *)raw;
+        text_n = raw_n;
+    } else {
+        text = xz_decompress(path, raw, raw_n, &text_n, err, len);
+        free(raw);
+        if (!text)
+            return NULL;
     }
-    text = xz_decompress(path, raw, raw_n, n, err, len);
-    free(raw);
+    /* the importer reads up to the first NUL: one inside would end the dump silently */
+    if (strlen(text) != text_n) {
+        snprintf(err, len, "dump '%s': holds a NUL byte at offset %zu (not SQL text)", path,
+                 strlen(text));
+        free(text);
+        return NULL;
+    }
+    if (n)
+        *n = text_n;
     return text;
 }

@@ -14,7 +14,7 @@ int db_xz_path(const char *path);
 int db_xz_compress(const char *text, size_t n, char **out, size_t *out_n, char *err, size_t len);
 
 /* Reads the dump file path whole into a NUL-terminated buffer (the caller frees), decompressing
- * it when it is an .xz stream (by its magic bytes; a name ending in ".xz" must be one). *n gets
- * the text's length. NULL with a one-line err ("dump 'PATH': ...") when the file cannot be read,
- * or its .xz data is truncated or corrupt. */
+ * it when it is an .xz stream (by its magic bytes; a name ending in ".xz" must be one). *n (n
+ * may be NULL) gets the text's length. NULL with a one-line err ("dump 'PATH': ...") when the
+ * file cannot be read, its .xz data is truncated or corrupt, or the text holds a NUL byte. */
 char *db_read_dump_text(const char *path, size_t *n, char *err, size_t len);
