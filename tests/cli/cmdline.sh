@@ -3,7 +3,7 @@
 # nothing behind; every command has --help. The compressed dump form through the command line:
 # export -> import -> export byte for byte, a truncated or corrupt .sql.xz refused with one line.
 source "$(dirname "$0")/lib.sh"
-FX=tests/fixtures/synthetic_elementwise.sql
+FX=tests/fixtures/synthetic_elementwise.sql.xz
 SP=tests/fixtures/elementwise_small.yaml
 
 check_fails "no command" 2 $TUNER

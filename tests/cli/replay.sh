@@ -8,7 +8,7 @@
 # a dump of several models needs #NAME or #UUID, and so does the committed two-card H100 dump
 # not (compressed dumps, .sql.xz, replay like text ones).
 source "$(dirname "$0")/lib.sh"
-FX=tests/fixtures/synthetic_elementwise.sql
+FX=tests/fixtures/synthetic_elementwise.sql.xz
 SP=tests/fixtures/elementwise_small.yaml
 
 out=$($TUNER space $SP 2>&1)
@@ -64,7 +64,7 @@ check "db check clean" $TUNER db check --db $T/a.db
 # ---- cards of one GPU model replay as that model ----
 UA=GPU-00000000-0000-0000-0000-00000000f1c7   # the fixture's card
 UB=GPU-00000000-0000-0000-0000-00000000f1c8   # a second card of the same model
-sed "s/$UA/$UB/g" $FX > $T/card_b.sql
+$TUNER db export --db $FX | sed "s/$UA/$UB/g" > $T/card_b.sql
 check "two cards of one model in one database" $TUNER db import $FX $T/card_b.sql --db $T/cards.db -q
 # card B's times doubled (so the card that answered is visible); problem 1: card A loses a few
 # evaluations (B has more of it), problem 2: B has none (A answers); the rest: a tie (A, the
@@ -116,9 +116,9 @@ check "replay:DUMP#UUID replays one card alone" $TUNER run $SP --backend "replay
 same "only card B's evaluations" "$(sql $T/b1.db 'select median_us from evaluations order by 1' | md5sum)" \
      "$(sql $T/cards.db "select median_us from evaluations e join devices d on d.id = e.device_id where d.uuid = '$UB' order by 1" | md5sum)"
 # two models in one dump: a choice is needed
-sed -e "s/$UA/GPU-00000000-0000-0000-0000-0000000000a8/g" \
+$TUNER db export --db $FX | sed -e "s/$UA/GPU-00000000-0000-0000-0000-0000000000a8/g" \
     -e "s/'Synthetic GPU (test fixture, not a measurement)',9,0,/'Older synthetic GPU (test fixture)',8,0,/" \
-    $FX > $T/older.sql
+    > $T/older.sql
 check "a second model in the database" $TUNER db import $T/older.sql --db $T/cards.db -q
 check "export two models" $TUNER db export --db $T/cards.db -o $T/models.sql.xz
 check_fails "two models need a choice" 1 $TUNER run $SP --backend replay:$T/models.sql.xz --db $T/x.db -q

@@ -5,7 +5,7 @@
 # the folder replaced as a whole, a convergence figure for a recorded random-strategy run, and the
 # committed report under reports/ being what the committed measurements give (like header --check).
 source "$(dirname "$0")/lib.sh"
-FX=tests/fixtures/synthetic_elementwise.sql
+FX=tests/fixtures/synthetic_elementwise.sql.xz
 SLUG=synthetic-gpu-test-fixture-not-a-measurement
 
 start=$(date +%s)

@@ -4,7 +4,7 @@
 # winners as an uninterrupted run, and `tuner db check` clean. The kill moments are fractions of
 # a measured (warm) uninterrupted run, so they land mid-run on any machine speed.
 source "$(dirname "$0")/lib.sh"
-FX=tests/fixtures/synthetic_elementwise.sql
+FX=tests/fixtures/synthetic_elementwise.sql.xz
 SP=tests/fixtures/elementwise_small.yaml
 
 check "uninterrupted run" $TUNER run $SP --backend replay:$FX --db $T/ref.db -q

@@ -1371,7 +1371,7 @@ static void test_fixture(void)
 {
     char err[512];
     db *d = NULL;
-    const char *fx = "tests/fixtures/synthetic_elementwise.sql";
+    const char *fx = "tests/fixtures/synthetic_elementwise.sql.xz";
     CHECK(db_open(tmp("fx.db"), 1, &d, err, sizeof err) == 0);
     if (!d)
         return;
