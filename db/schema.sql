@@ -62,7 +62,8 @@ CREATE TABLE IF NOT EXISTS configs (
 );
 
 -- One (device, problem, config, kernel source) measured. status is one of ok, invalid,
--- launch_error, fault, timeout, unsupported, skipped; only ok rows carry times and can win.
+-- launch_error, fault, timeout, unsupported, skipped, compile_error (a user kernel's variant the
+-- compiler refused; schema version 2); only ok rows carry times and can win.
 CREATE TABLE IF NOT EXISTS evaluations (
   id           INTEGER PRIMARY KEY,
   run_id       INTEGER NOT NULL REFERENCES runs(id),
@@ -71,7 +72,8 @@ CREATE TABLE IF NOT EXISTS evaluations (
   config_id    INTEGER NOT NULL REFERENCES configs(id),
   kernel_hash  TEXT NOT NULL,
   status       TEXT NOT NULL CHECK (status IN
-                 ('ok','invalid','launch_error','fault','timeout','unsupported','skipped')),
+                 ('ok','invalid','launch_error','fault','timeout','unsupported','skipped',
+                  'compile_error')),
   error        TEXT,
   median_us    REAL, min_us REAL, max_us REAL, mean_us REAL, stddev_us REAL,
   ci_lo_us     REAL, ci_hi_us REAL,

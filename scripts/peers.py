@@ -10,11 +10,19 @@ in the same process. Run it on the GPU machine right after `tuner run`, in the s
 
 Then `tuner best`, `tuner report` and the dump carry PyTorch's times beside tunekit's.
 Inputs are random (never zeros), drawn per problem; offsets shift the views like the tuner's.
+
+A user kernel's space names its own peer (docs/user-kernels.md: `kernel.peer`, a Python file
+whose `peer(problem, dtype)` returns `(name, fn)`); give the space with --space:
+
+    python3 scripts/peers.py --db tunekit.db --space examples/gemm/sgemm.yaml
 """
 import argparse
 import datetime
+import importlib.util
 import math
+import os
 import sqlite3
+import subprocess
 import sys
 
 import torch
@@ -275,6 +283,29 @@ def copy_gbps(timer):
     return 2 * nbytes / (med * 1e3)
 
 
+def user_peers(spaces, tuner):
+    """op -> peer(problem, dtype) for each user-kernel space: the family and op as the tuner
+    names them (asked from `tuner space`), the function from the space's kernel.peer file."""
+    import yaml
+    peers = {}
+    for path in spaces:
+        doc = yaml.safe_load(open(path))
+        kernel = doc.get("kernel") if isinstance(doc, dict) else None
+        if not isinstance(kernel, dict) or "peer" not in kernel:
+            sys.exit(f"peers.py: error: {path}: not a user kernel with a kernel.peer")
+        out = subprocess.run([tuner, "space", path], capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit(f"peers.py: error: {out.stderr.strip()}")
+        family = out.stdout.split("(kernel ", 1)[1].split(",", 1)[0]
+        op = out.stdout.split("\nops:", 1)[1].split()[0]
+        file = os.path.join(os.path.dirname(path), kernel["peer"])
+        spec = importlib.util.spec_from_file_location(f"peer_{family}_{op}", file)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        peers[f"{family}.{op}"] = module.peer
+    return peers
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--db", default="tunekit.db")
@@ -282,7 +313,11 @@ def main():
     ap.add_argument("--dtype", help="only this dtype")
     ap.add_argument("--cache", choices=["cold", "clean", "hot"], default="cold",
                     help="L2 before each timed run, as the space's measure.cache (default cold)")
+    ap.add_argument("--space", action="append", default=[],
+                    help="a user kernel's space file whose kernel.peer to time (repeatable)")
+    ap.add_argument("--tuner", default="build/tuner", help="the tuner binary (to read spaces)")
     args = ap.parse_args()
+    user = user_peers(args.space, args.tuner)
     if not torch.cuda.is_available():
         sys.exit("peers.py: error: no CUDA device visible to PyTorch")
     con = sqlite3.connect(args.db)
@@ -301,10 +336,14 @@ def main():
     problems = con.execute("SELECT id, op, dtype, shape, bytes FROM problems ORDER BY op, dtype, elements, shape").fetchall()
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
     for pid, op, dt, shape, nbytes in problems:
-        if op not in PEERS or (args.op and op != args.op) or (args.dtype and dt != args.dtype):
+        if (op not in PEERS and op not in user) or (args.op and op != args.op) or \
+                (args.dtype and dt != args.dtype):
             continue
-        label, build = PEERS[op]
-        fn = build(parse_shape(shape), DTYPES[dt])
+        if op in user:
+            label, fn = user[op](parse_shape(shape), dt)
+        else:
+            label, build = PEERS[op]
+            fn = build(parse_shape(shape), DTYPES[dt])
         samples = timer.time(fn)
         med, lo, hi = median_ci(samples)
         mean = sum(samples) / len(samples)

@@ -423,6 +423,64 @@ static void test_migration(void)
     CHECK(db_open(tmp("empty.db"), 0, &d, err, sizeof err) == 0);
     CHECK(d && count(d, "runs") == 0);
     db_close(d);
+
+    /* version 1: evaluations could not hold 'compile_error'. The migration rebuilds the table
+     * and keeps every row, its id and its samples; the view and the index come back. */
+    const char *v1 = tmp("v1.db");
+    CHECK(db_open(v1, 1, &d, err, sizeof err) == 0);
+    if (!d)
+        return;
+    CHECK(fill(d, 0) == 0);
+    int64_t evals = count(d, "evaluations"), samples = count(d, "samples");
+    long long best_rows = q_int(d, "SELECT count(*) FROM best");
+    char *before = dump_of(d);
+    db_close(d);
+    CHECK(evals > 0 && samples > 0);
+    CHECK(raw_exec(v1, "PRAGMA foreign_keys = OFF; BEGIN;"
+                       "DROP VIEW best;"
+                       "CREATE TABLE ev1 AS SELECT * FROM evaluations;"
+                       "DROP TABLE evaluations;"
+                       "CREATE TABLE evaluations (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL"
+                       " REFERENCES runs(id), device_id INTEGER NOT NULL REFERENCES devices(id),"
+                       " problem_id INTEGER NOT NULL REFERENCES problems(id), config_id INTEGER"
+                       " NOT NULL REFERENCES configs(id), kernel_hash TEXT NOT NULL, status TEXT"
+                       " NOT NULL CHECK (status IN ('ok','invalid','launch_error','fault',"
+                       "'timeout','unsupported','skipped')), error TEXT, median_us REAL, min_us"
+                       " REAL, max_us REAL, mean_us REAL, stddev_us REAL, ci_lo_us REAL, ci_hi_us"
+                       " REAL, n_runs INTEGER NOT NULL DEFAULT 0, gbps REAL, frac_copy REAL, seq"
+                       " INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, UNIQUE (device_id,"
+                       " problem_id, config_id, kernel_hash), CHECK (status <> 'ok' OR (median_us"
+                       " > 0 AND n_runs > 0)));"
+                       "INSERT INTO evaluations SELECT * FROM ev1; DROP TABLE ev1;"
+                       "PRAGMA user_version = 1; COMMIT;") == 0);
+    CHECK(raw_exec(v1, "INSERT INTO evaluations(run_id,device_id,problem_id,config_id,"
+                       "kernel_hash,status,created_at) SELECT run_id,device_id,problem_id,"
+                       "config_id,'other','compile_error',created_at FROM evaluations LIMIT 1")
+          != 0);   /* version 1 refuses the new status */
+    CHECK(db_open_readonly(v1, &d, err, sizeof err) == -1);
+    CHECK(strstr(err, "schema version 1 is older") != NULL);
+    CHECK(db_open(v1, 0, &d, err, sizeof err) == 0);
+    if (!d) {
+        free(before);
+        return;
+    }
+    CHECK(q_int(d, "PRAGMA user_version") == DB_SCHEMA_VERSION);
+    CHECK(count(d, "evaluations") == evals && count(d, "samples") == samples);
+    CHECK(q_int(d, "SELECT count(*) FROM best") == best_rows);
+    CHECK(q_int(d, "SELECT count(*) FROM sqlite_master WHERE name = 'evaluations_by_problem'")
+          == 1);
+    CHECK(q_int(d, "PRAGMA foreign_keys") == 1);
+    char *after = dump_of(d);
+    CHECK(before && after && same_text(before, after));
+    free(before);
+    free(after);
+    CHECK(db_check(d, err, sizeof err) == 0);
+    CHECK(sqlite3_exec(db_handle(d),
+                       "INSERT INTO evaluations(run_id,device_id,problem_id,config_id,"
+                       "kernel_hash,status,error,created_at) SELECT run_id,device_id,problem_id,"
+                       "config_id,'other','compile_error','x.cu(3): error',created_at FROM "
+                       "evaluations LIMIT 1", NULL, NULL, NULL) == SQLITE_OK);
+    db_close(d);
 }
 
 static void test_writes(void)
@@ -696,9 +754,9 @@ static void test_dump(void)
     CHECK(same_text(da, db_));   /* same content, other order and ids: same bytes */
     if (!da)
         goto done;
-    CHECK(strncmp(da, "-- tunekit dump, schema version 1\n", 34) == 0);
+    CHECK(strncmp(da, "-- tunekit dump, schema version 2\n", 34) == 0);
     CHECK(strstr(da, "CREATE TABLE IF NOT EXISTS devices") != NULL);
-    CHECK(strstr(da, "PRAGMA user_version = 1;\nBEGIN;\n") != NULL);
+    CHECK(strstr(da, "PRAGMA user_version = 2;\nBEGIN;\n") != NULL);
     CHECK(strstr(da, "COMMIT;\n") != NULL && strcmp(da + strlen(da) - 8, "COMMIT;\n") == 0);
     CHECK(strstr(da, "'it''s wrong\nline 2'") != NULL);
     CHECK(strstr(da, "(SELECT id FROM devices WHERE uuid='GPU-a')") != NULL);
@@ -1147,6 +1205,25 @@ static void test_merge(void)
     CHECK(db_merge(e, tmp("foreign.db"), err, sizeof err) == -1);
     CHECK(strstr(err, "no devices table") != NULL);
     CHECK(db_merge(e, tmp("a.sql"), err, sizeof err) == 0);   /* a dump: imported */
+    /* conflicts: the same evaluation measured again with another result is reported, and the
+     * one already there stays; the same results again are no conflict */
+    db_merge_stats ms;
+    CHECK(db_merge_report(e, tmp("a.db"), &ms, err, sizeof err) == 0 && ms.conflicts == 0);
+    CHECK(dump_to_file(a, tmp("a_again.sql")) == 0);
+    CHECK(db_merge_report(e, tmp("a_again.sql"), &ms, err, sizeof err) == 0 && ms.conflicts == 0);
+    CHECK(sqlite3_exec(db_handle(a), "UPDATE evaluations SET median_us = median_us * 2, "
+                       "created_at = '2026-02-02T00:00:00.000Z' WHERE status = 'ok'",
+                       NULL, NULL, NULL) == SQLITE_OK);
+    int64_t ok_rows = q_int(a, "SELECT count(*) FROM evaluations WHERE status = 'ok'");
+    double before = q_double(e, "SELECT sum(median_us) FROM evaluations");
+    CHECK(dump_to_file(a, tmp("a_other.sql")) == 0);
+    CHECK(db_merge_report(e, tmp("a.db"), &ms, err, sizeof err) == 0);
+    CHECK(ok_rows > 0 && ms.conflicts == ok_rows);
+    CHECK(strncmp(ms.first_conflict, "GPU-", 4) == 0);
+    CHECK(db_merge_report(e, tmp("a_other.sql"), &ms, err, sizeof err) == 0);
+    CHECK(ms.conflicts == ok_rows);   /* a dump goes through the same check */
+    CHECK(q_double(e, "SELECT sum(median_us) FROM evaluations") == before);
+    CHECK(db_check(e, err, sizeof err) == 0);
 done:
     free(da);
     free(de);

@@ -456,6 +456,8 @@ static space *fake_space_new(const int *counts, int n_params, const char *const 
     sp->path = strdup("fake.yaml");
     sp->kernel = strdup("fake");
     sp->family = &fake_family;
+    sp->n_fields = fake_family.n_fields;
+    sp->fields = fake_family.fields;
     sp->n_ops = 1;
     sp->ops = calloc(1, sizeof *sp->ops);
     sp->ops[0] = strdup("op");

@@ -22,6 +22,8 @@ typedef struct backend_vtable {
 struct backend {
     const backend_vtable *vt;
     char spec[512];          /* as given: "cuda", "cuda:1", "replay:db/results/x.sql" */
+    int needs_modules;       /* 1: runs user kernels from compiled modules (eval_request.module);
+                                0: answers without running anything (replay) */
 };
 
 /* Opens the backend named by spec. Returns NULL with err filled. The caller closes it. */

@@ -498,6 +498,7 @@ backend *backend_cuda_open(int device_ordinal, const char *self_exe, char *err, 
      * file was rebuilt since. */
     snprintf(cb->exe, sizeof cb->exe, "%s", exe);
     cb->base.vt = &cuda_vtable;
+    cb->base.needs_modules = 1;
     if (device_ordinal == 0) snprintf(cb->base.spec, sizeof cb->base.spec, "cuda");
     else snprintf(cb->base.spec, sizeof cb->base.spec, "cuda:%d", device_ordinal);
     cb->ordinal = device_ordinal;

@@ -1,8 +1,10 @@
 /* main.c: the `tuner` command line. One options struct, a command table, usage texts, and the
  * only place where errors become messages ("tuner: error: ...") and exit codes. Commands:
  * run, space, best, header, db (export, import, merge, check, info), devices, report, strategies,
- * and the hidden `__worker ORDINAL` that backend_cuda re-executes to own a GPU. */
+ * the hidden `__worker ORDINAL` that backend_cuda re-executes to own a GPU, and the hidden
+ * `__compile` that the user-kernel compile pool re-executes for one NVRTC compilation. */
 #include <glob.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,9 @@
 #include "space/space.h"
 #include "search/strategies_cmd.h"
 #include "worker/worker.h"
+#include "user/user_build.h"
+#include "user/user_family.h"
+#include "space/space_user.h"
 
 enum exit_code { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_BAD_INPUT = 2 };
 
@@ -38,6 +43,15 @@ static struct options {
     int compare;                 /* --compare */
     int quiet;                   /* -q */
     int warm_start;              /* --warm-start */
+    int64_t jobs;                /* --jobs */
+    const char *cache;           /* --cache */
+    const char *cc;              /* --cc */
+    const char *space;           /* --space */
+    const char *backends[64];    /* every --backend, in order */
+    int n_backends;
+    const char *devices;         /* --devices */
+    const char *shard;           /* --shard K/N */
+    int shard_k, shard_n;
     int argc;                    /* the command's raw arguments, for commands that parse their own */
     char **argv;
     int n_args;
@@ -98,11 +112,24 @@ static int parse_args(const char *cmd, int argc, char **argv, const char *allowe
         const char *v = argv[++i];
         int bad = 0;
         if (strcmp(a, "--db") == 0) opt.db = v;
-        else if (strcmp(a, "--backend") == 0) opt.backend = v;
+        else if (strcmp(a, "--backend") == 0) {
+            opt.backend = v;
+            if (opt.n_backends == 64) { cmdline_error(cmd, "more than 64 backends (%s)", v); return -1; }
+            opt.backends[opt.n_backends++] = v;
+        }
+        else if (strcmp(a, "--devices") == 0) opt.devices = v;
+        else if (strcmp(a, "--shard") == 0) {
+            opt.shard = v;
+            bad = run_parse_shard(v, &opt.shard_k, &opt.shard_n) != 0;
+        }
         else if (strcmp(a, "--strategy") == 0) opt.strategy = v;
         else if (strcmp(a, "--budget-evals") == 0) bad = parse_i64(v, &opt.budget_evals) || opt.budget_evals < 0;
         else if (strcmp(a, "--budget-seconds") == 0) bad = parse_f64(v, &opt.budget_seconds) || opt.budget_seconds < 0;
         else if (strcmp(a, "--seed") == 0) bad = parse_i64(v, &opt.seed) || opt.seed < 0;
+        else if (strcmp(a, "--jobs") == 0) bad = parse_i64(v, &opt.jobs) || opt.jobs < 1 || opt.jobs > 256;
+        else if (strcmp(a, "--cache") == 0) opt.cache = v;
+        else if (strcmp(a, "--cc") == 0) opt.cc = v;
+        else if (strcmp(a, "--space") == 0) opt.space = v;
         else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) opt.out = v;
         else if (strcmp(a, "--op") == 0) opt.op = v;
         else if (strcmp(a, "--dtype") == 0) opt.dtype = v;
@@ -129,12 +156,48 @@ static int fail(const char *msg)
 static int cmd_run(void)
 {
     if (opt.n_args != 1) { cmdline_error("run", "expected one space file%s", ""); return EXIT_BAD_INPUT; }
-    run_options o = { opt.args[0], opt.db ? opt.db : "tunekit.db", opt.backend ? opt.backend : "cuda",
-                      opt.strategy, opt.budget_evals, opt.budget_seconds, opt.seed,
-                      !opt.quiet && isatty(2), opt.quiet ? NULL : stdout, opt.warm_start };
-    run_summary sum;
     char err[2048];
+    char **specs = NULL;
+    int n_specs = 0;
+    if (opt.devices) {
+        /* --devices: one backend per device; with replay, as many copies of the recorded device
+         * (to exercise the queue without a GPU) */
+        const char *base = opt.n_backends ? opt.backends[0] : "cuda";
+        int is_replay = strncmp(base, "replay:", 7) == 0;
+        if (opt.n_backends > 1 || (!is_replay && strcmp(base, "cuda") != 0)) {
+            cmdline_error("run", "--devices takes the cuda backend or one replay backend, not %s", base);
+            return EXIT_BAD_INPUT;
+        }
+        int count_all = 1;
+        if (strcmp(opt.devices, "all") == 0 && !is_replay) {
+            backend *be = backend_open("cuda", err, sizeof err);
+            device_info dev;
+            int bad = !be || be->vt->device(be, &dev, err, sizeof err) != 0;
+            if (be) be->vt->close(be);
+            if (bad) return fail(err);
+            count_all = dev.device_count;
+        }
+        if (run_devices_specs(opt.devices, count_all, &specs, &n_specs, err, sizeof err) != 0) {
+            fprintf(stderr, "tuner run: %s\n", err);
+            return EXIT_BAD_INPUT;
+        }
+        if (is_replay)
+            for (int i = 0; i < n_specs; i++) {
+                free(specs[i]);
+                specs[i] = strdup(base);
+                if (!specs[i]) return fail("out of memory");
+            }
+    }
+    run_options o = { opt.args[0], opt.db ? opt.db : "tunekit.db",
+                      specs ? (const char *const *)specs : opt.backends,
+                      specs ? n_specs : opt.n_backends,
+                      opt.strategy, opt.budget_evals, opt.budget_seconds, opt.seed,
+                      !opt.quiet && isatty(2), opt.quiet ? NULL : stdout, opt.warm_start,
+                      (int)opt.jobs, opt.cache, opt.shard_k, opt.shard_n };
+    run_summary sum;
     int rc = run_space(&o, &sum, err, sizeof err);
+    for (int i = 0; specs && i < n_specs; i++) free(specs[i]);
+    free(specs);
     if (rc == 2) { fprintf(stderr, "%s\n", err); return EXIT_BAD_INPUT; }
     if (rc != 0) return fail(err);
     if (!opt.quiet) {
@@ -148,6 +211,18 @@ static int cmd_run(void)
         printf("%s), %lld already in %s", first ? "none" : "", (long long)sum.resumed, o.db_path);
         if (sum.unrecorded) printf(", %lld not recorded in the replay source", (long long)sum.unrecorded);
         printf("\n");
+        if (sum.n_devices > 1)
+            for (int i = 0; i < sum.n_devices; i++)
+                printf("tuner: device %d (%s, %s): %lld evaluated, %.1f s in its backend%s%s\n", i,
+                       sum.devices[i].spec, sum.devices[i].name, (long long)sum.devices[i].evaluated,
+                       sum.devices[i].busy_s, sum.devices[i].failed ? "; failed: " : "",
+                       sum.devices[i].failed ? sum.devices[i].why : "");
+        if (sum.user_kernel)
+            printf("tuner: compiled %lld variant%s (%lld refused) in %.1f s of CPU on up to %d "
+                   "processes, %lld from the cache; %.1f s in the backend, %.1f s in all\n",
+                   (long long)sum.compiled, sum.compiled == 1 ? "" : "s",
+                   (long long)sum.compile_failed, sum.compile_cpu_s, sum.jobs,
+                   (long long)sum.compile_cached, sum.backend_s, sum.wall_s);
     }
     return EXIT_OK;
 }
@@ -157,7 +232,7 @@ static int cmd_space(void)
 {
     if (opt.n_args != 1) { cmdline_error("space", "expected one space file%s", ""); return EXIT_BAD_INPUT; }
     char err[2048];
-    space *sp = space_load(opt.args[0], err, sizeof err);
+    space *sp = user_space_load(opt.args[0], NULL, err, sizeof err);
     if (!sp) { fprintf(stderr, "%s\n", err); return EXIT_BAD_INPUT; }
     device_info dev, *devp = NULL;
     backend *be = NULL;
@@ -165,12 +240,29 @@ static int cmd_space(void)
         be = backend_open(opt.backend, err, sizeof err);
         if (!be || be->vt->device(be, &dev, err, sizeof err) != 0) {
             if (be) be->vt->close(be);
-            space_free(sp);
+            user_space_free(sp);
             return fail(err);
         }
         devp = &dev;
     }
     printf("space:       %s (kernel %s, sha256 %.16s)\n", sp->path, sp->kernel, sp->sha256);
+    if (sp->user) {
+        const space_user *u = sp->user;
+        printf("user kernel: %s in %s (kernel hash %s), %d argument%s\n", u->kernel.function,
+               u->kernel.source, space_user_hash(u), u->n_args, u->n_args == 1 ? "" : "s");
+        for (int i = 0; i < u->n_args; i++) {
+            const su_arg *a = &u->args[i];
+            printf("  %-12s %s %s %s%s\n", a->name, a->is_buffer ? "buffer" : "scalar",
+                   a->type == SU_DTYPE ? "dtype" : su_type_name(a->type),
+                   a->is_buffer ? a->count.text : a->value.text, a->output ? "  (output)" : "");
+        }
+        if (devp && space_user_check(sp, devp, err, sizeof err) != 0) {
+            fprintf(stderr, "%s\n", err);
+            if (be) be->vt->close(be);
+            user_space_free(sp);
+            return EXIT_BAD_INPUT;
+        }
+    }
     printf("ops:        ");
     for (int i = 0; i < sp->n_ops; i++) printf(" %s", sp->ops[i]);
     printf("\ndtypes:     ");
@@ -199,7 +291,7 @@ static int cmd_space(void)
             for (int c = 0; c < sp->n_problems; c++) {
                 space_binding bind = { sp->ops[a], sp->dtypes[b], &sp->problems[c], devp };
                 int64_t n = space_count(sp, &bind, err, sizeof err);
-                if (n < 0) { fprintf(stderr, "%s\n", err); space_free(sp); if (be) be->vt->close(be); return EXIT_BAD_INPUT; }
+                if (n < 0) { fprintf(stderr, "%s\n", err); user_space_free(sp); if (be) be->vt->close(be); return EXIT_BAD_INPUT; }
                 total += n; tasks++;
                 if (lo < 0 || n < lo) lo = n;
                 if (n > hi) hi = n;
@@ -221,8 +313,117 @@ static int cmd_space(void)
     free(choice);
     space_iter_free(&it);
     if (be) be->vt->close(be);
-    space_free(sp);
+    user_space_free(sp);
     return EXIT_OK;
+}
+
+/* ---- compile ---- */
+/* A device for compiling without one: a compute capability, the limits every CUDA GPU since
+ * Volta has, and the per-SM registers and shared memory of that architecture; what it cannot
+ * know (SM count, L2, memory) is 0 and not checked. */
+static int device_from_cc(const char *cc, device_info *d)
+{
+    int major = 0, minor = 0;
+    char tail;
+    if (sscanf(cc, "%d.%d%c", &major, &minor, &tail) != 2 || major < 1 || major > 99 ||
+        minor < 0 || minor > 9)
+        return -1;
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "compute capability %d.%d", major, minor);
+    snprintf(d->uuid, sizeof d->uuid, "none");
+    d->cc_major = major;
+    d->cc_minor = minor;
+    d->max_threads_per_block = 1024;
+    int cc_num = major * 10 + minor;
+    d->max_threads_per_sm = cc_num == 75 ? 1024 : cc_num == 86 || cc_num == 89 ? 1536 : 2048;
+    d->regs_per_sm = 65536;
+    d->smem_per_sm = cc_num >= 90 ? 233472 : cc_num == 80 || cc_num == 87 ? 167936
+                   : cc_num >= 86 ? 102400 : cc_num == 75 ? 65536 : 98304;
+    return 0;
+}
+
+static int cmd_compile(void)
+{
+    if (opt.n_args != 1) { cmdline_error("compile", "expected one space file%s", ""); return EXIT_BAD_INPUT; }
+    char err[2048];
+    device_info dev;
+    if (opt.backend && opt.cc) { cmdline_error("compile", "give --cc or --backend, not both%s", ""); return EXIT_BAD_INPUT; }
+    if (!opt.backend && device_from_cc(opt.cc ? opt.cc : "9.0", &dev) != 0) {
+        fprintf(stderr, "tuner compile: bad value '%s' for --cc (expected MAJOR.MINOR, e.g. 9.0)\n", opt.cc);
+        return EXIT_BAD_INPUT;
+    }
+    space *sp = user_space_load(opt.args[0], NULL, err, sizeof err);
+    if (!sp) { fprintf(stderr, "%s\n", err); return EXIT_BAD_INPUT; }
+    if (!sp->user) {
+        fprintf(stderr, "tuner compile: %s tunes the built-in family %s, which is compiled with the "
+                "library; compile is for user kernels\n", sp->path, sp->kernel);
+        user_space_free(sp);
+        return EXIT_BAD_INPUT;
+    }
+    if (opt.backend) {
+        backend *be = backend_open(opt.backend, err, sizeof err);
+        int bad = !be || be->vt->device(be, &dev, err, sizeof err) != 0;
+        if (be) be->vt->close(be);
+        if (bad) { user_space_free(sp); return fail(err); }
+    }
+    int rc = EXIT_OK;
+    uk_build *b = NULL;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (space_user_check(sp, &dev, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        rc = EXIT_BAD_INPUT;
+        goto done;
+    }
+    if (uk_build_open(sp, &dev, opt.cache, (int)opt.jobs, NULL, &b, err, sizeof err) != 0) { rc = fail(err); goto done; }
+    if (uk_build_precheck(b, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        rc = EXIT_BAD_INPUT;
+        goto done;
+    }
+    int *choice = calloc((size_t)sp->n_params + 1, sizeof *choice);
+    int64_t variants = 0, refused = 0;
+    for (int d = 0; choice && d < sp->n_dtypes && rc == EXIT_OK; d++)
+        for (int p = 0; p < sp->n_problems && rc == EXIT_OK; p++) {
+            space_binding bind = { sp->ops[0], sp->dtypes[d], &sp->problems[p], &dev };
+            if (uk_build_prefetch(b, &bind, err, sizeof err) != 0) { rc = fail(err); break; }
+            space_iter it;
+            space_iter_init(&it, sp, &bind);
+            while (space_iter_next(&it, choice) == 1) {
+                const char *cubin;
+                char log[4096];
+                int got = uk_build_variant(b, &bind, choice, &sp->user->kernel, &cubin, log, sizeof log, err, sizeof err);
+                if (got < 0) { rc = fail(err); break; }
+                variants++;
+                if (got == 1) {
+                    refused++;
+                    if (!opt.quiet) {
+                        char cfg[1024];
+                        space_config_text(sp, choice, cfg, sizeof cfg);
+                        printf("refused: %s %s %s: %.*s\n", sp->dtypes[d], sp->problems[p].text, cfg,
+                               (int)strcspn(log, "\n"), log);
+                    }
+                }
+            }
+            space_iter_free(&it);
+        }
+    free(choice);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (rc == EXIT_OK && !opt.quiet) {
+        uk_build_stats st;
+        uk_build_get_stats(b, &st);
+        double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        printf("tuner compile: %s for sm_%d%d: %lld variants (%lld refused by the compiler); "
+               "%lld compiled in %.2f s (%.1f per second, %.2f s of CPU on up to %d processes), "
+               "%lld from the cache\n", sp->user->kernel.function, dev.cc_major, dev.cc_minor,
+               (long long)variants, (long long)refused, (long long)st.compiled, wall,
+               wall > 0 ? (double)st.compiled / wall : 0.0, st.cpu_s, st.jobs,
+               (long long)st.cached);
+    }
+done:
+    uk_build_close(b);
+    user_space_free(sp);
+    return rc;
 }
 
 /* ---- best ---- */
@@ -308,14 +509,25 @@ static int cmd_best(void)
     return EXIT_OK;
 }
 
-/* The committed dumps (db/results/<gpu-model>.sql.xz, or .sql) in name order, appended to
- * inputs while n < max; g holds the names until globfree. Returns the new n. */
-static int add_committed_dumps(glob_t *g, const char **inputs, int n, int max)
+/* The dumps (.sql.xz or .sql) among the files pattern matches, in name order, appended to inputs
+ * while n < max; g holds the names until globfree. Returns the new n, or -1 when pattern matches
+ * no file (g then holds nothing). */
+static int add_dumps(glob_t *g, const char *pattern, const char **inputs, int n, int max)
 {
-    if (glob("db/results/*.sql*", 0, NULL, g) != 0) return n;
+    if (glob(pattern, 0, NULL, g) != 0) {
+        memset(g, 0, sizeof *g);
+        return -1;
+    }
     for (size_t i = 0; i < g->gl_pathc && n < max; i++)
         if (db_path_is_dump(g->gl_pathv[i])) inputs[n++] = g->gl_pathv[i];
     return n;
+}
+
+/* The committed dumps, db/results/<gpu-model>.sql.xz (or .sql), as add_dumps; returns the new n. */
+static int add_committed_dumps(glob_t *g, const char **inputs, int n, int max)
+{
+    int got = add_dumps(g, "db/results/*.sql*", inputs, n, max);
+    return got < 0 ? n : got;
 }
 
 /* ---- header ---- */
@@ -360,17 +572,42 @@ static char *read_file(const char *path)
 
 static int cmd_header(void)
 {
+    char user_out[4096], results[4096];
+    space *sp = NULL;
     const char *out = opt.out ? opt.out : "kernels/tuned_configs.h";
     const char *inputs[64];
     int n = 0;
     glob_t g;
     memset(&g, 0, sizeof g);
+    char err[2048], *text = NULL;
+    if (opt.space) {
+        /* a user kernel: its header beside its space, from the dumps beside it */
+        sp = user_space_load(opt.space, NULL, err, sizeof err);
+        if (!sp) { fprintf(stderr, "%s\n", err); return EXIT_BAD_INPUT; }
+        if (!sp->user) {
+            fprintf(stderr, "tuner header: %s tunes the built-in family %s, whose configs go in "
+                    "kernels/tuned_configs.h (tuner header without --space)\n", sp->path, sp->kernel);
+            user_space_free(sp);
+            return EXIT_BAD_INPUT;
+        }
+        const char *dot = strrchr(sp->path, '.');
+        int stem = dot && strchr(dot, '/') == NULL ? (int)(dot - sp->path) : (int)strlen(sp->path);
+        snprintf(user_out, sizeof user_out, "%.*s_tuned.h", stem, sp->path);
+        if (!opt.out) out = user_out;
+        snprintf(results, sizeof results, "%s%sresults/*.sql*", sp->user->dir,
+                 *sp->user->dir ? "/" : "");
+    }
     if (opt.db) inputs[n++] = opt.db;
     for (int i = 0; i < opt.n_args && n < 64; i++) inputs[n++] = opt.args[i];
-    if (n == 0) n = add_committed_dumps(&g, inputs, n, 64);
-    char err[1024], *text = NULL;
-    int rc = header_generate(inputs, n, &text, err, sizeof err);
+    if (n == 0) {
+        /* a user kernel's results beside its space, else the committed dumps */
+        int got = sp ? add_dumps(&g, results, inputs, 0, 64) : -1;
+        n = got >= 0 ? got : add_committed_dumps(&g, inputs, 0, 64);
+    }
+    int rc = sp ? header_user_generate(sp, inputs, n, out, &text, err, sizeof err)
+                : header_generate(inputs, n, &text, err, sizeof err);
     globfree(&g);
+    user_space_free(sp);
     if (rc != 0) return fail(err);
     if (opt.check) {
         char *have = read_file(out);
@@ -437,10 +674,17 @@ static int cmd_db(void)
             }
         if (db_open(path, 1, &d, err, sizeof err) != 0) return fail(err);
         for (int i = 1; i < opt.n_args && rc == EXIT_OK; i++) {
+            db_merge_stats ms;
+            memset(&ms, 0, sizeof ms);
             int r = sub[0] == 'i' ? db_import(d, opt.args[i], err, sizeof err)
-                                  : db_merge(d, opt.args[i], err, sizeof err);
+                                  : db_merge_report(d, opt.args[i], &ms, err, sizeof err);
             if (r != 0) rc = fail(err);
             else if (!opt.quiet) printf("tuner db %s: %s into %s\n", sub, opt.args[i], path);
+            if (r == 0 && ms.conflicts)
+                fprintf(stderr, "tuner db merge: %s: %lld evaluation%s measured again with other "
+                        "results; kept as %s had them (first: %s)\n", opt.args[i],
+                        (long long)ms.conflicts, ms.conflicts == 1 ? "" : "s", path,
+                        ms.first_conflict);
         }
         db_close(d);
         return rc;
@@ -547,8 +791,9 @@ static int cmd_strategies(void)
 
 static const command commands[] = {
     { "run", cmd_run,
-      "tuner run SPACE [--db PATH] [--backend cuda|cuda:N|replay:DUMP] [--strategy NAME]\n"
-      "                [--budget-evals N] [--budget-seconds S] [--seed N] [--warm-start] [-q]\n"
+      "tuner run SPACE [--db PATH] [--backend cuda|cuda:N|replay:DUMP]... [--devices all|0,2,3]\n"
+      "                [--shard K/N] [--strategy NAME] [--budget-evals N] [--budget-seconds S]\n"
+      "                [--seed N] [--warm-start] [--jobs N] [--cache DIR] [-q]\n"
       "  Tunes every op, dtype and problem of SPACE on the backend's device, storing every\n"
       "  evaluation in the database (default tunekit.db). Re-running resumes: what the database\n"
       "  already holds for this device, problem, config and kernel source is skipped.\n"
@@ -556,7 +801,23 @@ static const command commands[] = {
       "  space under a budget smaller than the space is searched with ensemble instead.\n"
       "  --warm-start tries first the winners the database holds for other GPUs (nearest\n"
       "  compute capability first).\n"
+      "  --devices all|0,2,3 runs a worker per GPU: the GPUs of one model share its problems,\n"
+      "  each model tunes them all; a GPU that fails gives its problem back. --backend may be\n"
+      "  given several times (one device each). --shard K/N tunes only the K-th of N shares\n"
+      "  of the problems, balanced by their estimated cost, for N jobs whose dumps\n"
+      "  `tuner db merge` joins (docs/scaling.md).\n"
+      "  A user kernel (docs/user-kernels.md) is compiled by up to --jobs compiler processes\n"
+      "  (default: one per core) ahead of the GPU, into the cache --cache (default\n"
+      "  $TUNEKIT_CACHE, else ~/.cache/tunekit/cubin).\n"
       "  A progress line with ETA goes to stderr when it is a terminal." },
+    { "compile", cmd_compile,
+      "tuner compile SPACE [--cc MAJOR.MINOR | --backend cuda|replay:DUMP] [--jobs N]\n"
+      "                    [--cache DIR] [-q]\n"
+      "  Compiles every variant of a user kernel (docs/user-kernels.md) for a GPU architecture\n"
+      "  (default --cc 9.0, or the backend's device) without running anything: checks sizes and\n"
+      "  geometry, that the kernel compiles and takes the arguments the space lists, and fills\n"
+      "  the compile cache so that a later run compiles nothing. Lists the variants the compiler\n"
+      "  refuses." },
     { "space", cmd_space,
       "tuner space SPACE [--backend cuda|replay:DUMP]\n"
       "  Checks SPACE and describes it: ops, dtypes, problems, parameters, constraints, the\n"
@@ -570,9 +831,12 @@ static const command commands[] = {
       "  and the fastest reference library recorded by scripts/peers.py and the speedup over it." },
     { "header", cmd_header,
       "tuner header [-o FILE] [--check] [--db PATH] [DUMP...]\n"
+      "tuner header --space SPACE [-o FILE] [--check] [--db PATH] [DUMP...]\n"
       "  Writes the tuned-config header (default kernels/tuned_configs.h) from the dumps\n"
       "  (default db/results/*.sql.xz and *.sql). --check exits 1 when FILE differs from what\n"
-      "  would be written." },
+      "  would be written. With --space, the header of a user kernel's winners (default SPACE's\n"
+      "  name + _tuned.h, from the dumps in results/ beside SPACE, else db/results/): self-contained,\n"
+      "  with a run-time lookup and compile-time #defines (docs/user-kernels.md)." },
     { "db", cmd_db,
       "tuner db export [--db PATH] [-o FILE]    deterministic SQL text dump (default: stdout);\n"
       "                                         FILE ending in .xz: compressed (xz -9e), as the\n"
@@ -603,10 +867,11 @@ static const command commands[] = {
 #define N_COMMANDS (int)(sizeof commands / sizeof commands[0])
 
 static const char *const allowed_options[] = {
-    /* run */     " db backend strategy budget-evals budget-seconds seed warm-start q ",
+    /* run */     " db backend devices shard strategy budget-evals budget-seconds seed warm-start jobs cache q ",
+    /* compile */ " cc backend jobs cache q ",
     /* space */   " backend ",
     /* best */    " db op dtype device format compare ",
-    /* header */  " o output check db q ",
+    /* header */  " o output check db space q ",
     /* db */      " db o output q ",
     /* devices */ " db ",
     /* report */  " o output db device q ",
@@ -621,6 +886,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "__compile") == 0)
+        return uk_compile_main();
     if (argc >= 2 && strcmp(argv[1], "__worker") == 0) {
         int64_t ord;
         if (argc != 3 || parse_i64(argv[2], &ord) || ord < 0) return EXIT_BAD_INPUT;

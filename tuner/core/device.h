@@ -21,14 +21,22 @@ typedef struct device_info {
     int mem_bus_bits;
     int driver_version;      /* cudaDriverGetVersion, e.g. 13000 */
     int runtime_version;     /* cudaRuntimeGetVersion */
+    int device_count;        /* the GPUs the process that opened it sees (not stored: a fact
+                                about that machine, for --devices all) */
 } device_info;
 
-/* The device attributes a constraint may name: sm_count, max_threads_per_sm,
- * max_threads_per_block, l2_bytes, mem_bytes, cc (major*10+minor), regs_per_sm, smem_per_sm.
+/* The device attributes an expression may name: sm_count, max_threads_per_sm,
+ * max_threads_per_block, l2_bytes, mem_bytes, cc (major*10+minor), regs_per_sm, smem_per_sm,
+ * smem_per_block (device_smem_per_block).
  * Returns 1 and sets *out when name is one of them, 0 otherwise. dev may be NULL only for
  * device_attr_is_name-style checks: then the function returns 1 for known names and sets *out
  * to 0. */
 int device_attr_lookup(const device_info *dev, const char *name, value *out);
+
+/* The most shared memory one block may opt in to (static + dynamic), in bytes, by compute
+ * capability, as the CUDA programming guide's table gives it (9.0: 227 KiB). Derived rather
+ * than stored so that a recorded device (replay) answers exactly as the live one. */
+int64_t device_smem_per_block(int cc_major, int cc_minor);
 
 /* 1 when a and b are cards of one GPU model: the same name, compute capability and SM count.
  * The replay backend answers for a model from all its cards' measurements. */

@@ -5,7 +5,8 @@
 #include <string.h>
 
 static const char *const status_names[EVAL_STATUS_COUNT] = {
-    "ok", "invalid", "launch_error", "fault", "timeout", "unsupported", "skipped", "unrecorded",
+    "ok",          "invalid", "launch_error",  "fault",     "timeout",
+    "unsupported", "skipped", "compile_error", "unrecorded",
 };
 
 const char *eval_status_name(eval_status s)

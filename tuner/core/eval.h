@@ -16,6 +16,7 @@ typedef enum eval_status {
     EVAL_TIMEOUT,       /* the watchdog killed the worker */
     EVAL_UNSUPPORTED,   /* the op or the device cannot run this config */
     EVAL_SKIPPED,       /* rejected by a constraint */
+    EVAL_COMPILE_ERROR, /* user kernels: the compiler refused the variant (error: its log) */
     EVAL_UNRECORDED,    /* replay only: the source has no measurement; never stored */
     EVAL_STATUS_COUNT
 } eval_status;
@@ -49,6 +50,12 @@ typedef struct eval_request {
     uint64_t seed;           /* input generation seed (the run's) */
     int validate;            /* 1: validate before timing (space validate.enabled) */
     double tolerance_scale;  /* multiplies the family's tolerances (space validate) */
+    /* User kernels only (NULL otherwise): the space file the worker loads the kernel's
+     * description from (absolute path), the compiled variant and the compiled reference
+     * (cubin paths in the compile cache; ref_module NULL when the reference is not a kernel). */
+    const char *space_path;
+    const char *module;
+    const char *ref_module;
 } eval_request;
 
 typedef struct eval_result {

@@ -15,12 +15,44 @@
 
 #include "schema_sql.h"
 
-/* Forward migrations: entry v brings a database at user_version v to v + 1. Entry 0 is the base
- * schema, which also completes a version-0 database holding only some of our tables (every
- * statement is CREATE ... IF NOT EXISTS). A new database gets schema.sql directly; when version 2
- * arrives, entry 0 must keep a frozen copy of the version-1 schema and entry 1 the ALTERs. */
+/* Forward migrations: entry v brings a database at user_version v to v + 1. Entry 0 completes a
+ * version-0 database holding only some of our tables (every statement of schema.sql is CREATE
+ * ... IF NOT EXISTS); a new database gets schema.sql directly. Entry 1 lets evaluations hold
+ * 'compile_error': SQLite cannot change a CHECK constraint in place, so the table is rebuilt
+ * (the procedure of SQLite's ALTER TABLE documentation, run with foreign keys off by
+ * db_migrate) and schema.sql re-run for the index and the view. */
+static const char db_migrate_v1_v2[] =
+    "DROP VIEW IF EXISTS best;\n"
+    "CREATE TABLE evaluations_v2 (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id),\n"
+    "  device_id INTEGER NOT NULL REFERENCES devices(id),\n"
+    "  problem_id INTEGER NOT NULL REFERENCES problems(id),\n"
+    "  config_id INTEGER NOT NULL REFERENCES configs(id),\n"
+    "  kernel_hash TEXT NOT NULL,\n"
+    "  status TEXT NOT NULL CHECK (status IN\n"
+    "    ('ok','invalid','launch_error','fault','timeout','unsupported','skipped',\n"
+    "     'compile_error')),\n"
+    "  error TEXT,\n"
+    "  median_us REAL, min_us REAL, max_us REAL, mean_us REAL, stddev_us REAL,\n"
+    "  ci_lo_us REAL, ci_hi_us REAL,\n"
+    "  n_runs INTEGER NOT NULL DEFAULT 0,\n"
+    "  gbps REAL,\n"
+    "  frac_copy REAL,\n"
+    "  seq INTEGER NOT NULL DEFAULT 0,\n"
+    "  created_at TEXT NOT NULL,\n"
+    "  UNIQUE (device_id, problem_id, config_id, kernel_hash),\n"
+    "  CHECK (status <> 'ok' OR (median_us > 0 AND n_runs > 0))\n"
+    ");\n"
+    "INSERT INTO evaluations_v2 SELECT id, run_id, device_id, problem_id, config_id, kernel_hash,"
+    " status, error, median_us, min_us, max_us, mean_us, stddev_us, ci_lo_us, ci_hi_us, n_runs,"
+    " gbps, frac_copy, seq, created_at FROM evaluations;\n"
+    "DROP TABLE evaluations;\n"
+    "ALTER TABLE evaluations_v2 RENAME TO evaluations;\n";
+
 static const char *const db_migrations[DB_SCHEMA_VERSION] = {
     schema_sql,
+    db_migrate_v1_v2,
 };
 
 static const char *const db_tables[] = {"devices", "runs", "problems", "configs",
@@ -222,8 +254,13 @@ int db_migrate(db *d, char *err, size_t len)
 {
     db_layout l;
     char sql[64];
-    if (db_begin(d, err, len) < 0)
+    /* A rebuilt table must not cascade deletes or trip references half-way: foreign keys are
+     * off for the migration (a no-op inside a transaction, so set before it) and checked at
+     * its end. */
+    if (db_exec(d, "PRAGMA foreign_keys = OFF", err, len) < 0)
         return -1;
+    if (db_begin(d, err, len) < 0)
+        goto restore;
     if (db_read_layout(d, &l, err, len) < 0)
         goto fail;
     if (l.version < DB_SCHEMA_VERSION) {
@@ -234,16 +271,29 @@ int db_migrate(db *d, char *err, size_t len)
             for (int v = l.version; v < DB_SCHEMA_VERSION; v++)
                 if (db_exec(d, db_migrations[v], err, len) < 0)
                     goto fail;
+            if (db_exec(d, schema_sql, err, len) < 0)
+                goto fail;
         }
         snprintf(sql, sizeof sql, "PRAGMA user_version = %d", DB_SCHEMA_VERSION);
         if (db_exec(d, sql, err, len) < 0)
             goto fail;
+        sqlite3_stmt *st = NULL;
+        int broken = sqlite3_prepare_v2(d->h, "PRAGMA foreign_key_check", -1, &st, NULL) !=
+                         SQLITE_OK || sqlite3_step(st) != SQLITE_DONE;
+        sqlite3_finalize(st);
+        if (broken) {
+            db_errf(d, err, len, "migration to schema version %d left broken references",
+                    DB_SCHEMA_VERSION);
+            goto fail;
+        }
     }
     if (db_commit(d, err, len) < 0)
         goto fail;
-    return 0;
+    return db_exec(d, "PRAGMA foreign_keys = ON", err, len);
 fail:
     db_rollback(d);
+restore:
+    db_exec(d, "PRAGMA foreign_keys = ON", NULL, 0);
     return -1;
 }
 

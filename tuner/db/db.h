@@ -13,7 +13,7 @@
 #include "core/device.h"
 #include "core/eval.h"
 
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 2
 
 typedef struct db db;
 
@@ -94,7 +94,18 @@ int db_export(db *d, FILE *out, char *err, size_t len);
 /* Imports a dump, .sql or .sql.xz (idempotent: rows already present are skipped), in one
  * transaction. */
 int db_import(db *d, const char *dump_path, char *err, size_t len);
-/* Merges another database file into d (idempotent), in one transaction. */
+/* Merges another database file or dump into d (idempotent), in one transaction, linear in the
+ * sizes. A dump is imported into a temporary database first, so that dumps and databases merge
+ * the same way. A conflict is an evaluation of the same device, problem, config and kernel hash
+ * that both hold with different results (another status or median): the rule is that the one
+ * already in d stays, and the count (and the first, as text) is reported. */
+typedef struct db_merge_stats {
+    int64_t conflicts;
+    char first_conflict[512];   /* "uuid op dtype shape config", "" when none */
+} db_merge_stats;
+int db_merge_report(db *d, const char *other_path, db_merge_stats *stats, char *err,
+                    size_t len);
+/* db_merge_report without the report. */
 int db_merge(db *d, const char *other_path, char *err, size_t len);
 /* integrity_check, foreign_key_check, schema version. 0 clean, 1 problems found (err), -1. */
 int db_check(db *d, char *err, size_t len);

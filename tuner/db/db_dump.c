@@ -770,7 +770,7 @@ done:
     return ret;
 }
 
-/* Imports a dump: ours (the first line names its schema version, which must be this tuner's) or
+/* Imports a dump: ours (the first line names its schema version, at most this tuner's) or
  * any SQL file of INSERTs over this schema (e.g. a test fixture). Only INSERT statements run,
  * and the temporary view, trigger and DROP that export writes (exactly those); the schema
  * statements are skipped (the schema is in place), and so are BEGIN/COMMIT/PRAGMA (the import
@@ -784,12 +784,10 @@ int db_import(db *d, const char *dump_path, char *err, size_t len)
     if (!text)
         return -1;
     version = dump_version(text);
-    if (version >= 0 && version != DB_SCHEMA_VERSION) {
-        snprintf(err, len, "dump '%s': schema version %d, this tuner reads version %d; %s",
-                 dump_path, version, DB_SCHEMA_VERSION,
-                 version > DB_SCHEMA_VERSION ? "use a newer tuner"
-                                             : "import it with the tuner that wrote it, then "
-                                               "merge that database");
+    /* An older dump's rows are valid rows of this schema (each version only widened it). */
+    if (version > DB_SCHEMA_VERSION) {
+        snprintf(err, len, "dump '%s': schema version %d, this tuner reads up to version %d; "
+                 "use a newer tuner", dump_path, version, DB_SCHEMA_VERSION);
         goto done;
     }
     if (db_begin(d, err, len) < 0)

@@ -1,12 +1,17 @@
-/* db_maint.c: database maintenance. db_merge copies another tunekit database (or a dump) into
- * this one by natural keys, mapping ids, in one transaction and idempotently; db_check runs
+/* db_maint.c: database maintenance. db_merge copies another tunekit database (or a dump, through
+ * a temporary database) into this one by natural keys, mapping ids, in one transaction and
+ * idempotently, reporting the evaluations both hold as different measurements; db_check runs
  * SQLite's integrity and foreign-key checks and tunekit's own invariants (schema version, ok
  * evaluations have their samples and only they do, sample indexes are 0..n-1, natural keys are
  * unique). */
 #include "db_internal.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 /* Statements copying the attached database "other" into main, parents first. Every child row
@@ -83,20 +88,76 @@ static int db_is_same_file(db *d, const char *path)
            a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* Counts the conflicts of the attached "other" with main (db.h's rule), before its evaluations
+ * are copied; the parents are in main by then. */
+static const char conflict_sql[] =
+    "SELECT count(*), min(od.uuid || ' ' || op.op || ' ' || op.dtype || ' ' || op.shape || ' ' ||"
+    " oc.text) FROM other.evaluations e"
+    " JOIN other.devices od ON od.id = e.device_id JOIN other.problems op ON op.id = e.problem_id"
+    " JOIN other.configs oc ON oc.id = e.config_id"
+    " JOIN main.devices md ON md.uuid = od.uuid"
+    " JOIN main.problems mp ON mp.op = op.op AND mp.dtype = op.dtype AND mp.shape = op.shape"
+    " JOIN main.configs mc ON mc.text = oc.text"
+    " JOIN main.evaluations me ON me.device_id = md.id AND me.problem_id = mp.id"
+    "  AND me.config_id = mc.id AND me.kernel_hash = e.kernel_hash"
+    " WHERE me.status <> e.status OR me.median_us IS NOT e.median_us";
+
+/* Imports a dump into a new temporary database file; its path into out. 0 or -1 with err. */
+static int dump_to_temp(const char *dump, char *out, size_t outlen, char *err, size_t len)
+{
+    const char *dir = getenv("TMPDIR");
+    snprintf(out, outlen, "%s/tunekit-merge-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(out);
+    if (fd < 0) {
+        snprintf(err, len, "merging '%s': cannot make a temporary database: %s", dump,
+                 strerror(errno));
+        return -1;
+    }
+    close(fd);
+    unlink(out);   /* db_open creates it afresh */
+    db *t = NULL;
+    int rc = db_open(out, 1, &t, err, len) == 0 && db_import(t, dump, err, len) == 0 ? 0 : -1;
+    db_close(t);
+    return rc;
+}
+
+static void remove_db_files(const char *path)
+{
+    char p[PATH_MAX + 8];
+    unlink(path);
+    snprintf(p, sizeof p, "%s-wal", path);
+    unlink(p);
+    snprintf(p, sizeof p, "%s-shm", path);
+    unlink(p);
+}
+
 int db_merge(db *d, const char *other_path, char *err, size_t len)
+{
+    return db_merge_report(d, other_path, NULL, err, len);
+}
+
+int db_merge_report(db *d, const char *other_path, db_merge_stats *stats, char *err, size_t len)
 {
     sqlite3_stmt *st = NULL;
     db *check = NULL;
     int attached = 0, in_tx = 0, ret = -1;
-    if (db_path_is_dump(other_path))
-        return db_import(d, other_path, err, len);
+    char temp[PATH_MAX] = "";
+    if (stats)
+        memset(stats, 0, sizeof *stats);
+    if (db_path_is_dump(other_path)) {
+        if (dump_to_temp(other_path, temp, sizeof temp, err, len) != 0)
+            goto done;
+        other_path = temp;
+    }
     /* Opening it on its own first gives the clear refusals (not SQLite, not ours, newer). */
     if (db_open_readonly(other_path, &check, err, len) < 0)
-        return -1;
+        goto done;
     db_close(check);
     /* A database merged into itself gains nothing (and would lock against itself). */
-    if (db_is_same_file(d, other_path))
-        return 0;
+    if (db_is_same_file(d, other_path)) {
+        ret = 0;
+        goto done;
+    }
     if (sqlite3_prepare_v2(d->h, "ATTACH DATABASE ?1 AS other", -1, &st, NULL) != SQLITE_OK) {
         db_fail(d, err, len, "merging");
         goto done;
@@ -106,22 +167,42 @@ int db_merge(db *d, const char *other_path, char *err, size_t len)
         db_errf(d, err, len, "merging '%s': %s", other_path, sqlite3_errmsg(d->h));
         goto done;
     }
+    sqlite3_finalize(st);
+    st = NULL;
     attached = 1;
     if (db_begin(d, err, len) < 0)
         goto done;
     in_tx = 1;
-    for (size_t i = 0; i < sizeof merge_sql / sizeof merge_sql[0]; i++)
+    for (size_t i = 0; i < sizeof merge_sql / sizeof merge_sql[0]; i++) {
+        if (strncmp(merge_sql[i], "INSERT OR IGNORE INTO main.evaluations", 38) == 0) {
+            if (sqlite3_prepare_v2(d->h, conflict_sql, -1, &st, NULL) != SQLITE_OK ||
+                sqlite3_step(st) != SQLITE_ROW) {
+                db_fail(d, err, len, "finding conflicts");
+                goto done;
+            }
+            if (stats) {
+                stats->conflicts = sqlite3_column_int64(st, 0);
+                const unsigned char *first = sqlite3_column_text(st, 1);
+                snprintf(stats->first_conflict, sizeof stats->first_conflict, "%s",
+                         first ? (const char *)first : "");
+            }
+            sqlite3_finalize(st);
+            st = NULL;
+        }
         if (db_exec(d, merge_sql[i], err, len) < 0)
             goto done;
+    }
     if (db_commit(d, err, len) < 0)
         goto done;
     ret = 0;
 done:
     if (ret < 0 && in_tx)
         db_rollback(d);
+    sqlite3_finalize(st);
     if (attached)
         sqlite3_exec(d->h, "DETACH DATABASE other", NULL, NULL, NULL);
-    sqlite3_finalize(st);
+    if (temp[0])
+        remove_db_files(temp);
     return ret;
 }
 

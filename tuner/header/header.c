@@ -1,8 +1,10 @@
 /* header.c: generates kernels/tuned_configs.h from the `best` view (see header.h). Several cards
  * of one model (same name) fold into one device entry: per op, dtype and size the fastest of
- * them wins. Problems without a size key (e.g. deliberately misaligned ones) are not entries. */
+ * them wins. Problems without a size key (e.g. deliberately misaligned ones) are not entries,
+ * nor are user kernels' results (header_user.c writes theirs). */
 #include "header.h"
 #include "db/db.h"
+#include "ops/ops.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,10 @@ static int collect_row(void *ctx, const best_row *r)
 {
     collect *c = ctx;
     if (r->size_key < 0) return 0;
+    /* the library's families only: a user kernel's results get a header of their own */
+    char family[128];
+    snprintf(family, sizeof family, "%.*s", (int)strcspn(r->op, "."), r->op);
+    if (!op_family_find(family)) return 0;
     if (c->n > 0) {
         entry *last = &c->v[c->n - 1];
         if (strcmp(last->device, r->device) == 0 && strcmp(last->op, r->op) == 0 &&
@@ -64,7 +70,7 @@ static int collect_row(void *ctx, const best_row *r)
 }
 
 /* C string literal of s (device names and configs hold no exotic bytes, but quote anyway). */
-static void put_string(FILE *f, const char *s)
+void header_put_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
@@ -106,7 +112,7 @@ int header_generate(const char *const *inputs, int n_inputs, char **out, char *e
         int j = i;
         while (j < c.n && strcmp(c.v[j].device, c.v[i].device) == 0) j++;
         fprintf(f, "    { ");
-        put_string(f, c.v[i].device);
+        header_put_string(f, c.v[i].device);
         fprintf(f, ", %d, %d, %d, %d, %d },\n", c.v[i].cc_major, c.v[i].cc_minor,
                 c.v[i].sm_count, i, j - i);
         i = j;
@@ -118,11 +124,11 @@ int header_generate(const char *const *inputs, int n_inputs, char **out, char *e
         if (i == 0 || strcmp(e->device, c.v[i - 1].device) != 0)
             fprintf(f, "    /* %s */\n", e->device);
         fprintf(f, "    { ");
-        put_string(f, e->op);
+        header_put_string(f, e->op);
         fprintf(f, ", ");
-        put_string(f, e->dtype);
+        header_put_string(f, e->dtype);
         fprintf(f, ", %lld, ", (long long)e->size);
-        put_string(f, e->config);
+        header_put_string(f, e->config);
         fprintf(f, " }, /* %.2f us", e->us);
         if (e->gbps > 0) fprintf(f, ", %.1f GB/s", e->gbps);
         if (e->frac > 0) fprintf(f, ", %.1f%% of copy", 100.0 * e->frac);

@@ -1,11 +1,25 @@
 /* header.h: the one header writer. Reads the best configs from recorded measurements (dumps or
  * a database) and writes kernels/tuned_configs.h: per device model (name, compute capability,
  * SM count) the winning config per op, dtype and problem size, with its measured time, GB/s and
- * share of the copy ceiling in a comment. Byte-for-byte deterministic for the same inputs. */
+ * share of the copy ceiling in a comment; or, for a user kernel, a self-contained header of its
+ * winners (header_user.c). Byte-for-byte deterministic for the same inputs. */
 #pragma once
 #include <stddef.h>
+#include <stdio.h>
+
+struct space;
 
 /* Writes the header text for inputs (paths of .sql dumps or database files, in the order given;
  * the caller sorts) into a malloc'd string *out (caller frees). label names the inputs in the
  * do-not-edit line. Returns 0 or -1 with err. */
 int header_generate(const char *const *inputs, int n_inputs, char **out, char *err, size_t len);
+
+/* The header of a user kernel's winners (docs/user-kernels.md) for the space sp (loaded with
+ * user_space_load), from the inputs' evaluations of the kernel as it is now (its kernel hash).
+ * out_name is the file the text will be written to (its name makes the include guard). Returns 0
+ * with *out (caller frees), or -1 with err (also when no validated measurement exists). */
+int header_user_generate(const struct space *sp, const char *const *inputs, int n_inputs,
+                         const char *out_name, char **out, char *err, size_t len);
+
+/* Writes s as a C string literal. */
+void header_put_string(FILE *f, const char *s);

@@ -1,57 +1,29 @@
 /* run.c: the run loop behind `tuner run` (see run.h). Order of work: load and check the space
- * (bad input stops here, before anything is opened or written), open the backend (no GPU stops
- * here too), then the database; measure the copy ceiling once; then op x dtype x problem, each
- * searched by a fresh strategy within the budget. */
+ * (bad input stops here, before anything is opened or written); open every device's backend (no
+ * GPU stops here too) and group the devices by model; for a user kernel, check its sizes and
+ * geometry against each model and, when the backends run kernels, start a compiler per
+ * architecture and check that the kernel compiles and takes the arguments the space lists; plan
+ * the tasks (op x dtype x problem; a shard keeps its share); then per device its own database
+ * connection and run, the copy ceiling measured once, and the device takes its model's tasks one
+ * by one, each searched by a fresh strategy within the budget (run_task.c). Several devices run
+ * in a thread each; a device whose backend fails gives its task back to its model's queue and
+ * stops, and the run fails only when a model has no device left. */
 #include "run.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "backend/backend.h"
 #include "core/kernel_hash.h"
-#include "db/db.h"
-#include "space/space.h"
-#include "search/strategy.h"
+#include "run_internal.h"
 #include "search/strategy_common.h"
+#include "space/space_user.h"
+#include "user/user_family.h"
 
 #define TUNER_VERSION "0.1.0"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void format_duration(double s, char *buf, size_t len)
-{
-    if (s < 0) s = 0;
-    long t = (long)(s + 0.5);
-    if (t >= 3600) snprintf(buf, len, "%ldh%02ldm", t / 3600, (t / 60) % 60);
-    else if (t >= 60) snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
-    else snprintf(buf, len, "%lds", t);
-}
-
-typedef struct progress {
-    int enabled;
-    int64_t planned, done;
-    double t0;
-} progress;
-
-static void progress_show(const progress *p, const char *what)
-{
-    if (!p->enabled) return;
-    double el = now_s() - p->t0;
-    char eta[32] = "?";
-    if (p->done > 0 && p->planned >= p->done)
-        format_duration(el / (double)p->done * (double)(p->planned - p->done), eta, sizeof eta);
-    fprintf(stderr, "\r\033[K[%lld/%lld] %s  ETA %s", (long long)p->done, (long long)p->planned,
-            what, eta);
-    fflush(stderr);
-}
 
 /* Budget-limited plan size, for the progress line. */
 static int64_t planned_for(int64_t count, int64_t budget_evals)
@@ -61,7 +33,7 @@ static int64_t planned_for(int64_t count, int64_t budget_evals)
 
 /* The space's own strategy, except that exhaustive (the default) under an evaluation budget
  * smaller than some problem's space gives way to the best search strategy (SC_DEFAULT_SEARCH,
- * README's "Search strategies"): enumerating in order would stop at an arbitrary corner. */
+ * docs: "Search strategies"): enumerating in order would stop at an arbitrary corner. */
 static const char *pick_strategy(const space *sp, const device_info *dev, int64_t budget_evals,
                                  char *err, size_t len)
 {
@@ -77,149 +49,350 @@ static const char *pick_strategy(const space *sp, const device_info *dev, int64_
     return sp->search.strategy;
 }
 
+int run_parse_shard(const char *text, int *k, int *n)
+{
+    char tail;
+    if (!text || sscanf(text, "%d/%d%c", k, n, &tail) != 2 || *n < 1 || *n > 100000 || *k < 1 ||
+        *k > *n)
+        return -1;
+    return 0;
+}
+
+int run_devices_specs(const char *devices, int count_all, char ***specs, int *n, char *err,
+                      size_t len)
+{
+    *specs = NULL;
+    *n = 0;
+    int cap = 64;
+    char **v = calloc((size_t)cap, sizeof *v);
+    if (!v) {
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    if (strcmp(devices, "all") == 0) {
+        for (int i = 0; i < count_all && i < cap; i++) {
+            v[i] = malloc(16);
+            if (!v[i]) goto oom;
+            snprintf(v[i], 16, "cuda:%d", i);
+            *n = i + 1;
+        }
+        *specs = v;
+        return 0;
+    }
+    for (const char *p = devices;;) {
+        char *end;
+        long ord = strtol(p, &end, 10);
+        if (end == p || ord < 0 || ord > 255 || (*end && *end != ',')) {
+            snprintf(err, len, "--devices %s: expected all or ordinals such as 0,2,3", devices);
+            goto fail;
+        }
+        for (int i = 0; i < *n; i++) {
+            char want[16];
+            snprintf(want, sizeof want, "cuda:%ld", ord);
+            if (strcmp(v[i], want) == 0) {
+                snprintf(err, len, "--devices %s: device %ld is listed twice", devices, ord);
+                goto fail;
+            }
+        }
+        if (*n == cap) {
+            snprintf(err, len, "--devices %s: more than %d devices", devices, cap);
+            goto fail;
+        }
+        if (!(v[*n] = malloc(16))) goto oom;
+        snprintf(v[*n], 16, "cuda:%ld", ord);
+        (*n)++;
+        if (!*end) break;
+        p = end + 1;
+    }
+    *specs = v;
+    return 0;
+oom:
+    snprintf(err, len, "out of memory");
+fail:
+    for (int i = 0; i < cap; i++) free(v[i]);
+    free(v);
+    *n = 0;
+    return -1;
+}
+
+/* The test hook TUNEKIT_TEST_FAIL_DEVICE=I:N (docs/scaling.md): device I's backend "fails" after
+ * N evaluations, so that the re-queue of a failed device's task can be tested without a GPU. */
+static int test_fail_after(int index)
+{
+    const char *v = getenv("TUNEKIT_TEST_FAIL_DEVICE");
+    int i, n;
+    char tail;
+    if (!v || sscanf(v, "%d:%d%c", &i, &n, &tail) != 2 || i != index || n < 0) return -1;
+    return n;
+}
+
+/* The next task of a device's model (returned ones first), or -1 when there is none. mu held. */
+static int next_task(run_model *m)
+{
+    if (m->n_returned > 0) return m->returned[--m->n_returned];
+    return m->next < m->n ? m->order[m->next++] : -1;
+}
+
+/* One device's share of the work: tasks from its model's queue until none is left, the run
+ * stops, or its backend fails (the task goes back to the queue). */
+static void *device_main(void *arg)
+{
+    run_device *dv = arg;
+    run_shared *s = dv->s;
+    run_model *m = &s->models[dv->model];
+    char err[2048];
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        int t = s->stop ? -1 : next_task(m);
+        pthread_mutex_unlock(&s->mu);
+        if (t < 0) break;
+        int r = run_task_tune(dv, &s->tasks[t], err, sizeof err);
+        if (r == 0) continue;
+        pthread_mutex_lock(&s->mu);
+        if (r < 0) {
+            if (!s->stop) {
+                s->stop = 1;
+                s->rc = strstr(err, ": error: ") ? 2 : 1;
+                snprintf(s->err, sizeof s->err, "%s", err);
+            }
+        } else {
+            /* this device failed: its task goes back for the others of its model */
+            m->returned[m->n_returned++] = t;
+            m->alive--;
+            run_device_summary *ds = &s->sum->devices[dv->index];
+            ds->failed = 1;
+            snprintf(ds->why, sizeof ds->why, "%s", err);
+            if (s->o->out && s->sum->n_devices > 1) {
+                if (s->o->progress) fprintf(stderr, "\r\033[K");
+                fprintf(stderr, "tuner: device %d (%s, %s) failed: %s; its task goes back to the "
+                        "queue%s\n", dv->index, dv->spec, dv->dev.name, err,
+                        m->alive > 0 ? "" : ", and no device of its model is left");
+            }
+            if (m->alive == 0 && !s->stop) {
+                s->stop = 1;
+                s->rc = 1;
+                if (s->sum->n_devices == 1)
+                    snprintf(s->err, sizeof s->err, "%s", err);
+                else
+                    snprintf(s->err, sizeof s->err, "every device of %s failed; the last: %s",
+                             m->name, err);
+            }
+        }
+        pthread_mutex_unlock(&s->mu);
+        break;
+    }
+    return NULL;
+}
+
+static void device_close(run_device *dv)
+{
+    db_close(dv->d);
+    if (dv->be) dv->be->vt->close(dv->be);
+}
+
 int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
 {
     int rc = 1;
-    space *sp = NULL;
-    backend *be = NULL;
-    db *d = NULL;
-    int *choice = NULL;
-    strategy *st = NULL;
-    eval_result res;
-    memset(&res, 0, sizeof res);
+    run_shared s;
+    memset(&s, 0, sizeof s);
     memset(sum, 0, sizeof *sum);
+    run_device *devs = NULL;
+    int n_devs = o->n_backends > 0 ? o->n_backends : 1;
+    int threads_started = 0;
+    pthread_mutex_init(&s.mu, NULL);
+    s.o = o;
+    s.sum = sum;
+    s.t0 = run_now_s();
 
-    sp = space_load(o->space_path, err, len);
-    if (!sp) return 2;
-    const char *strategy_name = o->strategy ? o->strategy : sp->search.strategy;
-    const strategy_vtable *svt = strategy_find(strategy_name);
-    if (!svt) {
-        snprintf(err, len, "--strategy %s: unknown strategy", strategy_name);
+    s.sp = user_space_load(o->space_path, NULL, err, len);
+    if (!s.sp) return 2;
+    space *sp = s.sp;
+    s.strategy_name = o->strategy ? o->strategy : sp->search.strategy;
+    s.svt = strategy_find(s.strategy_name);
+    if (!s.svt) {
+        snprintf(err, len, "--strategy %s: unknown strategy", s.strategy_name);
         rc = 2;
         goto done;
     }
-    int64_t budget_evals = o->budget_evals >= 0 ? o->budget_evals : sp->search.budget_evals;
-    double budget_seconds = o->budget_seconds >= 0 ? o->budget_seconds : sp->search.budget_seconds;
-    uint64_t seed = o->seed >= 0 ? (uint64_t)o->seed : sp->search.seed;
-    const char *hash = kernel_hash_for(sp->kernel);
+    if (n_devs > (int)(sizeof sum->devices / sizeof sum->devices[0])) {
+        snprintf(err, len, "more than %d devices", (int)(sizeof sum->devices / sizeof sum->devices[0]));
+        rc = 2;
+        goto done;
+    }
+    s.budget_evals = o->budget_evals >= 0 ? o->budget_evals : sp->search.budget_evals;
+    s.budget_seconds = o->budget_seconds >= 0 ? o->budget_seconds : sp->search.budget_seconds;
+    s.seed = o->seed >= 0 ? (uint64_t)o->seed : sp->search.seed;
+    s.hash = sp->user ? space_user_hash(sp->user) : kernel_hash_for(sp->kernel);
 
-    be = backend_open(o->backend_spec, err, len);
-    if (!be) goto done;
-    device_info dev;
-    if (be->vt->device(be, &dev, err, len) != 0) goto done;
+    /* the devices and their models */
+    devs = calloc((size_t)n_devs, sizeof *devs);
+    s.models = calloc((size_t)n_devs, sizeof *s.models);
+    if (!devs || !s.models) { snprintf(err, len, "out of memory"); goto done; }
+    for (int i = 0; i < n_devs; i++) {
+        run_device *dv = &devs[i];
+        dv->s = &s;
+        dv->index = i;
+        dv->fail_after = test_fail_after(i);
+        snprintf(dv->spec, sizeof dv->spec, "%s", o->n_backends > 0 ? o->backends[i] : "cuda");
+        if (!(dv->be = backend_open(dv->spec, err, len))) goto done;
+        if (dv->be->vt->device(dv->be, &dv->dev, err, len) != 0) goto done;
+        int m;
+        for (m = 0; m < s.n_models; m++)
+            if (strcmp(s.models[m].name, dv->dev.name) == 0 &&
+                s.models[m].cc_major == dv->dev.cc_major &&
+                s.models[m].cc_minor == dv->dev.cc_minor &&
+                s.models[m].sm_count == dv->dev.sm_count)
+                break;
+        if (m == s.n_models) {
+            run_model *nm = &s.models[s.n_models++];
+            snprintf(nm->name, sizeof nm->name, "%s", dv->dev.name);
+            nm->cc_major = dv->dev.cc_major;
+            nm->cc_minor = dv->dev.cc_minor;
+            nm->sm_count = dv->dev.sm_count;
+        }
+        dv->model = m;
+        s.models[m].alive++;
+        run_device_summary *ds = &sum->devices[i];
+        snprintf(ds->spec, sizeof ds->spec, "%s", dv->spec);
+        snprintf(ds->name, sizeof ds->name, "%s", dv->dev.name);
+    }
+    sum->n_devices = n_devs;
     if (!o->strategy) {
-        strategy_name = pick_strategy(sp, &dev, budget_evals, err, len);
-        if (!strategy_name) { rc = 2; goto done; }
-        svt = strategy_find(strategy_name);
+        s.strategy_name = pick_strategy(sp, &devs[0].dev, s.budget_evals, err, len);
+        if (!s.strategy_name) { rc = 2; goto done; }
+        s.svt = strategy_find(s.strategy_name);
     }
 
-    if (db_open(o->db_path, 1, &d, err, len) != 0) goto done;
-    double copy_gbps = be->vt->copy_gbps(be);
-    int64_t device_id, run_id;
-    if (db_put_device(d, &dev, &device_id, err, len) != 0) goto done;
-    run_info info = { sp->path, sp->sha256, strategy_name, be->spec, TUNER_VERSION, seed,
-                      copy_gbps };
-    if (db_begin_run(d, device_id, &info, &run_id, err, len) != 0) goto done;
-    if (o->out)
-        fprintf(o->out, "tuner: %s on %s (%d SMs, cc %d.%d); copy ceiling %.1f GB/s; %s\n",
-                sp->path, dev.name, dev.sm_count, dev.cc_major, dev.cc_minor, copy_gbps,
-                be->spec);
+    if (sp->user) {
+        /* Sizes, scalars and geometry against every model, then (when the backends run
+         * kernels) a compiler per model: all before the database is touched. */
+        if (!realpath(sp->path, s.space_abs)) {
+            snprintf(err, len, "%s: %s", sp->path, strerror(errno));
+            goto done;
+        }
+        for (int i = 0; i < n_devs; i++) {
+            run_model *m = &s.models[devs[i].model];
+            int first_of_model = 1;
+            for (int j = 0; j < i; j++) first_of_model &= devs[j].model != devs[i].model;
+            if (!first_of_model) continue;
+            if (space_user_check(sp, &devs[i].dev, err, len) != 0) { rc = 2; goto done; }
+            if (!devs[i].be->needs_modules) continue;
+            if (uk_build_open(sp, &devs[i].dev, o->cache_dir, o->jobs, NULL, &m->build, err,
+                              len) != 0)
+                goto done;
+            if (uk_build_precheck(m->build, err, len) != 0) { rc = 2; goto done; }
+        }
+    }
 
-    progress prog = { o->progress, 0, 0, now_s() };
-    for (int a = 0; a < sp->n_ops; a++)
-        for (int b = 0; b < sp->n_dtypes; b++)
-            for (int c = 0; c < sp->n_problems; c++) {
-                space_binding bind = { sp->ops[a], sp->dtypes[b], &sp->problems[c], &dev };
-                int64_t n = space_count(sp, &bind, err, len);
-                if (n < 0) goto done;
-                prog.planned += planned_for(n, budget_evals);
-            }
+    /* the tasks: every (op, dtype, problem), or this shard's share of them (the split leaves
+     * the device out, so every machine computes the same shards) */
+    if (run_plan_tasks(&s, NULL, &s.tasks, &s.n_tasks, err, len) != 0) { rc = 2; goto done; }
+    if (o->shard_n > 0 && run_plan_shard(s.tasks, &s.n_tasks, o->shard_k, o->shard_n) != 0) {
+        snprintf(err, len, "out of memory");
+        goto done;
+    }
+    sum->n_tasks = s.n_tasks;
+    for (int m = 0; m < s.n_models; m++) {
+        run_model *rm = &s.models[m];
+        rm->order = malloc((size_t)(s.n_tasks ? s.n_tasks : 1) * sizeof *rm->order);
+        rm->returned = malloc((size_t)(s.n_tasks ? s.n_tasks : 1) * sizeof *rm->returned);
+        if (!rm->order || !rm->returned) { snprintf(err, len, "out of memory"); goto done; }
+        rm->n = s.n_tasks;
+        /* one device: space order, as always; several: most costly first, so that no device
+         * is left with a long task at the end */
+        int several = 0;
+        for (int i = 0; i < n_devs; i++) several += devs[i].model == m;
+        if (several > 1) {
+            run_plan_by_cost(s.tasks, s.n_tasks, rm->order);
+        } else {
+            for (int i = 0; i < s.n_tasks; i++) rm->order[i] = i;
+        }
+        for (int i = 0; i < s.n_tasks; i++) {
+            const run_task *t = &s.tasks[i];
+            space_binding bind = { sp->ops[t->op], sp->dtypes[t->dtype], &sp->problems[t->prob],
+                                   NULL };
+            for (int d = 0; d < n_devs; d++)
+                if (devs[d].model == m) { bind.device = &devs[d].dev; break; }
+            int64_t n = space_count(sp, &bind, err, len);
+            if (n < 0) goto done;
+            s.planned += planned_for(n, s.budget_evals);
+        }
+    }
 
-    choice = malloc((size_t)(sp->n_params ? sp->n_params : 1) * sizeof *choice);
-    if (!choice) { snprintf(err, len, "out of memory"); goto done; }
-    int64_t seq = 0;
-    const op_family *fam = sp->family;
-    for (int a = 0; a < sp->n_ops; a++)
-        for (int b = 0; b < sp->n_dtypes; b++)
-            for (int c = 0; c < sp->n_problems; c++) {
-                const problem *pb = &sp->problems[c];
-                const char *op = sp->ops[a], *dtype = sp->dtypes[b];
-                char opfull[256], label[512];
-                snprintf(opfull, sizeof opfull, "%s.%s", sp->kernel, op);
-                snprintf(label, sizeof label, "%s %s %s", opfull, dtype, pb->text);
-                if (fam->check_problem(fam, op, dtype, pb, err, len) != 0) goto done;
-                int64_t problem_id, bytes = fam->bytes_moved(fam, op, dtype, pb);
-                if (db_put_problem(d, opfull, dtype, pb->text, fam->elements(fam, pb), bytes,
-                                   fam->size_key(fam, pb), &problem_id, err, len) != 0)
-                    goto done;
-                space_binding bind = { op, dtype, pb, &dev };
-                st = svt->create(sp, &bind, seed, budget_evals, err, len);
-                if (!st) goto done;
-                if (o->warm_start && strategy_warm_start(&st, d, sp, &bind, err, len) != 0) goto done;
-                int64_t evals = 0;
-                double t0 = now_s(), best_us = 0;
-                char config[1024], best_config[1024] = "";
-                while (st->vt->propose(st, choice) == 1) {
-                    if ((budget_evals > 0 && evals >= budget_evals) ||
-                        (budget_seconds > 0 && now_s() - t0 >= budget_seconds)) {
-                        sum->skipped_budget++;
-                        break;
-                    }
-                    space_config_text(sp, choice, config, sizeof config);
-                    int have = db_has_evaluation(d, device_id, problem_id, config, hash);
-                    if (have < 0) { snprintf(err, len, "database read failed"); goto done; }
-                    if (have) {
-                        /* Resume: hand the strategy what was measured before. */
-                        eval_result_clear(&res);
-                        db_find_evaluation(d, dev.uuid, opfull, dtype, pb->text, config, &res);
-                        st->vt->observe(st, choice, res.status, res.stats.median);
-                        sum->resumed++;
-                        evals++;
-                        prog.done++;
-                        continue;
-                    }
-                    eval_request req = { sp->kernel, op, dtype, pb, config, sp->measure, seed,
-                                         sp->validate.enabled, sp->validate.tolerance_scale };
-                    eval_result_clear(&res);
-                    if (be->vt->evaluate(be, &req, &res, err, len) != 0) goto done;
-                    if (res.status == EVAL_UNRECORDED) {
-                        sum->unrecorded++;
-                        st->vt->observe(st, choice, res.status, 0);
-                        continue;
-                    }
-                    if (db_put_evaluation(d, run_id, device_id, problem_id, config, hash, &res,
-                                          bytes, copy_gbps, seq++, err, len) != 0)
-                        goto done;
-                    sum->evaluated++;
-                    sum->by_status[res.status]++;
-                    st->vt->observe(st, choice, res.status, res.stats.median);
-                    if (res.status == EVAL_OK && (best_us == 0 || res.stats.median < best_us)) {
-                        best_us = res.stats.median;
-                        snprintf(best_config, sizeof best_config, "%s", config);
-                    }
-                    if (res.status != EVAL_SKIPPED && res.status != EVAL_UNSUPPORTED) evals++;
-                    prog.done++;
-                    progress_show(&prog, label);
-                }
-                st->vt->destroy(st);
-                st = NULL;
-                if (o->out && best_us > 0) {
-                    if (prog.enabled) fprintf(stderr, "\r\033[K");
-                    double gbps = (double)bytes / (best_us * 1e3);
-                    fprintf(o->out, "  %-44s %10.2f us %8.1f GB/s", label, best_us, gbps);
-                    if (copy_gbps > 0) fprintf(o->out, " %5.1f%%", 100.0 * gbps / copy_gbps);
-                    fprintf(o->out, "  %s\n", best_config);
-                }
+    /* per device: its database connection, the device row, its run, the copy ceiling */
+    for (int i = 0; i < n_devs; i++) {
+        run_device *dv = &devs[i];
+        if (db_open(o->db_path, 1, &dv->d, err, len) != 0) goto done;
+        dv->copy_gbps = dv->be->vt->copy_gbps(dv->be);
+        if (db_put_device(dv->d, &dv->dev, &dv->device_id, err, len) != 0) goto done;
+        run_info info = { sp->path, sp->sha256, s.strategy_name, dv->be->spec, TUNER_VERSION,
+                          s.seed, dv->copy_gbps };
+        if (db_begin_run(dv->d, dv->device_id, &info, &dv->run_id, err, len) != 0) goto done;
+        if (o->out) {
+            fprintf(o->out, "tuner: %s on %s (%d SMs, cc %d.%d); copy ceiling %.1f GB/s; %s",
+                    sp->path, dv->dev.name, dv->dev.sm_count, dv->dev.cc_major, dv->dev.cc_minor,
+                    dv->copy_gbps, dv->be->spec);
+            if (o->shard_n > 0)
+                fprintf(o->out, "; shard %d/%d: %d of the tasks", o->shard_k, o->shard_n,
+                        s.n_tasks);
+            fprintf(o->out, "\n");
+        }
+    }
+
+    if (n_devs == 1) {
+        device_main(&devs[0]);
+    } else {
+        for (int i = 0; i < n_devs; i++) {
+            if (pthread_create(&devs[i].thread, NULL, device_main, &devs[i]) != 0) {
+                pthread_mutex_lock(&s.mu);
+                s.stop = 1;
+                snprintf(s.err, sizeof s.err, "cannot start a thread for device %d", i);
+                s.rc = 1;
+                pthread_mutex_unlock(&s.mu);
+                break;
             }
-    if (prog.enabled) fprintf(stderr, "\r\033[K");
-    if (db_end_run(d, run_id, err, len) != 0) goto done;
+            threads_started = i + 1;
+        }
+        for (int i = 0; i < threads_started; i++) pthread_join(devs[i].thread, NULL);
+        threads_started = 0;
+    }
+    if (o->progress) fprintf(stderr, "\r\033[K");
+    if (s.stop) {
+        snprintf(err, len, "%s", s.err);
+        rc = s.rc;
+        goto done;
+    }
+    for (int i = 0; i < n_devs; i++)
+        if (!sum->devices[i].failed && db_end_run(devs[i].d, devs[i].run_id, err, len) != 0)
+            goto done;
     rc = 0;
 done:
-    if (st) st->vt->destroy(st);
-    eval_result_clear(&res);
-    free(choice);
-    db_close(d);
-    if (be) be->vt->close(be);
-    space_free(sp);
+    for (int m = 0; s.models && m < s.n_models; m++) {
+        if (s.models[m].build) {
+            uk_build_stats bs;
+            uk_build_get_stats(s.models[m].build, &bs);
+            sum->user_kernel = 1;
+            sum->compiled += bs.compiled;
+            sum->compile_failed += bs.failed;
+            sum->compile_cached += bs.cached;
+            sum->compile_cpu_s += bs.cpu_s;
+            sum->jobs = bs.jobs;
+            uk_build_close(s.models[m].build);
+        }
+        free(s.models[m].order);
+        free(s.models[m].returned);
+    }
+    for (int i = 0; devs && i < n_devs; i++) {
+        sum->devices[i].evaluated = devs[i].evaluated;
+        sum->devices[i].busy_s = devs[i].busy_s;
+        sum->backend_s += devs[i].busy_s;
+        device_close(&devs[i]);
+    }
+    sum->wall_s = run_now_s() - s.t0;
+    free(devs);
+    free(s.models);
+    free(s.tasks);
+    pthread_mutex_destroy(&s.mu);
+    user_space_free(sp);
     return rc;
 }

@@ -1,7 +1,8 @@
 /* run.h: `tuner run`: load a space, open a backend and the database, and for every op, dtype and
  * problem let the strategy propose configs within the budget, evaluating and storing each (one
  * transaction per evaluation), skipping what the database already holds for this device,
- * problem, config and kernel source (resume). */
+ * problem, config and kernel source (resume). A user kernel's variants are compiled ahead of the
+ * GPU by tuner/user/user_build.c. */
 #pragma once
 #include <stdint.h>
 #include <stdio.h>
@@ -9,7 +10,10 @@
 typedef struct run_options {
     const char *space_path;
     const char *db_path;          /* default "tunekit.db" */
-    const char *backend_spec;     /* default "cuda" */
+    /* The devices: one backend spec each ("cuda:2", "replay:x.sql"); none: "cuda". Their
+     * models each tune every task; devices of one model share the model's tasks. */
+    const char *const *backends;
+    int n_backends;
     const char *strategy;         /* NULL: the space's */
     int64_t budget_evals;         /* < 0: the space's */
     double budget_seconds;        /* < 0: the space's */
@@ -18,11 +22,41 @@ typedef struct run_options {
     FILE *out;                    /* summary; NULL: quiet */
     int warm_start;               /* 1: each problem starts from the winners recorded for other
                                      GPUs in the database (nearest compute capability first) */
+    int jobs;                     /* user kernels: compiler processes at most (<= 0: cores) */
+    const char *cache_dir;        /* user kernels: compile cache (NULL: uk_cache_dir) */
+    int shard_k, shard_n;         /* tune only shard k of n (1-based; n = 0: everything) */
 } run_options;
+
+/* The backend specs --devices stands for: "all" (every GPU the first worker sees), or a list of
+ * ordinals "0,2,3", each as "cuda:N". *specs is malloc'd (each string too); -1 with err on a
+ * bad list. count_all: how many devices "all" means (asked by the caller, who may start a
+ * worker). */
+int run_devices_specs(const char *devices, int count_all, char ***specs, int *n, char *err,
+                      size_t len);
+/* Parses "K/N" (1 <= K <= N). 0 or -1. */
+int run_parse_shard(const char *text, int *k, int *n);
+
+typedef struct run_device_summary {
+    char spec[64];
+    char name[256];
+    int64_t evaluated;
+    double busy_s;
+    int failed;                   /* 1: its backend failed; its task went back to the queue */
+    char why[512];
+} run_device_summary;
 
 typedef struct run_summary {
     int64_t evaluated, resumed, unrecorded, skipped_budget;
     int64_t by_status[16];
+    int n_tasks;                  /* tasks (op, dtype, problem) this run (or shard) tunes */
+    int n_devices;
+    run_device_summary devices[64];
+    double wall_s;                /* the whole run */
+    double backend_s;             /* inside the backend: preparing problems, measuring */
+    int user_kernel;              /* 1: a user kernel was compiled for this run */
+    int64_t compiled, compile_failed, compile_cached;
+    double compile_cpu_s;         /* the compiler processes' CPU time */
+    int jobs;                     /* compiler processes at most */
 } run_summary;
 
 /* Exit-style result: 0 done, 1 runtime failure (err), 2 bad input (err; nothing written). */

@@ -212,9 +212,11 @@ static int load_table(const space *sp, const space_binding *bind, backend *be, c
     for (size_t i = 0; i < n; i++) {
         char config[1024];
         space_config_text(sp, t->ctx.allowed + i * (size_t)sp->n_params, config, sizeof config);
-        eval_request req = { sp->kernel, bind->op, bind->dtype, bind->problem, config,
-                             sp->measure, sp->search.seed, sp->validate.enabled,
-                             sp->validate.tolerance_scale };
+        eval_request req = { .kernel = sp->kernel, .op = bind->op, .dtype = bind->dtype,
+                             .problem = bind->problem, .config = config,
+                             .measure = sp->measure, .seed = sp->search.seed,
+                             .validate = sp->validate.enabled,
+                             .tolerance_scale = sp->validate.tolerance_scale };
         eval_result_clear(&res);
         if (be->vt->evaluate(be, &req, &res, err, len) != 0) return -1;
         t->status[i] = res.status;

@@ -6,19 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include "space_internal.h"
+#include "space_user.h"
 
-/* The device attributes a constraint may read (tuner/device.h), in slot order. */
+/* The device attributes an expression may read (core/device.h), in slot order. */
 static const char *const device_slot_names[] = {
     "sm_count", "max_threads_per_sm", "max_threads_per_block", "l2_bytes",
-    "mem_bytes", "cc", "regs_per_sm", "smem_per_sm",
+    "mem_bytes", "cc", "regs_per_sm", "smem_per_sm", "smem_per_block",
 };
 #define N_DEVICE_SLOTS ((int)(sizeof device_slot_names / sizeof device_slot_names[0]))
 
-/* Offsets of the fixed names after the params and the family's problem fields. */
-enum { FIXED_DTYPE, FIXED_DTYPE_SIZE, FIXED_OP, FIXED_COUNT };
+/* Offsets of the fixed names after the params and the problem fields. */
+enum { FIXED_DTYPE, FIXED_DTYPE_SIZE, FIXED_CTYPE, FIXED_OP, FIXED_COUNT };
 
 static int fields_base(const space *sp) { return sp->n_params; }
-static int fixed_base(const space *sp) { return sp->n_params + sp->family->n_fields; }
+static int fixed_base(const space *sp) { return sp->n_params + sp->n_fields; }
 static int device_base(const space *sp) { return fixed_base(sp) + FIXED_COUNT; }
 
 int space_slot_count(const space *sp)
@@ -37,8 +38,8 @@ int space_resolve_slot(const space *sp, const char *name, int *mask, int *is_dev
             *mask = m ? m : SLOT_INT;
             return k;
         }
-    for (int k = 0; k < sp->family->n_fields; k++)
-        if (strcmp(sp->family->fields[k].name, name) == 0) {
+    for (int k = 0; k < sp->n_fields; k++)
+        if (strcmp(sp->fields[k].name, name) == 0) {
             *mask = SLOT_INT;
             return fields_base(sp) + k;
         }
@@ -49,6 +50,10 @@ int space_resolve_slot(const space *sp, const char *name, int *mask, int *is_dev
     if (strcmp(name, "dtype_size") == 0) {
         *mask = SLOT_INT;
         return fixed_base(sp) + FIXED_DTYPE_SIZE;
+    }
+    if (strcmp(name, "ctype") == 0) {
+        *mask = SLOT_STRING;
+        return fixed_base(sp) + FIXED_CTYPE;
     }
     if (strcmp(name, "op") == 0) {
         *mask = SLOT_STRING;
@@ -66,6 +71,15 @@ int space_resolve_slot(const space *sp, const char *name, int *mask, int *is_dev
     return -1;
 }
 
+int space_is_given_name(const char *name)
+{
+    static const char *const fixed[] = {"dtype", "dtype_size", "ctype", "op"};
+    for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++)
+        if (strcmp(fixed[k], name) == 0)
+            return 1;
+    return device_attr_lookup(NULL, name, NULL);
+}
+
 /* Bytes per element of a dtype name: its trailing bit count / 8 ("f32" 4, "bf16" 2), 0 if none. */
 static int64_t dtype_bytes(const char *dtype)
 {
@@ -79,13 +93,14 @@ static int64_t dtype_bytes(const char *dtype)
 
 void space_fill_fixed_slots(const space *sp, const space_binding *b, value *slots)
 {
-    for (int k = 0; k < sp->family->n_fields; k++) {
-        const problem_field *f = &sp->family->fields[k];
+    for (int k = 0; k < sp->n_fields; k++) {
+        const problem_field *f = &sp->fields[k];
         slots[fields_base(sp) + k] = value_int(b->problem ? problem_int(b->problem, f->name, f->def)
                                                           : f->def);
     }
     slots[fixed_base(sp) + FIXED_DTYPE] = value_string(b->dtype ? b->dtype : "");
     slots[fixed_base(sp) + FIXED_DTYPE_SIZE] = value_int(dtype_bytes(b->dtype));
+    slots[fixed_base(sp) + FIXED_CTYPE] = value_string(su_ctype_of(b->dtype));
     slots[fixed_base(sp) + FIXED_OP] = value_string(b->op ? b->op : "");
     for (int k = 0; k < N_DEVICE_SLOTS; k++) {
         value v = value_int(0);

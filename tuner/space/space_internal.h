@@ -45,8 +45,8 @@ void space_errorf(char *err, size_t len, const char *path, int line, int col, co
                   ...) __attribute__((format(printf, 6, 7)));
 
 /* ---- slot layout (space_enum.c) ----
- * Slots of a constraint expression: params [0, n_params) in file order, then the family's
- * problem fields in family order, then dtype, dtype_size, op, then the device attributes. */
+ * Slots of an expression: params [0, n_params) in file order, then the problem fields
+ * (sp->fields) in order, then dtype, dtype_size, ctype, op, then the device attributes. */
 
 /* Slot count for sp (its family and params must be set). */
 int space_slot_count(const space *sp);
@@ -55,9 +55,55 @@ int space_slot_count(const space *sp);
  * bits) and *is_device (1 for a device attribute), or -1 when the name is unknown. */
 int space_resolve_slot(const space *sp, const char *name, int *mask, int *is_device);
 
+/* 1 for the names the tuner gives every expression (dtype, dtype_size, ctype, op, the device
+ * attributes), which parameters and problem fields may not take. */
+int space_is_given_name(const char *name);
+
 /* Fills the non-parameter slots from a binding (device NULL: device slots hold 0). */
 void space_fill_fixed_slots(const space *sp, const space_binding *b, value *slots);
 
 /* Writes the position of an evaluation error of constraint c (its start plus the error offset
  * in the expression) and the message to err as one "path:line:col: error: ..." line. */
 void space_constraint_error(const space *sp, int c, const expr_error *e, char *err, size_t len);
+
+/* ---- reading the tree (space_nodes.c) ---- */
+
+/* What the loaders share while reading one file. */
+typedef struct loader {
+    space *sp;
+    const char *path;
+    char *err;
+    size_t len;
+    const tk_config_space *cs;    /* the built-in family's parameters; NULL for a user kernel */
+} loader;
+
+/* Writes "path:line:col: error: <fmt>" at node n (no position when n is NULL); returns -1. */
+int sl_fail_at(loader *L, const ynode *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* What a node is, for "expected X, found Y" messages. */
+const char *sl_node_desc(const ynode *n, char *buf, size_t len);
+/* 0 when n is of kind, else -1 with "where: expected ..., found ...". */
+int sl_expect_kind(loader *L, const ynode *n, ynode_kind kind, const char *where);
+/* 1 when the text is a decimal integer that fits in int64 (*out set). */
+int sl_parse_int_text(const char *s, int64_t *out);
+/* 1 when n is an unquoted scalar holding such an integer. */
+int sl_is_int_scalar(const ynode *n, int64_t *out);
+/* Reads an integer / a finite number / true or false / a non-empty name; -1 with the error. */
+int sl_get_int(loader *L, const ynode *n, const char *where, int64_t *out);
+int sl_get_float(loader *L, const ynode *n, const char *where, double *out);
+int sl_get_bool(loader *L, const ynode *n, const char *where, int *out);
+int sl_get_string(loader *L, const ynode *n, const char *where, const char **out);
+/* Checks that every key of map is one of keys[]; -1 naming the first other one. */
+int sl_check_keys(loader *L, const ynode *map, const char *where, const char *const *keys,
+                  int n_keys);
+/* Joins names into buf as "a, b, c". */
+const char *sl_join_names(const char *const *names, int n, char *buf, size_t len);
+
+/* ---- user kernels (space_user.c) ---- */
+/* Reads what comes before problems and params: the family and op names, and the dtypes (given,
+ * or the first output buffer's type). Creates sp->user. */
+int su_load_head(loader *L, const ynode *kernel, const ynode *dtypes);
+/* A user kernel's problem fields, from its first problem. */
+int su_load_fields(loader *L, const ynode *problems);
+/* The rest of the kernel mapping and the reference, bound to the loaded params and fields; then
+ * the kernel's identity hash. */
+int su_load_body(loader *L, const ynode *kernel, const ynode *reference);

@@ -13,182 +13,21 @@
 #include <string.h>
 #include "space_internal.h"
 #include "search/strategy.h"
+#include "space_user.h"
 
 /* The most values one parameter may have (a range or pow2 expands to at most this many). */
 #define SPACE_MAX_PARAM_VALUES 65536
-
-typedef struct loader {
-    space *sp;
-    const char *path;
-    char *err;
-    size_t len;
-    const tk_config_space *cs;
-} loader;
-
-static int fail_at(loader *L, const ynode *n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail_at(loader *L, const ynode *n, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    space_errorf(L->err, L->len, L->path, n ? n->line : 0, n ? n->col : 0, "%s", msg);
-    return -1;
-}
-
-/* What a node is, for "expected X, found Y" messages. */
-static const char *node_desc(const ynode *n, char *buf, size_t len)
-{
-    if (n->kind == YNODE_MAP)
-        return "a mapping";
-    if (n->kind == YNODE_SEQ)
-        return "a list";
-    if (n->len == 0 && !n->quoted)
-        return "nothing";
-    snprintf(buf, len, "%s'%.60s%s'", n->quoted ? "the string " : "", n->text,
-             n->len > 60 ? "..." : "");
-    return buf;
-}
-
-static int expect_kind(loader *L, const ynode *n, ynode_kind kind, const char *where)
-{
-    if (n->kind == kind)
-        return 0;
-    char buf[128];
-    return fail_at(L, n, "%s: expected %s, found %s", where,
-                   kind == YNODE_MAP ? "a mapping" : kind == YNODE_SEQ ? "a list" : "a value",
-                   node_desc(n, buf, sizeof buf));
-}
-
-/* 1 when the plain text is a decimal integer that fits in int64 (*out set). */
-static int parse_int_text(const char *s, int64_t *out)
-{
-    const char *p = s;
-    int neg = 0;
-    if (*p == '-' || *p == '+')
-        neg = *p++ == '-';
-    if (!*p)
-        return 0;
-    uint64_t limit = neg ? (uint64_t)INT64_MAX + 1u : (uint64_t)INT64_MAX, acc = 0;
-    for (; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return 0;
-        uint64_t digit = (uint64_t)(*p - '0');
-        if (acc > (limit - digit) / 10u)
-            return 0;
-        acc = acc * 10u + digit;
-    }
-    *out = neg ? (int64_t)(0u - acc) : (int64_t)acc;
-    return 1;
-}
-
-static int is_int_scalar(const ynode *n, int64_t *out)
-{
-    return n->kind == YNODE_SCALAR && !n->quoted && parse_int_text(n->text, out);
-}
-
-static int get_int(loader *L, const ynode *n, const char *where, int64_t *out)
-{
-    if (is_int_scalar(n, out))
-        return 0;
-    char buf[128];
-    if (n->kind == YNODE_SCALAR && !n->quoted) {
-        size_t sign = n->text[0] == '-' || n->text[0] == '+';
-        if (n->len > sign && strspn(n->text + sign, "0123456789") == n->len - sign)
-            return fail_at(L, n, "%s: %.60s does not fit in a 64-bit integer", where, n->text);
-    }
-    return fail_at(L, n, "%s: expected an integer, found %s", where,
-                   node_desc(n, buf, sizeof buf));
-}
-
-static int get_float(loader *L, const ynode *n, const char *where, double *out)
-{
-    if (n->kind == YNODE_SCALAR && !n->quoted && n->len > 0) {
-        char *end = NULL;
-        double v = strtod(n->text, &end);
-        if (*end == '\0' && isfinite(v)) {
-            *out = v;
-            return 0;
-        }
-    }
-    char buf[128];
-    return fail_at(L, n, "%s: expected a number, found %s", where, node_desc(n, buf, sizeof buf));
-}
-
-static int get_bool(loader *L, const ynode *n, const char *where, int *out)
-{
-    if (n->kind == YNODE_SCALAR && !n->quoted) {
-        if (strcmp(n->text, "true") == 0) {
-            *out = 1;
-            return 0;
-        }
-        if (strcmp(n->text, "false") == 0) {
-            *out = 0;
-            return 0;
-        }
-    }
-    char buf[128];
-    return fail_at(L, n, "%s: expected true or false, found %s", where,
-                   node_desc(n, buf, sizeof buf));
-}
-
-static int get_string(loader *L, const ynode *n, const char *where, const char **out)
-{
-    if (n->kind == YNODE_SCALAR && n->len > 0 && strlen(n->text) == n->len) {
-        *out = n->text;
-        return 0;
-    }
-    char buf[128];
-    return fail_at(L, n, "%s: expected a name, found %s", where, node_desc(n, buf, sizeof buf));
-}
-
-/* Checks that every key of map is in keys[]. */
-static int check_keys(loader *L, const ynode *map, const char *where, const char *const *keys,
-                      int n_keys)
-{
-    for (int k = 0; k < map->n; k++) {
-        const ynode *key = map->items[2 * k];
-        int i;
-        for (i = 0; i < n_keys; i++)
-            if (strcmp(key->text, keys[i]) == 0)
-                break;
-        if (i < n_keys)
-            continue;
-        char list[512];
-        size_t at = 0;
-        list[0] = '\0';
-        for (i = 0; i < n_keys && at < sizeof list; i++)
-            at += (size_t)snprintf(list + at, sizeof list - at, "%s%s",
-                                   i == 0 ? "" : i == n_keys - 1 ? " or " : ", ", keys[i]);
-        return fail_at(L, key, "%s%sunknown key '%.60s' (expected %s)", where ? where : "",
-                       where ? ": " : "", key->text, list);
-    }
-    return 0;
-}
-
-/* Joins names into buf as "a, b, c". */
-static const char *join_names(const char *const *names, int n, char *buf, size_t len)
-{
-    size_t at = 0;
-    buf[0] = '\0';
-    for (int k = 0; k < n && at < len; k++)
-        at += (size_t)snprintf(buf + at, len - at, "%s%s", k ? ", " : "", names[k]);
-    return buf;
-}
 
 /* ---- kernel, ops, dtypes ---- */
 
 static int load_kernel(loader *L, const ynode *n)
 {
     const char *name;
-    if (get_string(L, n, "kernel", &name) != 0)
+    if (sl_get_string(L, n, "kernel", &name) != 0)
         return -1;
     L->sp->kernel = strdup(name);
     if (!L->sp->kernel)
-        return fail_at(L, n, "out of memory");
+        return sl_fail_at(L, n, "out of memory");
     L->sp->family = op_family_find(name);
     if (!L->sp->family) {
         const op_family *const *all = op_families();
@@ -199,12 +38,14 @@ static int load_kernel(loader *L, const ynode *n)
             count++;
         }
         char buf[512];
-        return fail_at(L, n, "kernel: unknown kernel '%.60s' (known: %s)", name,
-                       join_names(names, count, buf, sizeof buf));
+        return sl_fail_at(L, n, "kernel: unknown kernel '%.60s' (known: %s)", name,
+                       sl_join_names(names, count, buf, sizeof buf));
     }
+    L->sp->n_fields = L->sp->family->n_fields;
+    L->sp->fields = L->sp->family->fields;
     L->cs = L->sp->family->config_space ? L->sp->family->config_space() : NULL;
     if (!L->cs)
-        return fail_at(L, n, "kernel: %s has no parameter space", name);
+        return sl_fail_at(L, n, "kernel: %s has no parameter space", name);
     return 0;
 }
 
@@ -212,17 +53,17 @@ static int load_kernel(loader *L, const ynode *n)
 static int load_name_list(loader *L, const ynode *n, const char *where, const char *const *known,
                           int n_known, int *out_n, char ***out)
 {
-    if (expect_kind(L, n, YNODE_SEQ, where) != 0)
+    if (sl_expect_kind(L, n, YNODE_SEQ, where) != 0)
         return -1;
     if (n->n == 0)
-        return fail_at(L, n, "%s: the list is empty", where);
+        return sl_fail_at(L, n, "%s: the list is empty", where);
     *out = calloc((size_t)n->n, sizeof **out);
     if (!*out)
-        return fail_at(L, n, "out of memory");
+        return sl_fail_at(L, n, "out of memory");
     for (int k = 0; k < n->n; k++) {
         const ynode *item = n->items[k];
         const char *name;
-        if (get_string(L, item, where, &name) != 0)
+        if (sl_get_string(L, item, where, &name) != 0)
             return -1;
         int i;
         for (i = 0; i < n_known; i++)
@@ -230,16 +71,16 @@ static int load_name_list(loader *L, const ynode *n, const char *where, const ch
                 break;
         if (i == n_known) {
             char buf[512];
-            return fail_at(L, item, "%s: unknown %s '%.60s' for %s (known: %s)", where,
+            return sl_fail_at(L, item, "%s: unknown %s '%.60s' for %s (known: %s)", where,
                            strcmp(where, "ops") == 0 ? "op" : "dtype", name, L->sp->kernel,
-                           join_names(known, n_known, buf, sizeof buf));
+                           sl_join_names(known, n_known, buf, sizeof buf));
         }
         for (i = 0; i < *out_n; i++)
             if (strcmp((*out)[i], name) == 0)
-                return fail_at(L, item, "%s: '%s' is listed twice", where, name);
+                return sl_fail_at(L, item, "%s: '%s' is listed twice", where, name);
         (*out)[*out_n] = strdup(name);
         if (!(*out)[*out_n])
-            return fail_at(L, item, "out of memory");
+            return sl_fail_at(L, item, "out of memory");
         (*out_n)++;
     }
     return 0;
@@ -249,57 +90,59 @@ static int load_name_list(loader *L, const ynode *n, const char *where, const ch
 
 static int load_problem(loader *L, const ynode *n, problem *out)
 {
-    const op_family *f = L->sp->family;
+    const space *sp = L->sp;
+    const problem_field *fields = sp->fields;
     const char *names[64];
     value values[64];
     int given[64] = {0};
     char buf[512];
-    if (f->n_fields > 64)
-        return fail_at(L, n, "problems: %s has too many fields", f->kernel);
-    if (expect_kind(L, n, YNODE_MAP, "problems") != 0)
+    if (sp->n_fields > 64)
+        return sl_fail_at(L, n, "problems: %s has too many fields", sp->kernel);
+    if (sl_expect_kind(L, n, YNODE_MAP, "problems") != 0)
         return -1;
-    for (int k = 0; k < f->n_fields; k++) {
-        names[k] = f->fields[k].name;
-        values[k] = value_int(f->fields[k].def);
+    for (int k = 0; k < sp->n_fields; k++) {
+        names[k] = fields[k].name;
+        values[k] = value_int(fields[k].def);
     }
     for (int k = 0; k < n->n; k++) {
         const ynode *key = n->items[2 * k], *val = n->items[2 * k + 1];
         int i;
-        for (i = 0; i < f->n_fields; i++)
-            if (strcmp(f->fields[i].name, key->text) == 0)
+        for (i = 0; i < sp->n_fields; i++)
+            if (strcmp(fields[i].name, key->text) == 0)
                 break;
-        if (i == f->n_fields)
-            return fail_at(L, key, "problems: unknown field '%.60s' for %s (fields: %s)",
-                           key->text, f->kernel, join_names(names, f->n_fields, buf, sizeof buf));
+        if (i == sp->n_fields)
+            return sl_fail_at(L, key, "problems: unknown field '%.60s' for %s (fields: %s)",
+                              key->text, sp->kernel,
+                              sl_join_names(names, sp->n_fields, buf, sizeof buf));
         char where[128];
-        snprintf(where, sizeof where, "problems: %s", f->fields[i].name);
+        snprintf(where, sizeof where, "problems: %s", fields[i].name);
         int64_t v;
-        if (get_int(L, val, where, &v) != 0)
+        if (sl_get_int(L, val, where, &v) != 0)
             return -1;
-        if (v < f->fields[i].min || v > f->fields[i].max)
-            return fail_at(L, val, "%s: %" PRId64 " is out of range (%" PRId64 "..%" PRId64 ")",
-                           where, v, f->fields[i].min, f->fields[i].max);
+        if (v < fields[i].min || v > fields[i].max)
+            return sl_fail_at(L, val, "%s: %" PRId64 " is out of range (%" PRId64 "..%" PRId64 ")",
+                              where, v, fields[i].min, fields[i].max);
         values[i] = value_int(v);
         given[i] = 1;
     }
-    for (int i = 0; i < f->n_fields; i++)
-        if (f->fields[i].required && !given[i])
-            return fail_at(L, n, "problems: missing required field '%s'", f->fields[i].name);
-    if (problem_init(out, f->n_fields, names, values) != 0)
-        return fail_at(L, n, "out of memory");
+    for (int i = 0; i < sp->n_fields; i++)
+        if (fields[i].required && !given[i])
+            return sl_fail_at(L, n, "problems: missing required field '%s'", fields[i].name);
+    if (problem_init(out, sp->n_fields, names, values) != 0)
+        return sl_fail_at(L, n, "out of memory");
     return 0;
 }
 
 static int load_problems(loader *L, const ynode *n)
 {
     space *sp = L->sp;
-    if (expect_kind(L, n, YNODE_SEQ, "problems") != 0)
+    if (sl_expect_kind(L, n, YNODE_SEQ, "problems") != 0)
         return -1;
     if (n->n == 0)
-        return fail_at(L, n, "problems: the list is empty");
+        return sl_fail_at(L, n, "problems: the list is empty");
     sp->problems = calloc((size_t)n->n, sizeof *sp->problems);
     if (!sp->problems)
-        return fail_at(L, n, "out of memory");
+        return sl_fail_at(L, n, "out of memory");
     for (int k = 0; k < n->n; k++) {
         const ynode *item = n->items[k];
         if (load_problem(L, item, &sp->problems[k]) != 0)
@@ -307,15 +150,15 @@ static int load_problems(loader *L, const ynode *n)
         sp->n_problems = k + 1;
         for (int j = 0; j < k; j++)
             if (strcmp(sp->problems[j].text, sp->problems[k].text) == 0)
-                return fail_at(L, item, "problems: %s is listed twice", sp->problems[k].text);
-        if (!sp->family->check_problem)
+                return sl_fail_at(L, item, "problems: %s is listed twice", sp->problems[k].text);
+        if (!sp->family || !sp->family->check_problem)
             continue;
         for (int a = 0; a < sp->n_ops; a++)
             for (int b = 0; b < sp->n_dtypes; b++) {
                 char why[512] = "";
                 if (sp->family->check_problem(sp->family, sp->ops[a], sp->dtypes[b], &sp->problems[k], why,
                                               sizeof why) != 0)
-                    return fail_at(L, item, "problems: %s (%s %s): %s", sp->problems[k].text,
+                    return sl_fail_at(L, item, "problems: %s (%s %s): %s", sp->problems[k].text,
                                    sp->ops[a], sp->dtypes[b], why);
             }
     }
@@ -353,6 +196,8 @@ static const char *support_desc(const tk_param_desc *d, char *buf, size_t len)
 /* Checks one value against the library's support for the parameter; at is where to point. */
 static int check_supported(loader *L, const tk_param_desc *d, value v, const ynode *at)
 {
+    if (!d)
+        return 0;   /* a user kernel's parameter: any value */
     char buf[512];
     int ok;
     if (d->n_values > 0 && d->str_values) {
@@ -371,7 +216,7 @@ static int check_supported(loader *L, const tk_param_desc *d, value v, const yno
         snprintf(text, sizeof text, "'%.60s'", v.s);
     else
         value_format(v, text, sizeof text);
-    return fail_at(L, at, "%s: %s is not supported by %s (%s)", d->name, text, L->sp->kernel,
+    return sl_fail_at(L, at, "%s: %s is not supported by %s (%s)", d->name, text, L->sp->kernel,
                    support_desc(d, buf, sizeof buf));
 }
 
@@ -391,34 +236,34 @@ static int param_add(space_param *p, value v, int cap)
 
 static int load_values_list(loader *L, const tk_param_desc *d, space_param *p, const ynode *list)
 {
-    if (expect_kind(L, list, YNODE_SEQ, p->name) != 0)
+    if (sl_expect_kind(L, list, YNODE_SEQ, p->name) != 0)
         return -1;
     if (list->n == 0)
-        return fail_at(L, list, "%s: the list of values is empty", p->name);
+        return sl_fail_at(L, list, "%s: the list of values is empty", p->name);
     if (list->n > SPACE_MAX_PARAM_VALUES)
-        return fail_at(L, list, "%s: more than %d values", p->name, SPACE_MAX_PARAM_VALUES);
+        return sl_fail_at(L, list, "%s: more than %d values", p->name, SPACE_MAX_PARAM_VALUES);
     p->values = calloc((size_t)list->n, sizeof *p->values);
     if (!p->values)
-        return fail_at(L, list, "out of memory");
+        return sl_fail_at(L, list, "out of memory");
     for (int k = 0; k < list->n; k++) {
         const ynode *item = list->items[k];
         char buf[128];
         if (item->kind != YNODE_SCALAR || (item->len == 0 && !item->quoted))
-            return fail_at(L, item, "%s: expected a value, found %s", p->name,
-                           node_desc(item, buf, sizeof buf));
+            return sl_fail_at(L, item, "%s: expected a value, found %s", p->name,
+                           sl_node_desc(item, buf, sizeof buf));
         int64_t i;
-        value v = is_int_scalar(item, &i) ? value_int(i) : value_string(item->text);
+        value v = sl_is_int_scalar(item, &i) ? value_int(i) : value_string(item->text);
         if (k > 0 && v.kind != p->values[0].kind)
-            return fail_at(L, item, "%s: values mix integers and strings", p->name);
+            return sl_fail_at(L, item, "%s: values mix integers and strings", p->name);
         for (int j = 0; j < p->n_values; j++)
             if (value_equal(p->values[j], v)) {
                 value_format(v, buf, sizeof buf);
-                return fail_at(L, item, "%s: %s is listed twice", p->name, buf);
+                return sl_fail_at(L, item, "%s: %s is listed twice", p->name, buf);
             }
         if (check_supported(L, d, v, item) != 0)
             return -1;
         if (param_add(p, v, list->n) != 0)
-            return fail_at(L, item, "out of memory");
+            return sl_fail_at(L, item, "out of memory");
     }
     return 0;
 }
@@ -430,41 +275,41 @@ static int load_generated(loader *L, const tk_param_desc *d, space_param *p, con
     const char *kind = is_pow2 ? "pow2" : "range";
     char where[160];
     snprintf(where, sizeof where, "%s: %s", p->name, kind);
-    if (expect_kind(L, list, YNODE_SEQ, where) != 0)
+    if (sl_expect_kind(L, list, YNODE_SEQ, where) != 0)
         return -1;
     if (is_pow2 ? list->n != 2 : (list->n != 2 && list->n != 3))
-        return fail_at(L, list, "%s: expected %s, found %d value%s", where,
+        return sl_fail_at(L, list, "%s: expected %s, found %d value%s", where,
                        is_pow2 ? "[lo, hi]" : "[lo, hi, step]", list->n, list->n == 1 ? "" : "s");
     int64_t b[3] = {0, 0, 1};
     for (int k = 0; k < list->n; k++)
-        if (get_int(L, list->items[k], where, &b[k]) != 0)
+        if (sl_get_int(L, list->items[k], where, &b[k]) != 0)
             return -1;
     uint64_t count;
     if (is_pow2) {
         for (int k = 0; k < 2; k++)
             if (b[k] < 1 || (b[k] & (b[k] - 1)) != 0)
-                return fail_at(L, list->items[k], "%s: %" PRId64 " is not a power of two", where,
+                return sl_fail_at(L, list->items[k], "%s: %" PRId64 " is not a power of two", where,
                                b[k]);
         if (b[0] > b[1])
-            return fail_at(L, list, "%s: lo (%" PRId64 ") is greater than hi (%" PRId64 ")",
+            return sl_fail_at(L, list, "%s: lo (%" PRId64 ") is greater than hi (%" PRId64 ")",
                            where, b[0], b[1]);
         count = (uint64_t)(__builtin_ctzll((unsigned long long)b[1]) -
                            __builtin_ctzll((unsigned long long)b[0])) + 1;
     } else {
         if (b[2] <= 0)
-            return fail_at(L, list->n == 3 ? list->items[2] : list,
+            return sl_fail_at(L, list->n == 3 ? list->items[2] : list,
                            "%s: step must be positive, found %" PRId64, where, b[2]);
         if (b[0] > b[1])
-            return fail_at(L, list, "%s: lo (%" PRId64 ") is greater than hi (%" PRId64 ")",
+            return sl_fail_at(L, list, "%s: lo (%" PRId64 ") is greater than hi (%" PRId64 ")",
                            where, b[0], b[1]);
         count = ((uint64_t)b[1] - (uint64_t)b[0]) / (uint64_t)b[2] + 1;
     }
     if (count > SPACE_MAX_PARAM_VALUES)
-        return fail_at(L, list, "%s: gives %" PRIu64 " values (the limit is %d)", where, count,
+        return sl_fail_at(L, list, "%s: gives %" PRIu64 " values (the limit is %d)", where, count,
                        SPACE_MAX_PARAM_VALUES);
     p->values = calloc((size_t)count, sizeof *p->values);
     if (!p->values)
-        return fail_at(L, list, "out of memory");
+        return sl_fail_at(L, list, "out of memory");
     int64_t v = b[0];
     for (uint64_t k = 0; k < count; k++) {
         if (check_supported(L, d, value_int(v), list) != 0)
@@ -481,31 +326,44 @@ static int load_param(loader *L, const ynode *key, const ynode *body, space_para
     static const char *const kinds[] = {"values", "pow2", "range"};
     p->name = strdup(key->text);
     if (!p->name)
-        return fail_at(L, key, "out of memory");
+        return sl_fail_at(L, key, "out of memory");
     p->line = key->line;
     p->col = key->col;
     const tk_param_desc *d = NULL;
     const char *names[64];
-    for (int k = 0; k < L->cs->n_params && k < 64; k++) {
+    if (!L->cs) {
+        /* A user kernel's parameter: any name an expression can read and no other name has. */
+        if (!su_is_identifier(key->text))
+            return sl_fail_at(L, key, "params: '%.60s' is not a name expressions can read "
+                                      "(letters, digits and _, not starting with a digit)",
+                              key->text);
+        for (int k = 0; k < L->sp->n_fields; k++)
+            if (strcmp(L->sp->fields[k].name, key->text) == 0)
+                return sl_fail_at(L, key, "params: '%s' is also a problem field", key->text);
+        if (space_is_given_name(key->text))
+            return sl_fail_at(L, key, "params: '%s' is a name the tuner gives (dtype, "
+                                      "dtype_size, ctype, op or a device attribute)", key->text);
+    }
+    for (int k = 0; L->cs && k < L->cs->n_params && k < 64; k++) {
         names[k] = L->cs->params[k].name;
         if (strcmp(names[k], key->text) == 0)
             d = &L->cs->params[k];
     }
-    if (!d) {
+    if (!d && L->cs) {
         char buf[512];
-        return fail_at(L, key, "params: unknown parameter '%.60s' for %s (parameters: %s)",
+        return sl_fail_at(L, key, "params: unknown parameter '%.60s' for %s (parameters: %s)",
                        key->text, L->sp->kernel,
-                       join_names(names, L->cs->n_params < 64 ? L->cs->n_params : 64, buf,
+                       sl_join_names(names, L->cs->n_params < 64 ? L->cs->n_params : 64, buf,
                                   sizeof buf));
     }
-    if (expect_kind(L, body, YNODE_MAP, p->name) != 0)
+    if (sl_expect_kind(L, body, YNODE_MAP, p->name) != 0)
         return -1;
-    if (check_keys(L, body, p->name, kinds, 3) != 0)
+    if (sl_check_keys(L, body, p->name, kinds, 3) != 0)
         return -1;
     if (body->n == 0)
-        return fail_at(L, body, "%s: needs one of values, pow2 or range", p->name);
+        return sl_fail_at(L, body, "%s: needs one of values, pow2 or range", p->name);
     if (body->n > 1)
-        return fail_at(L, body->items[2], "%s: give only one of values, pow2 or range", p->name);
+        return sl_fail_at(L, body->items[2], "%s: give only one of values, pow2 or range", p->name);
     const char *kind = body->items[0]->text;
     const ynode *list = body->items[1];
     if (strcmp(kind, "values") == 0)
@@ -520,32 +378,32 @@ static int add_default_param(loader *L, const ynode *at, const tk_param_desc *d,
     p->name = strdup(d->name);
     p->values = calloc(1, sizeof *p->values);
     if (!p->name || !p->values)
-        return fail_at(L, at, "out of memory");
+        return sl_fail_at(L, at, "out of memory");
     p->line = at->line;
     p->col = at->col;
     value v = d->str_values ? value_string(d->str_values[d->default_value])
                             : value_int(d->default_value);
     if (param_add(p, v, 1) != 0)
-        return fail_at(L, at, "out of memory");
+        return sl_fail_at(L, at, "out of memory");
     return 0;
 }
 
 static int load_params(loader *L, const ynode *n)
 {
     space *sp = L->sp;
-    if (expect_kind(L, n, YNODE_MAP, "params") != 0)
+    if (sl_expect_kind(L, n, YNODE_MAP, "params") != 0)
         return -1;
     if (n->n == 0)
-        return fail_at(L, n, "params: no parameters given");
-    sp->params = calloc((size_t)(n->n + L->cs->n_params), sizeof *sp->params);
+        return sl_fail_at(L, n, "params: no parameters given");
+    sp->params = calloc((size_t)(n->n + (L->cs ? L->cs->n_params : 0)), sizeof *sp->params);
     if (!sp->params)
-        return fail_at(L, n, "out of memory");
+        return sl_fail_at(L, n, "out of memory");
     for (int k = 0; k < n->n; k++) {
         sp->n_params = k + 1;
         if (load_param(L, n->items[2 * k], n->items[2 * k + 1], &sp->params[k]) != 0)
             return -1;
     }
-    for (int i = 0; i < L->cs->n_params; i++) {
+    for (int i = 0; L->cs && i < L->cs->n_params; i++) {
         if (ynode_get(n, L->cs->params[i].name))
             continue;
         if (add_default_param(L, n, &L->cs->params[i], &sp->params[sp->n_params++]) != 0)
@@ -574,22 +432,22 @@ static int resolve(void *ctx, const char *name, int *mask)
 static int load_constraints(loader *L, const ynode *n)
 {
     space *sp = L->sp;
-    if (expect_kind(L, n, YNODE_SEQ, "constraints") != 0)
+    if (sl_expect_kind(L, n, YNODE_SEQ, "constraints") != 0)
         return -1;
     sp->constraints = calloc((size_t)n->n + 1, sizeof *sp->constraints);
     if (!sp->constraints)
-        return fail_at(L, n, "out of memory");
+        return sl_fail_at(L, n, "out of memory");
     for (int k = 0; k < n->n; k++) {
         const ynode *item = n->items[k];
         char buf[128];
         if (item->kind != YNODE_SCALAR)
-            return fail_at(L, item, "constraints: expected an expression, found %s",
-                           node_desc(item, buf, sizeof buf));
+            return sl_fail_at(L, item, "constraints: expected an expression, found %s",
+                           sl_node_desc(item, buf, sizeof buf));
         space_constraint *c = &sp->constraints[k];
         sp->n_constraints = k + 1;
         c->text = strdup(item->text);
         if (!c->text)
-            return fail_at(L, item, "out of memory");
+            return sl_fail_at(L, item, "out of memory");
         c->line = item->line;
         c->col = item->col + (item->quoted == 1 ? 1 : 0);
         expr_error e;
@@ -620,7 +478,7 @@ static int check_nonempty(loader *L, const ynode *constraints)
                 total += n;
             }
     if (total == 0)
-        return fail_at(L, constraints, "constraints allow no config (for any op, dtype and "
+        return sl_fail_at(L, constraints, "constraints allow no config (for any op, dtype and "
                                        "problem)");
     return 0;
 }
@@ -632,12 +490,12 @@ static int load_search(loader *L, const ynode *n)
     static const char *const keys[] = {"strategy", "budget", "seed"};
     static const char *const budget_keys[] = {"evals", "seconds"};
     space_search *s = &L->sp->search;
-    if (expect_kind(L, n, YNODE_MAP, "search") != 0 || check_keys(L, n, "search", keys, 3) != 0)
+    if (sl_expect_kind(L, n, YNODE_MAP, "search") != 0 || sl_check_keys(L, n, "search", keys, 3) != 0)
         return -1;
     const ynode *v;
     if ((v = ynode_get(n, "strategy"))) {
         const char *name;
-        if (get_string(L, v, "search.strategy", &name) != 0)
+        if (sl_get_string(L, v, "search.strategy", &name) != 0)
             return -1;
         if (!strategy_find(name)) {
             const strategy_vtable *const *all = strategy_all();
@@ -648,41 +506,41 @@ static int load_search(loader *L, const ynode *n)
                 count++;
             }
             char buf[512];
-            return fail_at(L, v, "search.strategy: unknown strategy '%.60s' (known: %s)", name,
-                           join_names(names, count, buf, sizeof buf));
+            return sl_fail_at(L, v, "search.strategy: unknown strategy '%.60s' (known: %s)", name,
+                           sl_join_names(names, count, buf, sizeof buf));
         }
         char *copy = strdup(name);
         if (!copy)
-            return fail_at(L, v, "out of memory");
+            return sl_fail_at(L, v, "out of memory");
         free(s->strategy);
         s->strategy = copy;
     }
     if ((v = ynode_get(n, "budget"))) {
-        if (expect_kind(L, v, YNODE_MAP, "search.budget") != 0 ||
-            check_keys(L, v, "search.budget", budget_keys, 2) != 0)
+        if (sl_expect_kind(L, v, YNODE_MAP, "search.budget") != 0 ||
+            sl_check_keys(L, v, "search.budget", budget_keys, 2) != 0)
             return -1;
         const ynode *b;
         if ((b = ynode_get(v, "evals"))) {
-            if (get_int(L, b, "search.budget.evals", &s->budget_evals) != 0)
+            if (sl_get_int(L, b, "search.budget.evals", &s->budget_evals) != 0)
                 return -1;
             if (s->budget_evals < 0)
-                return fail_at(L, b, "search.budget.evals: must not be negative, found %" PRId64,
+                return sl_fail_at(L, b, "search.budget.evals: must not be negative, found %" PRId64,
                                s->budget_evals);
         }
         if ((b = ynode_get(v, "seconds"))) {
-            if (get_float(L, b, "search.budget.seconds", &s->budget_seconds) != 0)
+            if (sl_get_float(L, b, "search.budget.seconds", &s->budget_seconds) != 0)
                 return -1;
             if (s->budget_seconds < 0)
-                return fail_at(L, b, "search.budget.seconds: must not be negative, found %g",
+                return sl_fail_at(L, b, "search.budget.seconds: must not be negative, found %g",
                                s->budget_seconds);
         }
     }
     if ((v = ynode_get(n, "seed"))) {
         int64_t seed;
-        if (get_int(L, v, "search.seed", &seed) != 0)
+        if (sl_get_int(L, v, "search.seed", &seed) != 0)
             return -1;
         if (seed < 0)
-            return fail_at(L, v, "search.seed: must not be negative, found %" PRId64, seed);
+            return sl_fail_at(L, v, "search.seed: must not be negative, found %" PRId64, seed);
         s->seed = (uint64_t)seed;
     }
     return 0;
@@ -693,12 +551,12 @@ static int get_int_in(loader *L, const ynode *n, const char *where, int64_t lo, 
                       int *out)
 {
     int64_t v;
-    if (get_int(L, n, where, &v) != 0)
+    if (sl_get_int(L, n, where, &v) != 0)
         return -1;
     if (v < lo)
-        return fail_at(L, n, "%s: must be at least %" PRId64 ", found %" PRId64, where, lo, v);
+        return sl_fail_at(L, n, "%s: must be at least %" PRId64 ", found %" PRId64, where, lo, v);
     if (v > hi)
-        return fail_at(L, n, "%s: must be at most %" PRId64 ", found %" PRId64, where, hi, v);
+        return sl_fail_at(L, n, "%s: must be at most %" PRId64 ", found %" PRId64, where, hi, v);
     *out = (int)v;
     return 0;
 }
@@ -708,7 +566,7 @@ static int load_measure(loader *L, const ynode *n)
     static const char *const keys[] = {"warmup", "min_runs", "max_runs", "rel_ci", "cache",
                                        "timeout", "max_seconds"};
     measure_settings *m = &L->sp->measure;
-    if (expect_kind(L, n, YNODE_MAP, "measure") != 0 || check_keys(L, n, "measure", keys, 7) != 0)
+    if (sl_expect_kind(L, n, YNODE_MAP, "measure") != 0 || sl_check_keys(L, n, "measure", keys, 7) != 0)
         return -1;
     const ynode *v, *min_node, *max_node;
     if ((v = ynode_get(n, "warmup")) && get_int_in(L, v, "measure.warmup", 0, 1000000, &m->warmup))
@@ -721,39 +579,39 @@ static int load_measure(loader *L, const ynode *n)
         return -1;
     if (m->max_runs < m->min_runs) {
         if (max_node)
-            return fail_at(L, max_node, "measure.max_runs: %d is less than min_runs (%d)",
+            return sl_fail_at(L, max_node, "measure.max_runs: %d is less than min_runs (%d)",
                            m->max_runs, m->min_runs);
-        return fail_at(L, min_node, "measure.min_runs: %d is more than max_runs (%d)",
+        return sl_fail_at(L, min_node, "measure.min_runs: %d is more than max_runs (%d)",
                        m->min_runs, m->max_runs);
     }
     if ((v = ynode_get(n, "rel_ci"))) {
-        if (get_float(L, v, "measure.rel_ci", &m->rel_ci) != 0)
+        if (sl_get_float(L, v, "measure.rel_ci", &m->rel_ci) != 0)
             return -1;
         if (!(m->rel_ci > 0 && m->rel_ci < 1))
-            return fail_at(L, v, "measure.rel_ci: must be between 0 and 1 (exclusive), found %g",
+            return sl_fail_at(L, v, "measure.rel_ci: must be between 0 and 1 (exclusive), found %g",
                            m->rel_ci);
     }
     if ((v = ynode_get(n, "cache"))) {
         const char *cache;
-        if (get_string(L, v, "measure.cache", &cache) != 0)
+        if (sl_get_string(L, v, "measure.cache", &cache) != 0)
             return -1;
         if (strcmp(cache, "cold") != 0 && strcmp(cache, "hot") != 0 && strcmp(cache, "clean") != 0)
-            return fail_at(L, v, "measure.cache: must be cold, clean or hot, found '%.60s'", cache);
+            return sl_fail_at(L, v, "measure.cache: must be cold, clean or hot, found '%.60s'", cache);
         m->cold = strcmp(cache, "cold") == 0 ? MEASURE_COLD
                 : strcmp(cache, "clean") == 0 ? MEASURE_CLEAN : MEASURE_HOT;
     }
     if ((v = ynode_get(n, "timeout"))) {
-        if (get_float(L, v, "measure.timeout", &m->timeout_s) != 0)
+        if (sl_get_float(L, v, "measure.timeout", &m->timeout_s) != 0)
             return -1;
         if (!(m->timeout_s > 0))
-            return fail_at(L, v, "measure.timeout: must be positive (seconds), found %g",
+            return sl_fail_at(L, v, "measure.timeout: must be positive (seconds), found %g",
                            m->timeout_s);
     }
     if ((v = ynode_get(n, "max_seconds"))) {
-        if (get_float(L, v, "measure.max_seconds", &m->max_seconds) != 0)
+        if (sl_get_float(L, v, "measure.max_seconds", &m->max_seconds) != 0)
             return -1;
         if (!(m->max_seconds > 0))
-            return fail_at(L, v, "measure.max_seconds: must be positive (seconds), found %g",
+            return sl_fail_at(L, v, "measure.max_seconds: must be positive (seconds), found %g",
                            m->max_seconds);
     }
     return 0;
@@ -763,17 +621,17 @@ static int load_validate(loader *L, const ynode *n)
 {
     static const char *const keys[] = {"enabled", "tolerance_scale"};
     space_validate *val = &L->sp->validate;
-    if (expect_kind(L, n, YNODE_MAP, "validate") != 0 ||
-        check_keys(L, n, "validate", keys, 2) != 0)
+    if (sl_expect_kind(L, n, YNODE_MAP, "validate") != 0 ||
+        sl_check_keys(L, n, "validate", keys, 2) != 0)
         return -1;
     const ynode *v;
-    if ((v = ynode_get(n, "enabled")) && get_bool(L, v, "validate.enabled", &val->enabled) != 0)
+    if ((v = ynode_get(n, "enabled")) && sl_get_bool(L, v, "validate.enabled", &val->enabled) != 0)
         return -1;
     if ((v = ynode_get(n, "tolerance_scale"))) {
-        if (get_float(L, v, "validate.tolerance_scale", &val->tolerance_scale) != 0)
+        if (sl_get_float(L, v, "validate.tolerance_scale", &val->tolerance_scale) != 0)
             return -1;
         if (!(val->tolerance_scale > 0))
-            return fail_at(L, v, "validate.tolerance_scale: must be positive, found %g",
+            return sl_fail_at(L, v, "validate.tolerance_scale: must be positive, found %g",
                            val->tolerance_scale);
     }
     return 0;
@@ -797,6 +655,43 @@ static void set_defaults(space *sp)
     sp->validate.tolerance_scale = 1.0;
 }
 
+/* A user kernel's file (docs/user-kernels.md): `kernel:` is a mapping, `ops` is not given,
+ * `dtypes` is optional, `reference` may be. */
+static int load_user_root(loader *L, const ynode *root)
+{
+    static const char *const keys[] = {"kernel", "dtypes", "problems", "params", "constraints",
+                                       "search", "measure", "validate", "reference"};
+    static const char *const required[] = {"problems", "params"};
+    if (ynode_get(root, "ops"))
+        return sl_fail_at(L, ynode_get(root, "ops"), "ops: a user kernel has one op, its "
+                                                     "function; leave ops out");
+    if (sl_check_keys(L, root, NULL, keys, 9) != 0)
+        return -1;
+    for (int k = 0; k < 2; k++)
+        if (!ynode_get(root, required[k]))
+            return sl_fail_at(L, root, "missing required key '%s'", required[k]);
+    const ynode *kernel = ynode_get(root, "kernel"), *v;
+    if (su_load_head(L, kernel, ynode_get(root, "dtypes")) != 0 ||
+        su_load_fields(L, ynode_get(root, "problems")) != 0 ||
+        load_problems(L, ynode_get(root, "problems")) != 0 ||
+        load_params(L, ynode_get(root, "params")) != 0)
+        return -1;
+    if ((v = ynode_get(root, "constraints")) && load_constraints(L, v) != 0)
+        return -1;
+    if (su_load_body(L, kernel, ynode_get(root, "reference")) != 0)
+        return -1;
+    if ((v = ynode_get(root, "search")) && load_search(L, v) != 0)
+        return -1;
+    if ((v = ynode_get(root, "measure")) && load_measure(L, v) != 0)
+        return -1;
+    if ((v = ynode_get(root, "validate")) && load_validate(L, v) != 0)
+        return -1;
+    if (!L->sp->user->ref && L->sp->validate.enabled)
+        return sl_fail_at(L, root, "a user kernel needs a reference: to validate its variants "
+                                   "against (or validate: { enabled: false })");
+    return check_nonempty(L, ynode_get(root, "constraints"));
+}
+
 static int load_root(loader *L, const ynode *root)
 {
     static const char *const keys[] = {"kernel", "ops", "dtypes", "problems", "params",
@@ -810,17 +705,20 @@ static int load_root(loader *L, const ynode *root)
     }
     if (root->kind != YNODE_MAP) {
         char buf[128];
-        return fail_at(L, root, "expected a mapping with kernel, ops, dtypes, problems and "
+        return sl_fail_at(L, root, "expected a mapping with kernel, ops, dtypes, problems and "
                                 "params at the top level, found %s",
-                       node_desc(root, buf, sizeof buf));
+                       sl_node_desc(root, buf, sizeof buf));
     }
-    if (check_keys(L, root, NULL, keys, 9) != 0)
+    const ynode *kernel = ynode_get(root, "kernel");
+    if (kernel && kernel->kind == YNODE_MAP)
+        return load_user_root(L, root);
+    if (sl_check_keys(L, root, NULL, keys, 9) != 0)
         return -1;
     for (int k = 0; k < 5; k++)
         if (!ynode_get(root, required[k]))
-            return fail_at(L, root, "missing required key '%s'", required[k]);
+            return sl_fail_at(L, root, "missing required key '%s'", required[k]);
     const op_family *f;
-    if (load_kernel(L, ynode_get(root, "kernel")) != 0)
+    if (load_kernel(L, kernel) != 0)
         return -1;
     f = sp->family;
     if (load_name_list(L, ynode_get(root, "ops"), "ops", f->ops, f->n_ops, &sp->n_ops,
@@ -900,5 +798,12 @@ void space_free(space *sp)
     }
     free(sp->constraints);
     free(sp->search.strategy);
+    if (sp->user) {
+        /* a user kernel's fields are its own */
+        for (int k = 0; k < sp->n_fields; k++)
+            free((char *)sp->fields[k].name);
+        free((problem_field *)sp->fields);
+        space_user_free(sp->user);
+    }
     free(sp);
 }

@@ -74,6 +74,7 @@ int cuda_device_open(int ordinal, device_info *out, char *err, size_t len)
         attr(ordinal, cudaDevAttrGlobalMemoryBusWidth, "memory bus width", &out->mem_bus_bits,
              err, len))
         return -1;
+    out->device_count = count;
     e = cudaDriverGetVersion(&out->driver_version);
     if (e == cudaSuccess) e = cudaRuntimeGetVersion(&out->runtime_version);
     if (e != cudaSuccess) {

@@ -223,6 +223,7 @@ int wp_format_device(wp_buf *b, const device_info *d)
     wp_add_int(b, "mem_bus_bits", d->mem_bus_bits);
     wp_add_int(b, "driver_version", d->driver_version);
     wp_add_int(b, "runtime_version", d->runtime_version);
+    wp_add_int(b, "device_count", d->device_count);
     return wp_end(b);
 }
 
@@ -293,6 +294,9 @@ int wp_parse_device(const wp_msg *m, device_info *d, char *err, size_t len)
         get_int(m, "driver_version", &d->driver_version, err, len) ||
         get_int(m, "runtime_version", &d->runtime_version, err, len))
         return -1;
+    d->device_count = 1;   /* optional: a worker of an older tuner does not say */
+    if (wp_get(m, "device_count") && get_int(m, "device_count", &d->device_count, err, len))
+        return -1;
     return 0;
 }
 
@@ -317,6 +321,9 @@ int wp_format_eval(wp_buf *b, const eval_request *r)
     wp_add_double(b, "rel_ci", r->measure.rel_ci);
     wp_add_int(b, "cold", r->measure.cold);
     wp_add_double(b, "max_seconds", r->measure.max_seconds);
+    if (r->space_path) wp_add(b, "space", r->space_path);
+    if (r->module) wp_add(b, "module", r->module);
+    if (r->ref_module) wp_add(b, "ref_module", r->ref_module);
     return wp_end(b);
 }
 
@@ -358,6 +365,13 @@ int wp_parse_eval(const wp_msg *m, wp_eval *out, char *err, size_t len)
         return -1;
     out->validate = (int)validate;
     ms->cold = (int)cold;
+    out->space = wp_get(m, "space");
+    out->module = wp_get(m, "module");
+    out->ref_module = wp_get(m, "ref_module");
+    if (out->space && (!*out->space || !out->module || !*out->module)) {
+        snprintf(err, len, "protocol: eval: a user kernel's request needs space= and module=");
+        return -1;
+    }
     if (ms->warmup < 0 || ms->min_runs < 1 || ms->max_runs < ms->min_runs) {
         snprintf(err, len, "protocol: eval: bad run counts (warmup %d, min_runs %d, max_runs %d)",
                  ms->warmup, ms->min_runs, ms->max_runs);
@@ -392,7 +406,7 @@ int wp_parse_result(const wp_msg *m, eval_result *out, char *err, size_t len)
     }
     const char *status = wp_get(m, "status");
     int st = eval_status_parse(status);
-    if (st < 0 || st == EVAL_UNRECORDED || st == EVAL_SKIPPED) {
+    if (st < 0 || st == EVAL_UNRECORDED || st == EVAL_SKIPPED || st == EVAL_COMPILE_ERROR) {
         snprintf(err, len, "protocol: result: status '%s' %s", status ? status : "",
                  status ? "is not a worker status" : "missing");
         return -1;

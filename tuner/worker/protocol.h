@@ -13,7 +13,7 @@
  *   worker, once at start:  device  name= uuid= cc_major= cc_minor= sm_count= max_threads_per_sm=
  *                                   max_threads_per_block= regs_per_sm= smem_per_sm= l2_bytes=
  *                                   mem_bytes= sm_clock_khz= mem_clock_khz= mem_bus_bits=
- *                                   driver_version= runtime_version=
+ *                                   driver_version= runtime_version= device_count=
  *                      or:  error   message=no CUDA device found (cudaGetDeviceCount: ...)
  *                                   (and the worker exits)
  *   parent: copy        ->  copy    gbps=<device-to-device copy GB/s, bytes read + written>
@@ -21,6 +21,7 @@
  *   parent: eval  kernel= op= dtype= problem=<canonical problem text> config=<canonical config>
  *                 seed= validate=0|1 tolerance_scale= warmup= min_runs= max_runs= rel_ci=
  *                 cold=0|1 max_seconds=
+ *                 [space=<space file> module=<cubin> ref_module=<cubin>]   (user kernels)
  *           ->  prepared            (the problem's inputs and reference are ready; from here the
  *                                    parent's watchdog, measure.timeout_s, runs)
  *               result  status=<eval_status_name> error=<text, may be empty>
@@ -89,6 +90,7 @@ typedef struct wp_eval {
     int validate;
     double tolerance_scale;
     measure_settings measure;   /* timeout_s is the parent's business and stays 0 */
+    const char *space, *module, *ref_module;   /* user kernels; NULL when absent */
 } wp_eval;
 int wp_parse_eval(const wp_msg *m, wp_eval *out, char *err, size_t len);
 

@@ -1,7 +1,9 @@
 /* worker.c: the worker process (`tuner __worker ORDINAL`): opens its GPU, announces it, and serves
- * `copy` and `eval` requests from the parent over stdin/stdout (protocol in worker.h). It keeps
+ * `copy` and `eval` requests from the parent over stdin/stdout (protocol in protocol.h). It keeps
  * the prepared problem of the last request and reuses it while kernel, op, dtype, problem and seed
- * stay the same, so a sweep over configs prepares each problem once. */
+ * stay the same, so a sweep over configs prepares each problem once. A user kernel's request names
+ * its space file, which the worker loads once (tuner/user builds its family), and the compiled
+ * variant the parent made, which the family loads before it is measured. */
 #include "worker.h"
 #include "protocol.h"
 
@@ -15,6 +17,8 @@
 #include "measure/measure.h"
 #include "ops/ops.h"
 #include "core/problem.h"
+#include "space/space.h"
+#include "user/user_family.h"
 
 enum { EXIT_OK = 0, EXIT_NO_DEVICE = 2, EXIT_CONTEXT_LOST = 3, EXIT_IO = 4 };
 
@@ -38,6 +42,21 @@ static void prepared_clear(prepared *p)
     free(p->dtype);
     free(p->problem_text);
     memset(p, 0, sizeof *p);
+}
+
+/* The user kernel's space the last request named, loaded once. */
+typedef struct user_space {
+    char *path;
+    space *sp;
+    const device_info *dev;
+} user_space;
+
+static void user_space_clear(user_space *u)
+{
+    user_space_free(u->sp);
+    free(u->path);
+    u->sp = NULL;
+    u->path = NULL;
 }
 
 static int prepared_matches(const prepared *p, const wp_eval *r)
@@ -72,11 +91,26 @@ static int send_error(wp_buf *b, const char *message)
 /* Makes *p the prepared problem for r (releasing the previous one first). -1 with err when the
  * request itself is wrong (unknown family, op, dtype or problem text); a problem that cannot be
  * prepared on this device is remembered in p->error with p->inst NULL and returns 0. */
-static int prepare_for(prepared *p, const wp_eval *r, char *err, size_t len)
+static int prepare_for(prepared *p, user_space *us, const wp_eval *r, char *err, size_t len)
 {
+    if (r->space && (!us->path || strcmp(us->path, r->space) != 0)) {
+        prepared_clear(p);   /* its family belongs to the space about to go */
+        user_space_clear(us);
+        if (!(us->sp = user_space_load(r->space, us->dev, err, len))) return -1;
+        if (!us->sp->user || strcmp(us->sp->kernel, r->kernel) != 0) {
+            snprintf(err, len, "worker: %s is not the user kernel '%s'", r->space, r->kernel);
+            user_space_clear(us);
+            return -1;
+        }
+        if (!(us->path = strdup(r->space))) {
+            user_space_clear(us);
+            snprintf(err, len, "worker: out of host memory");
+            return -1;
+        }
+    }
     if (prepared_matches(p, r)) return 0;
     prepared_clear(p);
-    const op_family *f = op_family_find(r->kernel);
+    const op_family *f = r->space ? us->sp->family : op_family_find(r->kernel);
     if (!f) { snprintf(err, len, "worker: unknown kernel family '%s'", r->kernel); return -1; }
     if (op_family_op_index(f, r->op) < 0 || op_family_dtype_index(f, r->dtype) < 0) {
         snprintf(err, len, "worker: %s has no op '%s' with dtype '%s'", r->kernel, r->op,
@@ -110,11 +144,11 @@ static int prepare_for(prepared *p, const wp_eval *r, char *err, size_t len)
 
 /* Serves one eval request. Returns 0 to go on, EXIT_CONTEXT_LOST after a context-losing fault,
  * EXIT_IO when the answer cannot be written. */
-static int serve_eval(const wp_msg *m, prepared *p, measure_ctx *mc, wp_buf *b)
+static int serve_eval(const wp_msg *m, prepared *p, user_space *us, measure_ctx *mc, wp_buf *b)
 {
     char err[1024];
     wp_eval r;
-    if (wp_parse_eval(m, &r, err, sizeof err) || prepare_for(p, &r, err, sizeof err))
+    if (wp_parse_eval(m, &r, err, sizeof err) || prepare_for(p, us, &r, err, sizeof err))
         return send_error(b, err) ? EXIT_IO : 0;
 
     eval_result res;
@@ -125,11 +159,30 @@ static int serve_eval(const wp_msg *m, prepared *p, measure_ctx *mc, wp_buf *b)
         res.status = EVAL_UNSUPPORTED;
         snprintf(res.error, sizeof res.error, "%s", p->error);
     } else {
+        /* A user kernel's variant: load it (and compute the reference the first time). A
+         * reference that cannot be computed stops the run; a variant that cannot launch is
+         * recorded without running. */
+        tk_status bound = TK_OK;
+        if (p->family->bind_variant) {
+            bound = p->family->bind_variant(p->inst, r.config, r.module, r.ref_module, res.error,
+                                            sizeof res.error);
+            if (bound == TK_ERR_CUDA) {
+                snprintf(err, sizeof err, "%s", res.error);
+                int lost_now = cudaDeviceSynchronize() != cudaSuccess;
+                if (send_error(b, err)) return EXIT_IO;
+                return lost_now ? EXIT_CONTEXT_LOST : 0;
+            }
+        }
         wp_begin(b, "prepared");
         if (wp_end(b) || send_line(b)) return EXIT_IO;
-        if (p->family->set_tolerance_scale)
-            p->family->set_tolerance_scale(p->inst, r.tolerance_scale);
-        measure_variant(mc, p->family, p->inst, r.config, &r.measure, r.validate, &res, &lost);
+        if (bound != TK_OK) {
+            res.status = bound == TK_ERR_UNSUPPORTED_CONFIG ? EVAL_UNSUPPORTED : EVAL_LAUNCH_ERROR;
+        } else {
+            if (p->family->set_tolerance_scale)
+                p->family->set_tolerance_scale(p->inst, r.tolerance_scale);
+            measure_variant(mc, p->family, p->inst, r.config, &r.measure, r.validate, &res,
+                            &lost);
+        }
     }
     int rc = wp_format_result(b, &res) || send_line(b) ? EXIT_IO : 0;
     eval_result_clear(&res);
@@ -155,6 +208,7 @@ int worker_main(int ordinal)
     wp_buf b = { 0 };
     prepared prep;
     memset(&prep, 0, sizeof prep);
+    user_space us = { NULL, NULL, NULL };
     measure_ctx *mc = NULL;
     char *line = NULL;
     size_t cap = 0;
@@ -167,6 +221,7 @@ int worker_main(int ordinal)
         goto done;
     }
     if (wp_format_device(&b, &dev) || send_line(&b)) { rc = EXIT_IO; goto done; }
+    us.dev = &dev;
 
     ssize_t n;
     while ((n = getline(&line, &cap, stdin)) > 0) {
@@ -180,7 +235,7 @@ int worker_main(int ordinal)
             wp_msg_clear(&m);
             break;
         } else if (strcmp(m.type, "eval") == 0) {
-            rc = serve_eval(&m, &prep, mc, &b);
+            rc = serve_eval(&m, &prep, &us, mc, &b);
         } else if (strcmp(m.type, "copy") == 0) {
             rc = serve_copy(mc, &b);
         } else {
@@ -194,6 +249,7 @@ done:
     /* After a lost context nothing on the device can be released; the process exit cleans up. */
     if (rc != EXIT_CONTEXT_LOST) {
         prepared_clear(&prep);
+        user_space_clear(&us);
         measure_ctx_free(mc);
     }
     free(line);

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# user.sh: user kernels without a GPU (docs/user-kernels.md). The compile path through NVRTC
+# (present wherever the CUDA toolkit is): every variant compiles, a second compile finds them all
+# in the cache, editing the source changes the kernel hash, and each kind of bad kernel (syntax
+# error, wrong argument list, a template that does not instantiate) stops before anything is
+# written with a clear line. The checks that need the device (sizes, memory, geometry) against
+# the H100 recorded in the committed dump. The committed H100 measurements of examples/vector
+# replay through `tuner run`, and `tuner header --space` writes a header that a C and a C++
+# program compile and use both ways (run-time lookup, compile-time defines).
+source "$(dirname "$0")/lib.sh"
+DUMP=examples/vector/results/nvidia-h100-80gb-hbm3.sql
+H100="replay:$DUMP"
+
+# ---- compiling ----
+if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2>&1 ||
+   ! grep -q "NVRTC not found" $T/probe.out; then
+    check "compile saxpy into an empty cache" $TUNER compile examples/vector/saxpy.yaml --cache $T/c
+    same "40 variants, 20 compilations (the problems share them)" \
+        "$(grep -o '40 variants (0 refused by the compiler); 20 compiled' $T/.out)" \
+        "40 variants (0 refused by the compiler); 20 compiled"
+    check "compile saxpy again" $TUNER compile examples/vector/saxpy.yaml --cache $T/c
+    same "the second compile compiles nothing" "$(grep -o '; 0 compiled.*20 from the cache' $T/.out | sed 's/ in .*,/,/')" \
+        "; 0 compiled, 20 from the cache"
+    check "the templated kernel and its reference kernel compile" \
+        $TUNER compile examples/vector/scale_shift.yaml --cache $T/c
+    same "scale_shift: 64 variants" "$(grep -o '64 variants (0 refused' $T/.out)" "64 variants (0 refused"
+
+    mkdir -p $T/bad && cp examples/vector/*saxpy* $T/bad/
+    sed -i 's/a \* x\[base + k\]/a * x[base + k] +* /' $T/bad/saxpy.cu
+    check_fails "a source that does not compile" 2 $TUNER compile $T/bad/saxpy.yaml --cache $T/c
+    same "its error names the first variant's log" \
+        "$(head -n 1 $T/.out | grep -o 'error: none of the 20 variants of f32 n=1048576 compiles; the first one.s log: .*saxpy.cu(9): error')" \
+        "error: none of the 20 variants of f32 n=1048576 compiles; the first one's log: $T/bad/saxpy.cu(9): error"
+    cp examples/vector/saxpy.cu $T/bad/
+    sed -i 's/    - { name: n, scalar: i64, value: n }//' $T/bad/saxpy.yaml
+    check_fails "an argument list one short" 2 $TUNER compile $T/bad/saxpy.yaml --cache $T/c
+    same "it names the counts" "$(head -n 1 $T/.out)" \
+        "$T/bad/saxpy.yaml:9:7: error: kernel.args lists 3 arguments, but saxpy takes 4 parameters"
+    cp examples/vector/saxpy.yaml $T/bad/
+    sed -i 's/name: n, scalar: i64/name: n, scalar: i32/' $T/bad/saxpy.yaml
+    check_fails "an argument of the wrong size" 2 $TUNER compile $T/bad/saxpy.yaml --cache $T/c
+    same "it names the argument" "$(head -n 1 $T/.out)" \
+        "$T/bad/saxpy.yaml:12:7: error: kernel.args n: i32 (4 bytes), but parameter 4 of saxpy takes 8 bytes"
+    cp examples/vector/*scale_shift* $T/bad/
+    sed -i 's/template: \[ctype, block_size, items\]/template: [ctype, block_size]/' $T/bad/scale_shift.yaml
+    check_fails "a template that does not instantiate" 2 $TUNER compile $T/bad/scale_shift.yaml --cache $T/c
+    grep -q "scale_shift.yaml:6:3: error: none of the 16 variants of f32 n=4194304 compiles; the first one's log: .*cannot determine which instance of function template \"scale_shift\"" $T/.out
+    same "it says none compiles, with NVRTC's reason" "$?" "0"
+
+    h1=$($TUNER space examples/vector/saxpy.yaml | grep -o 'kernel hash [0-9a-f]*')
+    cp examples/vector/*saxpy* $T/bad/
+    echo "// an edit" >> $T/bad/saxpy.cu
+    h2=$($TUNER space $T/bad/saxpy.yaml | grep -o 'kernel hash [0-9a-f]*')
+    [ -n "$h1" ] && [ "$h1" != "$h2" ]; same "editing the source changes the kernel hash" "$?" "0"
+    check "the edited kernel compiles anew" $TUNER compile $T/bad/saxpy.yaml --cache $T/c
+    same "20 compiled again" "$(grep -o '; 20 compiled' $T/.out)" "; 20 compiled"
+else
+    echo "user: NVRTC not found, compile checks skipped: $(head -n 1 $T/probe.out)"
+fi
+
+# ---- what needs the device: the H100 of the committed dump ----
+check "the examples check against the recorded H100" $TUNER space examples/vector/saxpy.yaml --backend "$H100"
+cp examples/vector/*saxpy* $T/bad/ 2>/dev/null || { mkdir -p $T/bad; cp examples/vector/*saxpy* $T/bad/; }
+sed -i 's/count: n, init: { random: \[-1, 1\] }, output/count: n - 2 * n, init: { random: [-1, 1] }, output/' $T/bad/saxpy.yaml
+check_fails "a negative count" 2 $TUNER space $T/bad/saxpy.yaml --backend "$H100"
+same "names the expression and its value" "$(head -n 1 $T/.out)" \
+    "$T/bad/saxpy.yaml:9:38: error: kernel.args y.count: 'n - 2 * n' is -1048576, below the least allowed, 1 (f32 n=1048576, config block_size=128,items=1)"
+cp examples/vector/saxpy.yaml $T/bad/
+sed -i 's/count: n, init: { random: \[-1, 1\] } }/count: n * n * n * n, init: { random: [-1, 1] } }/' $T/bad/saxpy.yaml
+check_fails "a count that overflows" 2 $TUNER space $T/bad/saxpy.yaml --backend "$H100"
+same "says where it overflows" "$(head -n 1 $T/.out)" "$T/bad/saxpy.yaml:10:48: error: integer overflow in '*'"
+cp examples/vector/saxpy.yaml $T/bad/
+sed -i 's/count: n, init: { random: \[-1, 1\] } }/count: n * 100000, init: { random: [-1, 1] } }/' $T/bad/saxpy.yaml
+check_fails "more memory than the GPU has" 2 $TUNER space $T/bad/saxpy.yaml --backend "$H100"
+same "says how much" "$(head -n 1 $T/.out)" \
+    "$T/bad/saxpy.yaml:10:38: error: kernel.args: the buffers need 419.44 GB (with the reference's copies of the outputs; the largest, x, 419.43 GB), the GPU has 85.02 GB (f32 n=1048576, config block_size=128,items=1)"
+cp examples/vector/saxpy.yaml $T/bad/
+sed -i 's/  block_size: { pow2: \[64, 1024\] }/  block_size: { pow2: [64, 2048] }/' $T/bad/saxpy.yaml
+check_fails "a block beyond the device" 2 $TUNER space $T/bad/saxpy.yaml --backend "$H100"
+same "names the block" "$(head -n 1 $T/.out)" \
+    "$T/bad/saxpy.yaml:14:11: error: block.x: 'block_size' is 2048, above the most allowed, 1024 (f32 n=1048576, config block_size=2048,items=1)"
+cp examples/vector/saxpy.yaml $T/bad/
+sed -i 's/  grid: \["ceil_div(n, block_size \* items)"\]/  grid: [1, "n"]/' $T/bad/saxpy.yaml
+check_fails "a grid beyond the device" 2 $TUNER space $T/bad/saxpy.yaml --backend "$H100"
+same "names the grid" "$(head -n 1 $T/.out)" \
+    "$T/bad/saxpy.yaml:13:14: error: grid.y: 'n' is 1048576, above the most allowed, 65535 (f32 n=1048576, config block_size=128,items=1)"
+check_fails "run refuses it before writing" 2 $TUNER run $T/bad/saxpy.yaml --backend "$H100" --db $T/none.db
+[ ! -e $T/none.db ]; same "no database written" "$?" "0"
+
+# ---- replay of the committed measurements ----
+for s in saxpy scale_shift; do
+    check "replay $s from the H100 dump" $TUNER run examples/vector/$s.yaml --backend "$H100" --db $T/r.db -q
+done
+check "import the dump itself" $TUNER db import $DUMP --db $T/d.db -q
+same "every recorded evaluation replayed" \
+    "$(sql $T/r.db "select count(*), sum(status = 'ok') from evaluations")" \
+    "$(sql $T/d.db "select count(*), sum(status = 'ok') from evaluations")"
+same "the same winners as recorded" "$(sql $T/r.db "select op, dtype, shape, config from best order by 1, 2, 3")" \
+    "$(sql $T/d.db "select op, dtype, shape, config from best order by 1, 2, 3")"
+
+# ---- the header for the user's program ----
+mkdir -p $T/inc
+check "header from the committed dump" $TUNER header --space examples/vector/saxpy.yaml -o $T/inc/saxpy_tuned.h
+check "header --check on it" $TUNER header --space examples/vector/saxpy.yaml -o $T/inc/saxpy_tuned.h --check
+best_small=$(sql $T/d.db "select config from best where op = 'vector.saxpy' and shape = 'n=1048576'")
+best_large=$(sql $T/d.db "select config from best where op = 'vector.saxpy' and shape = 'n=16777216'")
+cat > $T/use.c <<'EOF'
+#include <stdio.h>
+#include "saxpy_tuned.h"
+int main(void)
+{
+    long long small[1] = {1000000}, large[1] = {20000000};
+    const vector_saxpy_tuned *a = vector_saxpy_lookup("NVIDIA H100 80GB HBM3", 9, 0, 132, "f32", small);
+    const vector_saxpy_tuned *b = vector_saxpy_lookup("NVIDIA H100 80GB HBM3", 9, 0, 132, "f32", large);
+    const vector_saxpy_tuned *c = vector_saxpy_lookup("NVIDIA H100 PCIe", 9, 0, 114, "f32", large);
+    const vector_saxpy_tuned *d = vector_saxpy_lookup("NVIDIA H100 80GB HBM3", 9, 0, 132, "f16", large);
+    printf("%s|%s|%s|%s|%s\n", a->config, b->config, c->config, d ? "found" : "none", b->options);
+#ifdef VECTOR_SAXPY_TUNED_block_size
+    printf("block_size=%lld,items=%lld|%s\n", (long long)VECTOR_SAXPY_TUNED_block_size,
+           (long long)VECTOR_SAXPY_TUNED_items, VECTOR_SAXPY_TUNED_OPTIONS);
+#endif
+    return 0;
+}
+EOF
+check "a C program compiles with it" cc -std=c99 -Wall -Wextra -Werror -I$T/inc -o $T/use $T/use.c -lm
+blk=${best_large#block_size=}; blk=${blk%%,*}; itm=${best_large##*items=}
+same "run time: nearest problem, nearest device, no f16" "$($T/use)" \
+    "$best_small|$best_large|$best_large|none|-DBLOCK=$blk -DITEMS=$itm"
+check "a C++ program compiles with it, one device chosen at compile time" \
+    c++ -Wall -Wextra -Werror -x c++ -DVECTOR_SAXPY_DEVICE_NVIDIA_H100_80GB_HBM3 -I$T/inc -o $T/use2 $T/use.c
+same "compile time: the largest problem's winner" "$($T/use2 | tail -n 1)" "$best_large|-DBLOCK=$blk -DITEMS=$itm"
+check_fails "no header for a kernel never measured" 1 $TUNER header --space tests/cases/valid/user_every_key.yaml -o $T/none.h
+[ ! -e $T/none.h ]; same "nothing written" "$?" "0"
+check_fails "header --space refuses a built-in family" 2 $TUNER header --space spaces/elementwise.yaml -o $T/none.h
+finish

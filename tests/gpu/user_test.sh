@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# user_test.sh: user kernels on a real GPU (run by tests/gpu/run.sh). Tunes tests/gpu/user/
+# faults.yaml, whose BUG parameter selects a defect, into a fresh database with a fresh compile
+# cache and checks with python3's sqlite3 module that every defect got its own status (0 ok,
+# 1 invalid, 2 fault, 3 invalid, 4 compile_error, 5 unsupported for the larger block, 6 timeout)
+# and that the run went on after each. Then tunes the two examples of examples/vector (a -D
+# kernel and a templated one with a reference kernel) and checks that they validated, and that
+# a second run with the same cache compiles nothing. Prints "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.."
+T=${TUNER:-build/tuner}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+check() {
+    local what=$1; shift
+    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "user_test: FAIL: $what"; fi
+}
+
+out=$($T run tests/gpu/user/faults.yaml --db "$tmp/f.db" --cache "$tmp/cache" 2>&1)
+rc=$?
+check "faults run exits 0 (got $rc)" test "$rc" -eq 0
+[ "$rc" -eq 0 ] || printf '%s\n' "$out" | tail -n 20 | sed 's/^/    /'
+counts=$(python3 - "$tmp/f.db" <<'PY'
+import sqlite3, sys
+passed = failed = 0
+def check(cond, what):
+    global passed, failed
+    if cond: passed += 1
+    else:
+        failed += 1
+        print("user_test: FAIL: " + what)
+try:
+    db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+    rows = db.execute("""SELECT c.text, e.status, COALESCE(e.error, ''), e.seq
+        FROM evaluations e JOIN configs c ON c.id = e.config_id ORDER BY e.seq""").fetchall()
+except Exception as ex:
+    print("user_test: FAIL: cannot read the database: %s" % ex)
+    print("0 1"); sys.exit(0)
+want = {0: "ok", 1: "invalid", 2: "fault", 3: "invalid", 4: "compile_error", 6: "timeout"}
+check(len(rows) == 14, "14 evaluations (7 defects x 2 blocks), got %d" % len(rows))
+for cfg, status, error, seq in rows:
+    kv = dict(x.split("=") for x in cfg.split(","))
+    bug, block = int(kv["bug"]), int(kv["block"])
+    expect = ("unsupported" if block > 128 else "ok") if bug == 5 else want[bug]
+    check(status == expect, "%s: %s (%s), expected %s" % (cfg, status, error[:200], expect))
+    if bug == 3:
+        check("[1000002]" in error, "%s: the unwritten last element is named: %s" % (cfg, error[:200]))
+    if bug == 4:
+        check("faults.cu" in error and "error" in error, "%s: the compiler's log: %s" % (cfg, error[:200]))
+ok_after_fault = [s for c, st, e, s in rows if st == "ok"]
+faults = [s for c, st, e, s in rows if st in ("fault", "timeout")]
+check(faults and ok_after_fault and max(ok_after_fault) > min(faults), "ok rows after the faults")
+print("%d %d" % (passed, failed))
+PY
+)
+printf '%s\n' "$counts" | grep -v '^[0-9]* [0-9]*$'
+set -- $(printf '%s\n' "$counts" | tail -n 1)
+passed=$((passed + ${1:-0})); failed=$((failed + ${2:-1}))
+
+for s in saxpy scale_shift; do
+    out=$($T run examples/vector/$s.yaml --db "$tmp/v.db" --cache "$tmp/cache" 2>&1)
+    rc=$?
+    check "$s runs (exit $rc)" test "$rc" -eq 0
+    [ "$rc" -eq 0 ] || printf '%s\n' "$out" | tail -n 20 | sed 's/^/    /'
+    printf '%s\n' "$out" | grep -E '^tuner: ' | sed 's/^/    /'
+    check "$s: every variant validated" python3 -c '
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+bad = db.execute("SELECT count(*) FROM evaluations e JOIN problems p ON p.id = e.problem_id WHERE p.op = ? AND e.status <> ?", ("vector." + sys.argv[2], "ok")).fetchone()[0]
+good = db.execute("SELECT count(*) FROM evaluations e JOIN problems p ON p.id = e.problem_id WHERE p.op = ? AND e.status = ?", ("vector." + sys.argv[2], "ok")).fetchone()[0]
+sys.exit(0 if bad == 0 and good > 0 else 1)' "$tmp/v.db" "$s"
+    again=$($T run examples/vector/$s.yaml --db "$tmp/v2.db" --cache "$tmp/cache" 2>&1)
+    check "$s: a second run compiles nothing" grep -q 'compiled 0 variants' <<<"$again"
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

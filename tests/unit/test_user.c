@@ -1,0 +1,202 @@
+/* test_user.c: user kernels without a GPU or a compiler: the element types, reading a kernel's
+ * parameters out of PTX (alignment, byte arrays, names that prefix each other), and what a
+ * loaded user space evaluates for a binding and a config: NVRTC options and name expressions
+ * (defines, templates from ctype), launch geometry, bytes and elements, tolerances, and the
+ * family the loader attaches (parent side). */
+#include "check.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "space/space.h"
+#include "space/space_user.h"
+#include "user/user_build.h"
+#include "user/user_family.h"
+
+static void test_types(void)
+{
+    CHECK(su_type_parse("f32") == SU_F32 && su_type_parse("u64") == SU_U64);
+    CHECK(su_type_parse("f24") == -1 && su_type_parse(NULL) == -1);
+    CHECK(su_type_size(SU_BF16) == 2 && su_type_size(SU_I64) == 8 && su_type_size(99) == 0);
+    CHECK_STR(su_type_ctype(SU_F16), "__half");
+    CHECK_STR(su_ctype_of("bf16"), "__nv_bfloat16");
+    CHECK_STR(su_ctype_of("x"), "");
+    CHECK(su_type_is_float(SU_F64) && !su_type_is_float(SU_U8));
+    CHECK(su_is_identifier("block_size") && su_is_identifier("_x1"));
+    CHECK(!su_is_identifier("1x") && !su_is_identifier("a-b") && !su_is_identifier(""));
+}
+
+static const char ptx[] =
+    ".version 8.8\n.target sm_90\n.address_size 64\n\n"
+    ".visible .entry sgemm2(\n\t.param .u64 sgemm2_param_0\n)\n{\n\tret;\n}\n"
+    ".visible .entry sgemm(\n"
+    "\t.param .u64 .ptr .align 1 sgemm_param_0,\n"
+    "\t.param .f32 sgemm_param_1,\n"
+    "\t.param .align 16 .b8 sgemm_param_2[48],\n"
+    "\t.param .u16 sgemm_param_3,\n"
+    "\t.param .s64 sgemm_param_4\n"
+    ")\n.maxntid 256, 1, 1\n{\n\tret;\n}\n"
+    ".visible .entry empty()\n{\n\tret;\n}\n";
+
+static void test_ptx(void)
+{
+    int sizes[8];
+    CHECK(uk_ptx_params(ptx, "sgemm", sizes, 8) == 5);
+    CHECK(sizes[0] == 8 && sizes[1] == 4 && sizes[2] == 48 && sizes[3] == 2 && sizes[4] == 8);
+    CHECK(uk_ptx_params(ptx, "sgemm2", sizes, 8) == 1 && sizes[0] == 8);
+    CHECK(uk_ptx_params(ptx, "empty", sizes, 8) == 0);
+    CHECK(uk_ptx_params(ptx, "sgem", sizes, 8) == -1);
+    CHECK(uk_ptx_params(ptx, "missing", sizes, 8) == -1);
+    CHECK(uk_ptx_params(ptx, "sgemm", sizes, 2) == 2);   /* bounded by max */
+}
+
+static space *load(const char *path)
+{
+    char err[1024];
+    space *sp = user_space_load(path, NULL, err, sizeof err);
+    if (!sp)
+        fprintf(stderr, "%s\n", err);
+    return sp;
+}
+
+static void test_saxpy(void)
+{
+    space *sp = load("examples/vector/saxpy.yaml");
+    CHECK(sp && sp->user && sp->family);
+    if (!sp)
+        return;
+    CHECK_STR(sp->kernel, "vector");
+    CHECK_STR(sp->ops[0], "saxpy");
+    CHECK(sp->n_dtypes == 1 && strcmp(sp->dtypes[0], "f32") == 0);
+    CHECK(sp->n_fields == 1 && strcmp(sp->fields[0].name, "n") == 0);
+    CHECK(strlen(space_user_hash(sp->user)) == 16);
+    device_info dev;
+    memset(&dev, 0, sizeof dev);
+    dev.cc_major = 9;
+    dev.max_threads_per_block = 1024;
+    dev.mem_bytes = 80LL << 30;
+    space_binding b = {"saxpy", "f32", &sp->problems[1], &dev};   /* n = 16 Mi */
+    int choice[2];
+    char err[1024];
+    CHECK(space_config_parse(sp, "block_size=256,items=4", choice) == 0);
+    su_compile c;
+    CHECK(space_user_compile(sp, &b, choice, &sp->user->kernel, &c, err, sizeof err) == 0);
+    CHECK(c.n_options == 4);
+    if (c.n_options == 4) {
+        CHECK_STR(c.options[0], "-std=c++17");
+        CHECK_STR(c.options[1], "-Iexamples/vector");
+        CHECK_STR(c.options[2], "-DBLOCK=256");
+        CHECK_STR(c.options[3], "-DITEMS=4");
+    }
+    CHECK_STR(c.name_expr, "saxpy");
+    su_compile_clear(&c);
+    su_launch l;
+    CHECK(space_user_launch(sp, &b, choice, &sp->user->kernel, &l, err, sizeof err) == 0);
+    CHECK(l.grid[0] == 16777216 / 1024 && l.grid[1] == 1 && l.grid[2] == 1);
+    CHECK(l.block[0] == 256 && l.block[1] == 1 && l.shared == 0);
+    /* y is read and written (initialised output), x read once */
+    CHECK(space_user_bytes(sp, &b, choice, err, sizeof err) == 3LL * 4 * 16777216);
+    CHECK(space_user_elements(sp, &b, choice, err, sizeof err) == 16777216);
+    CHECK(sp->family->bytes_moved(sp->family, "saxpy", "f32", &sp->problems[0]) ==
+          3LL * 4 * 1048576);
+    CHECK(sp->family->size_key(sp->family, &sp->problems[0]) == 1048576);
+    char text[256];
+    CHECK(sp->family->default_config(sp->family, "f32", text, sizeof text) == 0);
+    CHECK_STR(text, "block_size=128,items=1");   /* the reference config */
+    CHECK(space_user_check(sp, &dev, err, sizeof err) == 0);
+    dev.mem_bytes = 100 << 20;   /* 100 MB: n = 16 Mi floats need 3 x 64 MB + x */
+    CHECK(space_user_check(sp, &dev, err, sizeof err) == -1);
+    CHECK(strstr(err, "the GPU has 0.10 GB") != NULL);
+    user_space_free(sp);
+}
+
+static void test_templated(void)
+{
+    space *sp = load("examples/vector/scale_shift.yaml");
+    CHECK(sp && sp->user);
+    if (!sp)
+        return;
+    CHECK(sp->n_dtypes == 2);
+    CHECK(sp->user->ref == SU_REF_KERNEL);
+    device_info dev;
+    memset(&dev, 0, sizeof dev);
+    space_binding b = {"scale_shift", "f16", &sp->problems[0], &dev};
+    int choice[2];
+    char err[1024];
+    CHECK(space_config_parse(sp, "block_size=512,items=2", choice) == 0);
+    su_compile c;
+    CHECK(space_user_compile(sp, &b, choice, &sp->user->kernel, &c, err, sizeof err) == 0);
+    CHECK_STR(c.name_expr, "scale_shift<__half, 512, 2>");
+    CHECK(c.n_options == 2);   /* no defines: only the standard and the source's folder */
+    su_compile_clear(&c);
+    CHECK(space_user_compile(sp, &b, NULL, &sp->user->ref_kernel, &c, err, sizeof err) == 0);
+    CHECK_STR(c.name_expr, "scale_shift_reference<__half>");
+    su_compile_clear(&c);
+    /* y is a pure output: poisoned, written once; x read once; 2 bytes each in f16 */
+    CHECK(space_user_bytes(sp, &b, choice, err, sizeof err) == 2LL * 2 * 4194304);
+    double atol, rtol;
+    space_user_tolerance(&sp->user->args[0], "f16", &atol, &rtol);
+    CHECK(atol == 1e-3 && rtol == 1e-3);
+    space_user_tolerance(&sp->user->args[0], "f32", &atol, &rtol);
+    CHECK(atol == 1e-5 && rtol == 1e-5);
+    user_space_free(sp);
+}
+
+static void test_every_key(void)
+{
+    space *sp = load("tests/cases/valid/user_every_key.yaml");
+    CHECK(sp != NULL);
+    if (!sp)
+        return;
+    const space_user *u = sp->user;
+    CHECK_STR(sp->kernel, "every_key_case");
+    CHECK(u->n_args == 5 && u->args[0].init == SU_INIT_CONSTANT && u->args[1].init == SU_INIT_ARANGE);
+    double atol, rtol;
+    space_user_tolerance(&u->args[0], "f32", &atol, &rtol);
+    CHECK(atol == 0.01 && rtol == 0.001);
+    space_user_tolerance(&u->args[0], "f16", &atol, &rtol);
+    CHECK(atol == 0.02 && rtol == 1e-3);   /* rel: the f16 default */
+    CHECK(u->peer && strstr(u->peer, "user_every_key.py"));
+    device_info dev;
+    memset(&dev, 0, sizeof dev);
+    dev.cc_major = 9;
+    dev.max_threads_per_block = 1024;
+    space_binding b = {"every_key", "f16", &sp->problems[0], &dev};
+    int choice[2];
+    char err[1024];
+    CHECK(space_config_parse(sp, "block=128,unroll=3", choice) == 0);
+    su_compile c;
+    CHECK(space_user_compile(sp, &b, choice, &u->kernel, &c, err, sizeof err) == 0);
+    int found = 0;
+    for (int i = 0; i < c.n_options; i++)
+        found += strcmp(c.options[i], "-DUNROLL=3") == 0 || strcmp(c.options[i], "-DNAME=case") == 0 ||
+                 strcmp(c.options[i], "-Itests/cases/valid/user_include") == 0 ||
+                 strcmp(c.options[i], "--use_fast_math") == 0;
+    CHECK(found == 4);
+    CHECK_STR(c.name_expr, "every_key<__half, 128>");
+    su_compile_clear(&c);
+    su_launch l;
+    CHECK(space_user_launch(sp, &b, choice, &u->kernel, &l, err, sizeof err) == 0);
+    CHECK(l.grid[0] == 8 && l.shared == 128 * 2);
+    CHECK(space_user_bytes(sp, &b, choice, err, sizeof err) == 3 * 1000 * 2 + 4 * 1000);
+    value v;
+    CHECK(space_user_eval(sp, &b, choice, &u->args[3].value, &v, err, sizeof err) == 0 &&
+          v.kind == VALUE_FLOAT && v.f == 0.25);
+    /* the included header is part of the kernel's files */
+    char **files = NULL;
+    int n = su_kernel_files(&u->kernel, &files, err, sizeof err);
+    CHECK(n == 2 && strstr(files[1], "user_include/user_helpers.cuh"));
+    for (int i = 0; i < n; i++)
+        free(files[i]);
+    free(files);
+    user_space_free(sp);
+}
+
+int main(void)
+{
+    test_types();
+    test_ptx();
+    test_saxpy();
+    test_templated();
+    test_every_key();
+    return CHECK_DONE();
+}

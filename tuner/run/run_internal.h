@@ -1,0 +1,94 @@
+/* run_internal.h: what the run loop's files share (run.c sets up and drives, run_task.c tunes one
+ * problem on one device, run_plan.c orders and shards the work) and nothing else includes. */
+#pragma once
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "backend/backend.h"
+#include "db/db.h"
+#include "run.h"
+#include "search/strategy.h"
+#include "space/space.h"
+#include "user/user_build.h"
+
+/* One unit of work: an op, a dtype and a problem of the space (indices), and what it should
+ * cost to tune (run_plan_cost). */
+typedef struct run_task {
+    int op, dtype, prob;
+    double cost;
+} run_task;
+
+/* The tasks of one device model (name, compute capability, SM count): the devices of a model
+ * share its queue; different models each tune every task. */
+typedef struct run_model {
+    char name[256];
+    int cc_major, cc_minor, sm_count;
+    int *order;              /* task indices in the order they are handed out */
+    int n, next;
+    int *returned;           /* tasks a failed device gave back, handed out first */
+    int n_returned;
+    int alive;               /* devices of this model still working */
+    uk_build *build;         /* a user kernel's compiler for this architecture */
+} run_model;
+
+/* What every device's loop shares; the fields below mu are under it. */
+typedef struct run_shared {
+    const run_options *o;
+    space *sp;
+    const strategy_vtable *svt;
+    const char *strategy_name;
+    int64_t budget_evals;
+    double budget_seconds;
+    uint64_t seed;
+    const char *hash;
+    char space_abs[PATH_MAX];
+    run_task *tasks;
+    int n_tasks;
+    run_model *models;
+    int n_models;
+    double t0;
+    pthread_mutex_t mu;
+    run_summary *sum;
+    int64_t planned, done;
+    int stop;                /* a fatal error: every device stops */
+    int rc;
+    char err[2048];
+} run_shared;
+
+/* One device: its backend, its own database connection and run. */
+typedef struct run_device {
+    run_shared *s;
+    int index;
+    char spec[512];
+    backend *be;
+    device_info dev;
+    int model;
+    db *d;
+    int64_t device_id, run_id;
+    double copy_gbps;
+    int64_t seq;
+    int64_t evaluated;       /* this device's new evaluations */
+    double busy_s;           /* its time in the backend */
+    int fail_after;          /* test hook: the backend "fails" after this many (-1: never) */
+    char current[512];       /* what it tunes now, for the progress line */
+    pthread_t thread;
+} run_device;
+
+/* Tunes one task on one device (the strategy, the budget, resume, compile, evaluate, store).
+ * Returns 0; 1 when the device's backend failed (dv->s->err untouched, why in err: the task
+ * goes back to the queue); -1 on a fatal error (err: the run stops). */
+int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len);
+
+/* The tasks of a space in space order (op, dtype, problem), with their costs for dev. */
+int run_plan_tasks(const run_shared *s, const device_info *dev, run_task **out, int *n,
+                   char *err, size_t len);
+/* Keeps the tasks of shard k (1-based) of n: the tasks are dealt, most costly first, each to the
+ * shard with the least cost so far (the lower shard on a tie), so the shards are balanced by
+ * cost and every shard computes the same split. The kept tasks stay in space order. */
+int run_plan_shard(run_task *tasks, int *n, int k, int shards);
+/* Task indices by cost, most costly first (ties in space order): the queue order that keeps
+ * several devices busy to the end. */
+void run_plan_by_cost(const run_task *tasks, int n, int *order);
+
+double run_now_s(void);

@@ -1,0 +1,209 @@
+/* run_task.c: tuning one task (op, dtype, problem) on one device (run_internal.h): a fresh
+ * strategy proposes configs within the budget; each is skipped when the device's database holds
+ * it for this kernel source (resume), compiled first for a user kernel (a refused variant is a
+ * compile_error row), evaluated by the device's backend, and stored in one transaction. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "run_internal.h"
+#include "search/strategy_common.h"
+#include "space/space_user.h"
+
+double run_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void format_duration(double s, char *buf, size_t len)
+{
+    if (s < 0) s = 0;
+    long t = (long)(s + 0.5);
+    if (t >= 3600) snprintf(buf, len, "%ldh%02ldm", t / 3600, (t / 60) % 60);
+    else if (t >= 60) snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
+    else snprintf(buf, len, "%lds", t);
+}
+
+/* The progress line: done of planned, each device's current task, the ETA. mu held. */
+static void progress_show(run_device *dv)
+{
+    run_shared *s = dv->s;
+    if (!s->o->progress) return;
+    double el = run_now_s() - s->t0;
+    char eta[32] = "?";
+    if (s->done > 0 && s->planned >= s->done)
+        format_duration(el / (double)s->done * (double)(s->planned - s->done), eta, sizeof eta);
+    fprintf(stderr, "\r\033[K[%lld/%lld] %s  ETA %s", (long long)s->done, (long long)s->planned,
+            dv->current, eta);
+    fflush(stderr);
+}
+
+/* The compiled reference of a problem when the reference is a kernel (the user kernel at its
+ * reference config, or another kernel); NULL otherwise. A reference that does not compile stops
+ * the run. */
+static int reference_module(uk_build *build, const space *sp, const space_binding *bind,
+                            const char **out, char *err, size_t len)
+{
+    const space_user *u = sp->user;
+    *out = NULL;
+    if (u->ref != SU_REF_CONFIG && u->ref != SU_REF_KERNEL) return 0;
+    char log[4096];
+    int got = u->ref == SU_REF_CONFIG
+                  ? uk_build_variant(build, bind, u->ref_choice, &u->kernel, out, log,
+                                     sizeof log, err, len)
+                  : uk_build_variant(build, bind, NULL, &u->ref_kernel, out, log, sizeof log,
+                                     err, len);
+    if (got == 1) {
+        for (char *c = log; *c; c++)
+            if (*c == '\n') *c = ' ';
+        snprintf(err, len, "%s:%d:%d: error: the reference does not compile for %s %s: %.600s",
+                 sp->path, u->ref_line, u->ref_col, bind->dtype, bind->problem->text, log);
+    }
+    return got == 0 ? 0 : -1;
+}
+
+int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
+{
+    run_shared *s = dv->s;
+    const space *sp = s->sp;
+    const op_family *fam = sp->family;
+    uk_build *build = s->models[dv->model].build;
+    const problem *pb = &sp->problems[t->prob];
+    const char *op = sp->ops[t->op], *dtype = sp->dtypes[t->dtype];
+    char opfull[256], label[512];
+    snprintf(opfull, sizeof opfull, "%s.%s", sp->kernel, op);
+    snprintf(label, sizeof label, "%s %s %s", opfull, dtype, pb->text);
+    int rc = -1;
+    strategy *st = NULL;
+    eval_result res;
+    memset(&res, 0, sizeof res);
+    int *choice = malloc((size_t)(sp->n_params ? sp->n_params : 1) * sizeof *choice);
+    if (!choice) {
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    if (fam->check_problem(fam, op, dtype, pb, err, len) != 0) goto done;
+    int64_t problem_id, bytes = fam->bytes_moved(fam, op, dtype, pb);
+    if (db_put_problem(dv->d, opfull, dtype, pb->text, fam->elements(fam, pb), bytes,
+                       fam->size_key(fam, pb), &problem_id, err, len) != 0)
+        goto done;
+    space_binding bind = { op, dtype, pb, &dv->dev };
+    const char *ref_module = NULL;
+    if (build) {
+        if (uk_build_prefetch(build, &bind, err, len) != 0) goto done;
+        if (reference_module(build, sp, &bind, &ref_module, err, len) != 0) goto done;
+    }
+    st = s->svt->create(sp, &bind, s->seed, s->budget_evals, err, len);
+    if (!st) goto done;
+    if (s->o->warm_start && strategy_warm_start(&st, dv->d, sp, &bind, err, len) != 0) goto done;
+    pthread_mutex_lock(&s->mu);
+    if (s->o->n_backends > 1)
+        snprintf(dv->current, sizeof dv->current, "[%d] %s", dv->index, label);
+    else
+        snprintf(dv->current, sizeof dv->current, "%s", label);
+    pthread_mutex_unlock(&s->mu);
+    int64_t evals = 0;
+    double t0 = run_now_s(), best_us = 0;
+    char config[1024], best_config[1024] = "";
+    while (st->vt->propose(st, choice) == 1) {
+        if ((s->budget_evals > 0 && evals >= s->budget_evals) ||
+            (s->budget_seconds > 0 && run_now_s() - t0 >= s->budget_seconds)) {
+            pthread_mutex_lock(&s->mu);
+            s->sum->skipped_budget++;
+            pthread_mutex_unlock(&s->mu);
+            break;
+        }
+        space_config_text(sp, choice, config, sizeof config);
+        int have = db_has_evaluation(dv->d, dv->device_id, problem_id, config, s->hash);
+        if (have < 0) { snprintf(err, len, "database read failed"); goto done; }
+        if (have) {
+            /* Resume: hand the strategy what was measured before. */
+            eval_result_clear(&res);
+            db_find_evaluation(dv->d, dv->dev.uuid, opfull, dtype, pb->text, config, &res);
+            st->vt->observe(st, choice, res.status, res.stats.median);
+            evals++;
+            pthread_mutex_lock(&s->mu);
+            s->sum->resumed++;
+            s->done++;
+            pthread_mutex_unlock(&s->mu);
+            continue;
+        }
+        eval_request req = { .kernel = sp->kernel, .op = op, .dtype = dtype, .problem = pb,
+                             .config = config, .measure = sp->measure, .seed = s->seed,
+                             .validate = sp->validate.enabled,
+                             .tolerance_scale = sp->validate.tolerance_scale };
+        eval_result_clear(&res);
+        int compiled = 1;
+        if (build) {
+            char log[4096];
+            int got = uk_build_variant(build, &bind, choice, &sp->user->kernel, &req.module, log,
+                                       sizeof log, err, len);
+            if (got < 0) goto done;
+            if (got == 1) {
+                compiled = 0;
+                res.status = EVAL_COMPILE_ERROR;
+                snprintf(res.error, sizeof res.error, "%s", log);
+            }
+            req.space_path = s->space_abs;
+            req.ref_module = ref_module;
+        }
+        if (compiled) {
+            if (dv->fail_after >= 0 && dv->evaluated >= dv->fail_after) {
+                snprintf(err, len, "simulated failure after %d evaluations (TUNEKIT_TEST_FAIL_DEVICE)",
+                         dv->fail_after);
+                rc = 1;
+                goto done;
+            }
+            double t_eval = run_now_s();
+            if (dv->be->vt->evaluate(dv->be, &req, &res, err, len) != 0) {
+                rc = 1;   /* the device failed: its task goes back to the queue */
+                goto done;
+            }
+            dv->busy_s += run_now_s() - t_eval;
+        }
+        if (res.status == EVAL_UNRECORDED) {
+            pthread_mutex_lock(&s->mu);
+            s->sum->unrecorded++;
+            pthread_mutex_unlock(&s->mu);
+            st->vt->observe(st, choice, res.status, 0);
+            continue;
+        }
+        if (db_put_evaluation(dv->d, dv->run_id, dv->device_id, problem_id, config, s->hash,
+                              &res, bytes, dv->copy_gbps, dv->seq++, err, len) != 0)
+            goto done;
+        dv->evaluated++;
+        st->vt->observe(st, choice, res.status, res.stats.median);
+        if (res.status == EVAL_OK && (best_us == 0 || res.stats.median < best_us)) {
+            best_us = res.stats.median;
+            snprintf(best_config, sizeof best_config, "%s", config);
+        }
+        if (res.status != EVAL_SKIPPED && res.status != EVAL_UNSUPPORTED) evals++;
+        pthread_mutex_lock(&s->mu);
+        s->sum->evaluated++;
+        s->sum->by_status[res.status]++;
+        s->done++;
+        progress_show(dv);
+        pthread_mutex_unlock(&s->mu);
+    }
+    if (s->o->out && best_us > 0) {
+        pthread_mutex_lock(&s->mu);
+        if (s->o->progress) fprintf(stderr, "\r\033[K");
+        double gbps = (double)bytes / (best_us * 1e3);
+        fprintf(s->o->out, "  %-44s %10.2f us %8.1f GB/s", label, best_us, gbps);
+        if (dv->copy_gbps > 0) fprintf(s->o->out, " %5.1f%%", 100.0 * gbps / dv->copy_gbps);
+        fprintf(s->o->out, "  %s", best_config);
+        if (s->o->n_backends > 1)
+            fprintf(s->o->out, "  [%d %s]", dv->index, dv->dev.name);
+        fprintf(s->o->out, "\n");
+        fflush(s->o->out);
+        pthread_mutex_unlock(&s->mu);
+    }
+    rc = 0;
+done:
+    if (st) st->vt->destroy(st);
+    eval_result_clear(&res);
+    free(choice);
+    return rc;
+}
