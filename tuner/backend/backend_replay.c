@@ -103,8 +103,8 @@ static int replay_evaluate(backend *b, const eval_request *req, eval_result *out
         /* the card that recorded this problem (looked up once per problem: the run loop takes
          * the problems one after another) */
         char key[sizeof r->problem];
-        snprintf(key, sizeof key, "%s %s %s", op, req->dtype, req->problem->text);
-        if (strcmp(key, r->problem) != 0) {
+        int key_len = snprintf(key, sizeof key, "%s %s %s", op, req->dtype, req->problem->text);
+        if (key_len < 0 || (size_t)key_len >= sizeof key || strcmp(key, r->problem) != 0) {
             int got = db_model_card(r->source, &r->dev, op, req->dtype, req->problem->text,
                                     r->card, sizeof r->card);
             if (got < 0) {
@@ -114,7 +114,9 @@ static int replay_evaluate(backend *b, const eval_request *req, eval_result *out
                 return -1;
             }
             if (got == 0) snprintf(r->card, sizeof r->card, "%s", r->dev.uuid);
-            snprintf(r->problem, sizeof r->problem, "%s", key);
+            /* a key too long to keep whole is not kept: the next call asks again */
+            snprintf(r->problem, sizeof r->problem, "%s",
+                     key_len >= 0 && (size_t)key_len < sizeof key ? key : "");
         }
         uuid = r->card;
     }
