@@ -132,4 +132,10 @@ same "compile time: the largest problem's winner" "$($T/use2 | tail -n 1)" "$bes
 check_fails "no header for a kernel never measured" 1 $TUNER header --space tests/cases/valid/user_every_key.yaml -o $T/none.h
 [ ! -e $T/none.h ]; same "nothing written" "$?" "0"
 check_fails "header --space refuses a built-in family" 2 $TUNER header --space spaces/elementwise.yaml -o $T/none.h
+
+# the examples' committed report is what their committed measurements give
+check "report the examples" $TUNER report -o $T/exrep examples/gemm/results/nvidia-h100-80gb-hbm3.sql \
+    examples/conv2d/results/nvidia-h100-80gb-hbm3.sql examples/softmax/results/nvidia-h100-80gb-hbm3.sql \
+    examples/vector/results/nvidia-h100-80gb-hbm3.sql -q
+check "examples/report is current (regenerate: see examples/README.md)" diff -r $T/exrep examples/report
 finish

@@ -92,7 +92,14 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
     space_binding bind = { op, dtype, pb, &dv->dev };
     const char *ref_module = NULL;
     if (build) {
-        if (uk_build_prefetch(build, &bind, err, len) != 0) goto done;
+        /* Compile ahead what the search will ask for: the whole space in enumeration order when
+         * it is enumerated (or when most of it will be: at most twice the budget); a search
+         * that jumps around gets each variant compiled when it proposes it. */
+        int64_t configs = space_count(sp, &bind, err, len);
+        if (configs < 0) goto done;
+        if ((strcmp(s->strategy_name, "exhaustive") == 0 && s->budget_evals <= 0) ||
+            (s->budget_evals > 0 && configs <= 2 * s->budget_evals))
+            if (uk_build_prefetch(build, &bind, err, len) != 0) goto done;
         if (reference_module(build, sp, &bind, &ref_module, err, len) != 0) goto done;
     }
     st = s->svt->create(sp, &bind, s->seed, s->budget_evals, err, len);

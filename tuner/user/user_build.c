@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -29,7 +30,7 @@ extern char **environ;
 #include "worker/protocol.h"
 
 enum { E_QUEUED, E_RUNNING, E_OK, E_FAIL };
-enum { LOG_KEEP = 4096, MAX_ENTRIES = 1 << 20, EXITING_MAX = 1024 };
+enum { LOG_KEEP = 65536, MAX_ENTRIES = 1 << 20 };
 
 typedef struct entry {
     char key[65];
@@ -44,12 +45,13 @@ typedef struct entry {
     struct entry *next;      /* queue link */
 } entry;
 
+/* A compiler process: it stays up and compiles request after request (NVRTC loaded once). */
 typedef struct child {
-    pid_t pid;
-    int out;                 /* its stdout */
-    entry *e;
+    pid_t pid;               /* 0: none */
+    int in, out;             /* its stdin (requests), its stdout (answers) */
+    entry *e;                /* the variant it compiles now, NULL when idle */
     char buf[LOG_KEEP + 1024];
-    size_t n;
+    size_t n;                /* bytes of the answer being read */
 } child;
 
 struct uk_build {
@@ -394,16 +396,15 @@ static void wake_pool(uk_build *b)
 
 /* ---- the pool thread ---- */
 
-/* Starts a compiler process for e with posix_spawn (a vfork: its cost does not grow with the
- * parent's memory, as fork's does). 0, or -1 (e is then failed with why). mu held. */
-static int spawn(uk_build *b, entry *e, child *c)
+/* Starts a compiler process with posix_spawn (a vfork: its cost does not grow with the parent's
+ * memory, as fork's does). 0, or -1 with why. */
+static int spawn(uk_build *b, child *c, char *why, size_t len)
 {
     int in[2] = {-1, -1}, out[2] = {-1, -1};
-    char why[256];
     posix_spawn_file_actions_t fa;
     int have_fa = 0;
     if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) {
-        snprintf(why, sizeof why, "cannot start the compiler: pipe: %s", strerror(errno));
+        snprintf(why, len, "cannot start the compiler: pipe: %s", strerror(errno));
         goto fail;
     }
     char *const argv[] = {"tuner", "__compile", NULL};
@@ -414,28 +415,17 @@ static int spawn(uk_build *b, entry *e, child *c)
     if (r == 0) r = posix_spawn_file_actions_adddup2(&fa, out[1], 1);
     if (r == 0) r = posix_spawn(&pid, b->exe, &fa, NULL, argv, environ);
     if (r != 0) {
-        snprintf(why, sizeof why, "cannot start the compiler %s: %s", b->exe, strerror(r));
+        snprintf(why, len, "cannot start the compiler %s: %s", b->exe, strerror(r));
         goto fail;
     }
     posix_spawn_file_actions_destroy(&fa);
     close(in[0]);
     close(out[1]);
-    /* the request is small: it fits in the pipe */
-    size_t n = strlen(e->request), off = 0;
-    while (off < n) {
-        ssize_t w = write(in[1], e->request + off, n - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        off += (size_t)w;
-    }
-    close(in[1]);
     c->pid = pid;
+    c->in = in[1];
     c->out = out[0];
-    c->e = e;
+    c->e = NULL;
     c->n = 0;
-    e->state = E_RUNNING;
     return 0;
 fail:
     if (have_fa)
@@ -446,65 +436,68 @@ fail:
         if (out[i] >= 0)
             close(out[i]);
     }
-    e->state = E_FAIL;
-    e->broken = 1;
-    e->log = strdup(why);
     return -1;
 }
 
-/* Processes that answered and are on their way out, reaped without waiting (their CPU time is
- * counted when they are). mu held. */
-static void reap_exited(uk_build *b, pid_t *exiting, int *n_exiting)
+/* Hands e to an idle compiler (its request is one line: it fits in the pipe). 0, or -1 when the
+ * process is gone (the caller retires it). */
+static int assign(child *c, entry *e)
 {
-    for (int i = 0; i < *n_exiting;) {
-        struct rusage ru;
-        int status;
-        memset(&ru, 0, sizeof ru);
-        pid_t r = wait4(exiting[i], &status, WNOHANG, &ru);
-        if (r == 0 || (r < 0 && errno == EINTR)) {
-            i++;
+    size_t n = strlen(e->request), off = 0;
+    while (off < n) {
+        ssize_t w = write(c->in, e->request + off, n - off);
+        if (w < 0 && errno == EINTR)
             continue;
-        }
-        if (r == exiting[i])
-            b->stats.cpu_s += (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
-                              (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
-        exiting[i] = exiting[--*n_exiting];
+        if (w <= 0)
+            return -1;
+        off += (size_t)w;
     }
+    c->e = e;
+    c->n = 0;
+    e->state = E_RUNNING;
+    return 0;
 }
 
-/* A compiler process closed its stdout: settle its entry from its answer. Its exit is reaped
- * later (reap_exited) unless the answer is missing, when how it ended is the message. mu held. */
-static void settle(uk_build *b, child *c, pid_t *exiting, int *n_exiting)
+/* A compiler process ended (its stdout closed): reap it; its variant, if it had one, failed
+ * (a crash is the variant's failure, an exit without an answer the compiler's). mu held. */
+static void retire(uk_build *b, child *c)
 {
-    int status = 0, reaped = 0;
+    int status = 0;
+    close(c->in);
     close(c->out);
-    c->buf[c->n] = 0;
-    if (!strchr(c->buf, '\n')) {
-        struct rusage ru;
-        memset(&ru, 0, sizeof ru);
-        while (wait4(c->pid, &status, 0, &ru) < 0 && errno == EINTR) {}
-        b->stats.cpu_s += (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
-                          (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
-        reaped = 1;
-    }
-    if (!reaped && *n_exiting == EXITING_MAX) {
-        /* too many on their way out: wait for the oldest */
-        struct rusage ru;
-        memset(&ru, 0, sizeof ru);
-        while (wait4(exiting[0], &status, 0, &ru) < 0 && errno == EINTR) {}
-        b->stats.cpu_s += (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
-                          (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
-        exiting[0] = exiting[--*n_exiting];
-    }
-    if (!reaped)
-        exiting[(*n_exiting)++] = c->pid;
-    b->stats.compiled++;
+    while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR) {}
     entry *e = c->e;
-    c->buf[c->n] = 0;
-    char *nl = strchr(c->buf, '\n');
+    if (e) {
+        char why[512];
+        if (WIFSIGNALED(status))
+            snprintf(why, sizeof why, "the compiler process died: signal %d (%s)",
+                     WTERMSIG(status), strsignal(WTERMSIG(status)));
+        else
+            snprintf(why, sizeof why, "the compiler process (%s __compile) exited with status "
+                     "%d and no answer", b->exe, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        e->state = E_FAIL;
+        e->broken = !WIFSIGNALED(status);
+        e->log = strdup(why);
+        b->stats.compiled++;
+        b->stats.failed++;
+    }
+    memset(c, 0, sizeof *c);
+}
+
+/* An answer line from c: settle its variant. mu held. */
+static void settle(uk_build *b, child *c, const char *line, size_t n)
+{
+    entry *e = c->e;
+    c->e = NULL;
+    if (!e)
+        return;
     wp_msg m;
-    int parsed = nl && wp_parse(c->buf, (size_t)(nl - c->buf), &m, NULL, 0) == 0;
-    const char *st = parsed ? wp_get(&m, "status") : NULL;
+    int parsed = wp_parse(line, n, &m, NULL, 0) == 0;
+    const char *st = parsed ? wp_get(&m, "status") : NULL, *cpu = parsed ? wp_get(&m, "cpu") : NULL;
+    double cpu_s = 0;
+    if (cpu && wp_parse_f64(cpu, &cpu_s) == 0 && cpu_s > 0)
+        b->stats.cpu_s += cpu_s;
+    b->stats.compiled++;
     if (parsed && strcmp(m.type, "compiled") == 0 && st && strcmp(st, "ok") == 0 &&
         (e->cubin = suffixed(e->path, ".cubin"))) {
         e->state = E_OK;
@@ -513,25 +506,12 @@ static void settle(uk_build *b, child *c, pid_t *exiting, int *n_exiting)
         b->stats.failed++;
         const char *log = parsed ? wp_get(&m, strcmp(m.type, "error") == 0 ? "message" : "log")
                                  : NULL;
-        char why[512];
-        /* A compiler that crashed on this variant is the variant's failure; a compiler that
-         * could not start or said it cannot work is the run's. */
-        e->broken = parsed ? strcmp(m.type, "error") == 0 : !WIFSIGNALED(status);
-        if (!log) {
-            if (WIFSIGNALED(status))
-                snprintf(why, sizeof why, "the compiler process died: signal %d (%s)",
-                         WTERMSIG(status), strsignal(WTERMSIG(status)));
-            else
-                snprintf(why, sizeof why, "the compiler process (%s __compile) exited with status "
-                         "%d and no answer", b->exe, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-            log = why;
-        }
-        e->log = strdup(log);
+        /* "compiled status=error": the compiler refused the variant; "error": it cannot work */
+        e->broken = !parsed || strcmp(m.type, "error") == 0;
+        e->log = strdup(log ? log : "the compiler's answer was not understood");
     }
     if (parsed)
         wp_msg_clear(&m);
-    c->e = NULL;
-    c->pid = 0;
 }
 
 static void *pool_main(void *arg)
@@ -539,50 +519,71 @@ static void *pool_main(void *arg)
     uk_build *b = arg;
     child *kids = calloc((size_t)b->jobs, sizeof *kids);
     struct pollfd *fds = calloc((size_t)b->jobs + 1, sizeof *fds);
-    if (!kids || !fds) {
+    int *who = calloc((size_t)b->jobs + 1, sizeof *who);
+    if (!kids || !fds || !who) {
         free(kids);
         free(fds);
-        return NULL;
-    }
-    pid_t *exiting = calloc(EXITING_MAX, sizeof *exiting);
-    int n_exiting = 0;
-    if (!exiting) {
-        free(kids);
-        free(fds);
+        free(who);
         return NULL;
     }
     pthread_mutex_lock(&b->mu);
     for (;;) {
-        reap_exited(b, exiting, &n_exiting);
-        int running = 0;
-        for (int i = 0; i < b->jobs; i++)
-            running += kids[i].pid > 0;
-        while (!b->stop && running < b->jobs && (b->u_head || b->q_head)) {
+        /* hand out work: urgent first, to idle compilers, starting one where none is idle */
+        while (!b->stop && (b->u_head || b->q_head)) {
+            int slot = -1;
+            for (int i = 0; i < b->jobs && slot < 0; i++)
+                if (kids[i].pid > 0 && !kids[i].e)
+                    slot = i;
+            for (int i = 0; i < b->jobs && slot < 0; i++)
+                if (kids[i].pid == 0) {
+                    char why[512];
+                    if (spawn(b, &kids[i], why, sizeof why) == 0) {
+                        slot = i;
+                    } else {
+                        /* no compiler can start: fail the next variant with why */
+                        entry *e = b->u_head ? b->u_head : b->q_head;
+                        queue_remove(e == b->u_head ? &b->u_head : &b->q_head,
+                                     e == b->u_head ? &b->u_tail : &b->q_tail, e);
+                        e->state = E_FAIL;
+                        e->broken = 1;
+                        e->log = strdup(why);
+                        b->stats.failed++;
+                        pthread_cond_broadcast(&b->done);
+                    }
+                    break;
+                }
+            if (slot < 0)
+                break;   /* all busy */
             entry *e = b->u_head ? b->u_head : b->q_head;
             if (e == b->u_head)
                 queue_remove(&b->u_head, &b->u_tail, e);
             else
                 queue_remove(&b->q_head, &b->q_tail, e);
-            int slot = 0;
-            while (kids[slot].pid > 0)
-                slot++;
-            if (spawn(b, e, &kids[slot]) != 0) {
-                b->stats.failed++;
-                pthread_cond_broadcast(&b->done);
-                continue;
+            if (assign(&kids[slot], e) != 0) {
+                /* the process is gone: its variant goes back first; poll will retire it */
+                e->state = E_QUEUED;
+                e->urgent = 1;
+                queue_push(&b->u_head, &b->u_tail, e);
+                kids[slot].e = NULL;
+                retire(b, &kids[slot]);
             }
-            running++;
         }
-        if (b->stop && running == 0 && n_exiting == 0)
+        int busy = 0, alive = 0;
+        for (int i = 0; i < b->jobs; i++) {
+            alive += kids[i].pid > 0;
+            busy += kids[i].pid > 0 && kids[i].e != NULL;
+        }
+        if (b->stop && busy == 0)
             break;
         int nf = 0;
         fds[nf++] = (struct pollfd){b->wake[0], POLLIN, 0};
         for (int i = 0; i < b->jobs; i++)
-            if (kids[i].pid > 0)
+            if (kids[i].pid > 0) {
+                who[nf] = i;
                 fds[nf++] = (struct pollfd){kids[i].out, POLLIN, 0};
+            }
         pthread_mutex_unlock(&b->mu);
-        /* while processes are on their way out, look again soon to reap them */
-        int r = poll(fds, (nfds_t)nf, n_exiting ? 5 : -1);
+        int r = poll(fds, (nfds_t)nf, -1);
         pthread_mutex_lock(&b->mu);
         if (r < 0)
             continue;
@@ -594,35 +595,40 @@ static void *pool_main(void *arg)
         for (int f = 1; f < nf; f++) {
             if (!fds[f].revents)
                 continue;
-            child *c = NULL;
-            for (int i = 0; i < b->jobs && !c; i++)
-                if (kids[i].pid > 0 && kids[i].out == fds[f].fd)
-                    c = &kids[i];
-            if (!c)
-                continue;
-            ssize_t got = 0;
-            if (c->n < sizeof c->buf - 1)
-                got = read(c->out, c->buf + c->n, sizeof c->buf - 1 - c->n);
-            else {
-                char sink[4096];
-                got = read(c->out, sink, sizeof sink);
-            }
-            if (got > 0 && c->n < sizeof c->buf - 1) {
-                c->n += (size_t)got;
-                continue;
-            }
+            child *c = &kids[who[f]];
+            ssize_t got = read(c->out, c->buf + c->n, sizeof c->buf - 1 - c->n);
             if (got < 0 && (errno == EINTR || errno == EAGAIN))
                 continue;
-            if (got > 0)
+            if (got <= 0) {
+                retire(b, c);
+                pthread_cond_broadcast(&b->done);
                 continue;
-            settle(b, c, exiting, &n_exiting);
+            }
+            c->n += (size_t)got;
+            c->buf[c->n] = 0;
+            char *nl = memchr(c->buf, '\n', c->n);
+            if (!nl && c->n < sizeof c->buf - 1)
+                continue;
+            size_t line = nl ? (size_t)(nl - c->buf) : c->n;
+            settle(b, c, c->buf, line);
+            /* an answer longer than the buffer is cut; what follows it is dropped */
+            size_t rest = nl ? c->n - line - 1 : 0;
+            memmove(c->buf, c->buf + c->n - rest, rest);
+            c->n = rest;
             pthread_cond_broadcast(&b->done);
         }
+        (void)alive;
     }
+    /* the end: close the compilers' input, they exit */
+    for (int i = 0; i < b->jobs; i++)
+        if (kids[i].pid > 0) {
+            kids[i].e = NULL;
+            retire(b, &kids[i]);
+        }
     pthread_mutex_unlock(&b->mu);
     free(kids);
     free(fds);
-    free(exiting);
+    free(who);
     return NULL;
 }
 
@@ -716,6 +722,12 @@ void uk_build_close(uk_build *b)
 
 int uk_build_prefetch(uk_build *b, const space_binding *bind, char *err, size_t len)
 {
+    return uk_build_prefetch_some(b, bind, 0, err, len);
+}
+
+int uk_build_prefetch_some(uk_build *b, const space_binding *bind, int64_t most, char *err,
+                           size_t len)
+{
     const space *sp = b->sp;
     int *choice = calloc((size_t)sp->n_params + 1, sizeof *choice);
     if (!choice) {
@@ -724,9 +736,10 @@ int uk_build_prefetch(uk_build *b, const space_binding *bind, char *err, size_t 
     }
     space_iter it;
     space_iter_init(&it, sp, bind);
-    int r, rc = 0, queued = 0;
+    int r = 0, rc = 0, queued = 0;
+    int64_t seen = 0;
     pthread_mutex_lock(&b->mu);
-    while (rc == 0 && (r = space_iter_next(&it, choice)) == 1) {
+    while (rc == 0 && (most <= 0 || seen++ < most) && (r = space_iter_next(&it, choice)) == 1) {
         su_compile c;
         entry *e;
         if (space_user_compile(sp, bind, choice, &sp->user->kernel, &c, err, len) != 0) {
@@ -850,7 +863,9 @@ int uk_build_precheck(uk_build *b, char *err, size_t len)
     const space *sp = b->sp;
     const space_user *u = sp->user;
     space_binding bind = {sp->ops[0], sp->dtypes[0], &sp->problems[0], &b->dev};
-    if (uk_build_prefetch(b, &bind, err, len) != 0)
+    /* a window ahead, not the whole space: a large space must not keep the compilers busy with
+     * variants a search will never ask for */
+    if (uk_build_prefetch_some(b, &bind, 4 * (int64_t)b->jobs, err, len) != 0)
         return -1;
     int *choice = calloc((size_t)sp->n_params + 1, sizeof *choice);
     char *first_log = NULL;
@@ -1008,9 +1023,8 @@ static int write_file(const char *path, const void *data, size_t n)
     return 0;
 }
 
-/* Writes the one answer line. The process ends right after it (uk_compile_main): nothing it
- * holds needs releasing, and a quick exit frees its slot in the pool sooner. */
-static void answer(const char *type, const char *key, const char *text)
+/* Writes one answer line: `compiled status=ok|error [log=...] cpu=S` or `error message=...`. */
+static void answer(const char *type, const char *key, const char *text, double cpu_s)
 {
     wp_buf w = {0};
     wp_begin(&w, type);
@@ -1018,10 +1032,14 @@ static void answer(const char *type, const char *key, const char *text)
         wp_add(&w, "status", text ? "error" : "ok");
     if (text)
         wp_add(&w, key, text);
+    if (cpu_s > 0)
+        wp_add_double(&w, "cpu", cpu_s);
     if (wp_end(&w) == 0) {
         size_t off = 0;
         while (off < w.len) {
             ssize_t n = write(1, w.s + off, w.len - off);
+            if (n < 0 && errno == EINTR)
+                continue;
             if (n <= 0)
                 break;
             off += (size_t)n;
@@ -1030,60 +1048,49 @@ static void answer(const char *type, const char *key, const char *text)
     wp_buf_free(&w);
 }
 
-int uk_compile_main(void)
+static double cpu_now(void)
 {
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n = getline(&line, &cap, stdin);
-    wp_msg m;
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One request: compile, write the cache files, answer. */
+static void compile_one(const nvrtc_api *api, const wp_msg *m)
+{
+    double cpu0 = cpu_now();
     char err[1024];
-    int rc = 2;
-    nvrtc_api api;
-    memset(&api, 0, sizeof api);
     nvrtcProgram prog = NULL;
     char *src = NULL, *log = NULL, *ptx = NULL, *cubin = NULL, *opts_copy = NULL;
+    char *meta = NULL, *cubin_path = NULL, *meta_path = NULL, *fail = NULL;
     const char **opts = NULL;
-    memset(&m, 0, sizeof m);
-    if (n <= 0 || wp_parse(line, (size_t)n, &m, err, sizeof err) != 0 ||
-        strcmp(m.type, "compile") != 0) {
-        answer("error", "message", n <= 0 ? "compile: no request" : "compile: bad request");
-        goto done;
-    }
-    const char *source = wp_get(&m, "source"), *name = wp_get(&m, "name"),
-               *arch = wp_get(&m, "arch"), *include = wp_get(&m, "include"),
-               *out = wp_get(&m, "out"), *options = wp_get(&m, "options");
-    if (!source || !name || !arch || !out || !options) {
-        answer("error", "message", "compile: incomplete request");
-        goto done;
-    }
-    if (nvrtc_load(&api, err, sizeof err) != 0) {
-        answer("error", "message", err);
-        goto done;
+    const char *source = wp_get(m, "source"), *name = wp_get(m, "name"),
+               *arch = wp_get(m, "arch"), *include = wp_get(m, "include"),
+               *out = wp_get(m, "out"), *options = wp_get(m, "options");
+    if (strcmp(m->type, "compile") != 0 || !source || !name || !arch || !out || !options) {
+        answer("error", "message", "compile: incomplete request", 0);
+        return;
     }
     FILE *f = fopen(source, "rb");
     if (!f) {
         snprintf(err, sizeof err, "%s: %s", source, strerror(errno));
-        answer("error", "message", err);
-        goto done;
+        answer("error", "message", err, 0);
+        return;
     }
     src = malloc(16 << 20);
     size_t got = src ? fread(src, 1, (16 << 20) - 1, f) : 0;
     fclose(f);
-    if (!src) {
-        answer("error", "message", "out of memory");
-        goto done;
-    }
-    src[got] = 0;
     /* options: one per line, then the architecture and the toolkit's headers */
     opts_copy = strdup(options);
     int n_opts = 2;
     for (const char *p = options; *p; p++)
         n_opts += *p == '\n';
     opts = calloc((size_t)n_opts + 2, sizeof *opts);
-    if (!opts_copy || !opts) {
-        answer("error", "message", "out of memory");
+    if (!src || !opts_copy || !opts) {
+        answer("error", "message", "out of memory", 0);
         goto done;
     }
+    src[got] = 0;
     int k = 0;
     for (char *save = NULL, *tok = strtok_r(opts_copy, "\n", &save); tok;
          tok = strtok_r(NULL, "\n", &save))
@@ -1095,44 +1102,41 @@ int uk_compile_main(void)
         snprintf(inc_opt, sizeof inc_opt, "-I%s", include);
         opts[k++] = inc_opt;
     }
-    nvrtcResult r = api.create(&prog, src, source, 0, NULL, NULL);
+    nvrtcResult r = api->create(&prog, src, source, 0, NULL, NULL);
     if (r == NVRTC_SUCCESS)
-        r = api.add_name(prog, name);
+        r = api->add_name(prog, name);
     if (r != NVRTC_SUCCESS) {
-        snprintf(err, sizeof err, "nvrtc: %s", api.error_string(r));
-        answer("error", "message", err);
+        snprintf(err, sizeof err, "nvrtc: %s", api->error_string(r));
+        answer("error", "message", err, 0);
         goto done;
     }
-    nvrtcResult cr = api.compile(prog, k, opts);
+    nvrtcResult cr = api->compile(prog, k, opts);
     size_t log_n = 0;
-    api.log_size(prog, &log_n);
+    api->log_size(prog, &log_n);
     log = calloc(log_n + 1, 1);
     if (log && log_n)
-        api.log(prog, log);
+        api->log(prog, log);
     if (cr != NVRTC_SUCCESS) {
-        char *fail = suffixed(out, ".fail");
-        const char *text = log && *log ? log : api.error_string(cr);
-        if (fail)
+        const char *text = log && *log ? log : api->error_string(cr);
+        if ((fail = suffixed(out, ".fail")))
             write_file(fail, text, strlen(text));
-        free(fail);
-        answer("compiled", "log", text);
-        rc = 0;
+        answer("compiled", "log", text, cpu_now() - cpu0);
         goto done;
     }
     const char *lowered = NULL;
     size_t ptx_n = 0, cubin_n = 0;
-    if (api.lowered_name(prog, name, &lowered) != NVRTC_SUCCESS || !lowered ||
-        api.ptx_size(prog, &ptx_n) != NVRTC_SUCCESS || api.cubin_size(prog, &cubin_n) != NVRTC_SUCCESS ||
-        !cubin_n) {
-        answer("compiled", "log", "NVRTC gave no cubin or no lowered name for the function");
-        rc = 0;
+    if (api->lowered_name(prog, name, &lowered) != NVRTC_SUCCESS || !lowered ||
+        api->ptx_size(prog, &ptx_n) != NVRTC_SUCCESS ||
+        api->cubin_size(prog, &cubin_n) != NVRTC_SUCCESS || !cubin_n) {
+        answer("compiled", "log", "NVRTC gave no cubin or no lowered name for the function",
+               cpu_now() - cpu0);
         goto done;
     }
     ptx = malloc(ptx_n + 1);
     cubin = malloc(cubin_n);
-    if (!ptx || !cubin || api.ptx(prog, ptx) != NVRTC_SUCCESS ||
-        api.cubin(prog, cubin) != NVRTC_SUCCESS) {
-        answer("error", "message", "reading NVRTC's output failed");
+    if (!ptx || !cubin || api->ptx(prog, ptx) != NVRTC_SUCCESS ||
+        api->cubin(prog, cubin) != NVRTC_SUCCESS) {
+        answer("error", "message", "reading NVRTC's output failed", 0);
         goto done;
     }
     ptx[ptx_n] = 0;
@@ -1140,37 +1144,69 @@ int uk_compile_main(void)
     int np = uk_ptx_params(ptx, lowered, sizes, 256);
     if (np < 0) {
         snprintf(err, sizeof err, "the PTX has no entry %s", lowered);
-        answer("compiled", "log", err);
-        rc = 0;
+        answer("compiled", "log", err, cpu_now() - cpu0);
         goto done;
     }
     /* meta: the lowered name, the parameters' sizes, then the compiler's messages */
     size_t meta_cap = strlen(lowered) + 64 + (size_t)np * 12 + (log ? strlen(log) : 0);
-    char *meta = malloc(meta_cap);
-    char *cubin_path = suffixed(out, ".cubin"), *meta_path = suffixed(out, ".meta");
+    meta = malloc(meta_cap);
+    cubin_path = suffixed(out, ".cubin");
+    meta_path = suffixed(out, ".meta");
     if (!meta || !cubin_path || !meta_path) {
-        free(meta);
-        free(cubin_path);
-        free(meta_path);
-        answer("error", "message", "out of memory");
+        answer("error", "message", "out of memory", 0);
         goto done;
     }
     size_t at = (size_t)snprintf(meta, meta_cap, "lowered %s\nparams", lowered);
     for (int i = 0; i < np; i++)
         at += (size_t)snprintf(meta + at, meta_cap - at, " %d", sizes[i]);
     at += (size_t)snprintf(meta + at, meta_cap - at, "\nlog %s\n", log ? log : "");
-    int wrote = write_file(cubin_path, cubin, cubin_n) == 0 &&
-                write_file(meta_path, meta, at) == 0;   /* meta last: it marks completion */
+    /* meta last: it marks a complete entry */
+    if (write_file(cubin_path, cubin, cubin_n) != 0 || write_file(meta_path, meta, at) != 0) {
+        snprintf(err, sizeof err, "cannot write %s.cubin: %s", out, strerror(errno));
+        answer("error", "message", err, 0);
+        goto done;
+    }
+    answer("compiled", "log", NULL, cpu_now() - cpu0);
+done:
+    if (prog)
+        api->destroy(&prog);
+    free(src);
+    free(log);
+    free(ptx);
+    free(cubin);
+    free(opts_copy);
+    free(opts);
     free(meta);
     free(cubin_path);
     free(meta_path);
-    if (!wrote) {
-        snprintf(err, sizeof err, "cannot write %s.cubin: %s", out, strerror(errno));
-        answer("error", "message", err);
-        goto done;
+    free(fail);
+}
+
+int uk_compile_main(void)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    char err[1024];
+    nvrtc_api api;
+    if (nvrtc_load(&api, err, sizeof err) != 0) {
+        /* say so to the first request, then end */
+        if (getline(&line, &cap, stdin) > 0)
+            answer("error", "message", err, 0);
+        free(line);
+        return 2;
     }
-    answer("compiled", "log", NULL);
-    rc = 0;
-done:
-    _exit(rc);   /* see answer(): no teardown of NVRTC or the buffers */
+    /* requests until the pool closes stdin */
+    while ((n = getline(&line, &cap, stdin)) > 0) {
+        wp_msg m;
+        if (wp_parse(line, (size_t)n, &m, err, sizeof err) != 0) {
+            answer("error", "message", "compile: bad request", 0);
+            wp_msg_clear(&m);
+            continue;
+        }
+        compile_one(&api, &m);
+        wp_msg_clear(&m);
+    }
+    free(line);
+    _exit(0);   /* nothing needs releasing: NVRTC's teardown would only cost time */
 }

@@ -36,8 +36,11 @@ int uk_build_open(const space *sp, const device_info *dev, const char *cache_dir
 /* Stops the pool (waits for the compilations under way) and frees everything. */
 void uk_build_close(uk_build *b);
 
-/* Queues every variant of a binding the constraints allow, in enumeration order. */
+/* Queues every variant of a binding the constraints allow, in enumeration order (the first
+ * `most` of them; most <= 0: all). */
 int uk_build_prefetch(uk_build *b, const space_binding *bind, char *err, size_t len);
+int uk_build_prefetch_some(uk_build *b, const space_binding *bind, int64_t most, char *err,
+                           size_t len);
 
 /* The cubin of a variant of kernel k (the user kernel, or the reference kernel with choice
  * NULL), compiling it now if needed (ahead of everything queued). Returns 0 with *cubin (valid
