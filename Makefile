@@ -1,7 +1,7 @@
-# Makefile: builds the tuner (build/tuner), the kernel library (build/libtunekit.a), the tests,
-# and runs them. `make run` tunes on this machine's GPU (or explains and replays without one);
-# `make test` is what CI runs. STATIC=1 links SQLite, libyaml and GSL statically so build/tuner
-# runs on a GPU machine that has none of their packages.
+# Makefile: builds the tuner (build/tuner), the kernel library (build/libtunekit.a, and .so for
+# `make install PREFIX=...`), the tests, and runs them. `make run` tunes on this machine's GPU (or
+# explains and replays without one); `make test` is what CI runs. STATIC=1 links SQLite, libyaml,
+# GSL and liblzma statically so build/tuner runs on a GPU machine that has none of their packages.
 
 # Parallel by default: one job per core unless the command line gives -j.
 ifeq ($(filter -j%,$(MAKEFLAGS)),)
@@ -24,9 +24,9 @@ NVFLAGS  += -std=c++17 -Xcompiler -Wall,-Wextra,-Werror -MMD -MP \
             -gencode arch=compute_90,code=compute_90
 
 ifeq ($(STATIC),1)
-DEPLIBS := -Wl,-Bstatic -lsqlite3 -lyaml -lgsl -lgslcblas -Wl,-Bdynamic
+DEPLIBS := -Wl,-Bstatic -lsqlite3 -lyaml -lgsl -lgslcblas -llzma -Wl,-Bdynamic
 else
-DEPLIBS := -lsqlite3 -lyaml -lgsl -lgslcblas
+DEPLIBS := -lsqlite3 -lyaml -lgsl -lgslcblas -llzma
 endif
 LDLIBS := -L$(CUDA_HOME)/lib64 $(B)/libtunekit.a -lcudart_static $(DEPLIBS) -lstdc++ -lm -ldl -lpthread -lrt
 
@@ -80,16 +80,26 @@ $(B)/obj/tuner/%.o: tuner/%.c $(GEN) | $(B)/.deps-ok
 $(B)/obj/tuner/%.o: tuner/%.cu $(GEN) | $(B)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -Ituner -Ikernels -c $< -o $@
+# Kernel objects are position-independent: the same objects make libtunekit.a and libtunekit.so.
 $(B)/obj/kernels/%.o: kernels/%.cu | $(B)/.deps-ok
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVFLAGS) -c $< -o $@
+	$(NVCC) $(NVFLAGS) -Xcompiler -fPIC -c $< -o $@
 $(B)/obj/kernels/%.o: kernels/%.c | $(B)/.deps-ok
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -fPIC -c $< -o $@
 
 $(B)/libtunekit.a: $(KERNEL_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
+# The shared library: soname libtunekit.so.<major>, linked against the CUDA runtime's shared
+# library (what a program using it links too).
+TK_VERSION := 0.1.0
+TK_SONAME  := libtunekit.so.$(firstword $(subst ., ,$(TK_VERSION)))
+$(B)/libtunekit.so: $(KERNEL_OBJ)
+	$(CC) -shared -Wl,-soname,$(TK_SONAME) -Wl,--no-undefined -o $(B)/libtunekit.so.$(TK_VERSION) \
+	    $^ -L$(CUDA_HOME)/lib64 -lcudart -lstdc++ -lm -lpthread
+	ln -sf libtunekit.so.$(TK_VERSION) $(B)/$(TK_SONAME)
+	ln -sf $(TK_SONAME) $@
 $(B)/libtuner.a: $(TUNER_LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -120,11 +130,11 @@ header-check: $(B)/tuner
 run: all
 	@bash scripts/make-run.sh
 
-install: all
-	install -d $(PREFIX)/bin $(PREFIX)/lib $(PREFIX)/include/tunekit
-	install -m 755 $(B)/tuner $(PREFIX)/bin/tuner
-	install -m 644 $(B)/libtunekit.a $(PREFIX)/lib/libtunekit.a
-	install -m 644 kernels/tunekit.h kernels/tuned_lookup.h $(KERNEL_FAMILY_H) $(PREFIX)/include/tunekit/
+# tuner, libtunekit.a and .so, the public headers, pkg-config and CMake package files under
+# $(DESTDIR)$(PREFIX) (scripts/install.sh says what goes where).
+install: all $(B)/libtunekit.so
+	@sh scripts/install.sh "$(DESTDIR)" "$(PREFIX)" "$(B)" "$(TK_VERSION)" "$(CUDA_HOME)" \
+	    kernels/tunekit.h kernels/tuned_lookup.h $(KERNEL_FAMILY_H)
 
 clean:
 	rm -rf $(B)

@@ -1,11 +1,12 @@
 #!/bin/sh
-# deps.sh: makes sure the build's -dev packages (SQLite, libyaml, GSL) and the CUDA compiler are
-# present. Installs the packages with apt-get when running as root; otherwise prints the exact
-# command and fails. Called by make before the first compile.
+# deps.sh: makes sure the build's -dev packages (SQLite, libyaml, GSL, liblzma) and the CUDA
+# compiler are present. Installs the packages with apt-get when running as root; otherwise prints
+# the exact command and fails. Called by make before the first compile.
 missing=""
 [ -f /usr/include/sqlite3.h ] || missing="$missing libsqlite3-dev"
 [ -f /usr/include/yaml.h ] || missing="$missing libyaml-dev"
 [ -f /usr/include/gsl/gsl_rng.h ] || missing="$missing libgsl-dev"
+[ -f /usr/include/lzma.h ] || missing="$missing liblzma-dev"
 if [ -n "$missing" ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "make: installing$missing"

@@ -3,7 +3,7 @@
 # (make STATIC=1 here, then run this there): the GPU tests, the tuning run of the given spaces
 # into one database, PyTorch timed on the same problems in the same job (scripts/peers.py), and
 # the database dumped for db/results/. Everything it produces goes under $OUT (default build/out):
-#   gpu-test.log, tune.log, peers.log, best.txt, <gpu-model>.sql
+#   gpu-test.log, tune.log, peers.log, best.txt, <gpu-model>.sql.xz
 # usage: scripts/gpu_session.sh [--no-gpu-test] [--no-peers] SPACE...
 set -u
 cd "$(dirname "$0")/.."
@@ -37,6 +37,6 @@ if [ $peers = 1 ]; then
 fi
 $T best --db "$DB" --compare > "$OUT/best.txt"
 model=$(python3 -c 'import sqlite3,sys,re; n=sqlite3.connect(sys.argv[1]).execute("select name from devices order by id limit 1").fetchone()[0]; print(re.sub(r"[^a-z0-9]+","-",n.lower()).strip("-"))' "$DB")
-$T db export --db "$DB" -o "$OUT/$model.sql"
+$T db export --db "$DB" -o "$OUT/$model.sql.xz"
 $T db check --db "$DB"
 ls -la "$OUT"

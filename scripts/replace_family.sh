@@ -3,10 +3,11 @@
 # dump's (the family re-measured after its kernel changed, so its old rows no longer describe the
 # code): the family's evaluations, samples and PyTorch times go, with the runs, problems and
 # configs left without rows; the new dump's rows come in (less its runs that measured nothing);
-# the database is checked and exported over the old dump. Then `tuner header` and `tuner report -o reports/`. Needs the sqlite3 CLI.
-# usage: scripts/replace_family.sh DUMP.sql FAMILY NEW.sql [TUNER]
+# the database is checked and exported over the old dump, in its form (.sql.xz compressed, .sql
+# text). Then `tuner header` and `tuner report -o reports/`. Needs the sqlite3 CLI.
+# usage: scripts/replace_family.sh DUMP.sql.xz FAMILY NEW.sql.xz [TUNER]
 set -eu
-[ $# -ge 3 ] || { echo "usage: $0 DUMP.sql FAMILY NEW.sql [TUNER]" >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: $0 DUMP.sql.xz FAMILY NEW.sql.xz [TUNER]" >&2; exit 2; }
 dump=$1 fam=$2 new=$3 T=${4:-build/tuner}
 case "$fam" in *[!a-z0-9_]*|"") echo "$0: bad family name '$fam'" >&2; exit 2 ;; esac
 tmp=$(mktemp -d)
@@ -32,6 +33,7 @@ DELETE FROM devices WHERE id NOT IN (SELECT device_id FROM runs)
 COMMIT;
 SQL
 $T db check --db "$tmp/m.db"
-$T db export --db "$tmp/m.db" -o "$tmp/out.sql"
-mv "$tmp/out.sql" "$dump"
+out="$tmp/$(basename "$dump")"   # the same name: export compresses a .xz one
+$T db export --db "$tmp/m.db" -o "$out"
+mv "$out" "$dump"
 echo "$0: $dump: family $fam replaced from $new"

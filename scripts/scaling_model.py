@@ -7,7 +7,7 @@ costly first to whichever device is free (run/run_plan.c). Prints, per N, the mo
 the speed-up over one device and each device's busy fraction. A model, not a measurement: it
 assumes the devices are identical and independent (no shared host bottleneck).
 
-    python3 scripts/scaling_model.py db/results/nvidia-h200.sql [--devices 1,2,4,8]
+    python3 scripts/scaling_model.py db/results/nvidia-h200.sql.xz [--devices 1,2,4,8]
 """
 import argparse
 import datetime

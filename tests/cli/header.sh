@@ -2,7 +2,7 @@
 # header.sh: the generated header is deterministic, `--check` passes on the committed header and
 # fails when the header or a dump changes, and a failed generation leaves no file behind.
 source "$(dirname "$0")/lib.sh"
-FX=tests/fixtures/synthetic_elementwise.sql
+FX=tests/fixtures/synthetic_elementwise.sql.xz
 
 check "committed header is current" $TUNER header --check
 check "generate" $TUNER header -o $T/h1.h $FX -q

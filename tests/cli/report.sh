@@ -5,7 +5,7 @@
 # the folder replaced as a whole, a convergence figure for a recorded random-strategy run, and the
 # committed report under reports/ being what the committed measurements give (like header --check).
 source "$(dirname "$0")/lib.sh"
-FX=tests/fixtures/synthetic_elementwise.sql
+FX=tests/fixtures/synthetic_elementwise.sql.xz
 SLUG=synthetic-gpu-test-fixture-not-a-measurement
 
 start=$(date +%s)
@@ -121,7 +121,7 @@ check "convergence text" grep -qE 'Run 1: strategy `random`, seed 3, .*: [0-9]+ 
 
 # the committed report is what the committed measurements give
 shopt -s nullglob
-dumps=(db/results/*.sql)
+dumps=(db/results/*.sql.xz db/results/*.sql)
 if [ ${#dumps[@]} -gt 0 ]; then
     check "report the committed measurements" $TUNER report -o $T/committed -q
     for d in $T/committed/*/; do

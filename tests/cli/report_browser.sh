@@ -7,7 +7,7 @@
 # the synthetic fixture, and every committed report under reports/. Skips, saying so, when no
 # Chromium is installed (.ci/report-deps.sh installs it).
 source "$(dirname "$0")/lib.sh"
-FX=tests/fixtures/synthetic_elementwise.sql
+FX=tests/fixtures/synthetic_elementwise.sql.xz
 
 browser=""
 for b in chromium chromium-browser google-chrome google-chrome-stable; do

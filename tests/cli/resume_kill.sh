@@ -5,7 +5,7 @@
 # a measured (warm) uninterrupted run, so they land mid-run on any machine speed. Then the same
 # with three devices sharing the work (--devices: a thread and a database connection each).
 source "$(dirname "$0")/lib.sh"
-FX=tests/fixtures/synthetic_elementwise.sql
+FX=tests/fixtures/synthetic_elementwise.sql.xz
 SP=tests/fixtures/elementwise_small.yaml
 
 check "uninterrupted run" $TUNER run $SP --backend replay:$FX --db $T/ref.db -q

@@ -7,7 +7,7 @@
 # than problems, exported and merged, give the rows, the winners and the header of one run.
 # Merging reports conflicts by its rule (the rows already there stay).
 source "$(dirname "$0")/lib.sh"
-FX=tests/fixtures/synthetic_elementwise.sql
+FX=tests/fixtures/synthetic_elementwise.sql.xz
 SP=tests/fixtures/elementwise_small.yaml
 rows='select d.uuid, p.op, p.dtype, p.shape, c.text, e.kernel_hash, e.status, e.median_us, e.n_runs
       from evaluations e join devices d on d.id = e.device_id join problems p on p.id = e.problem_id
@@ -40,8 +40,9 @@ check "the same command resumes it" $TUNER run $SP --backend replay:$FX --db $T/
 same "and completes it" "$(sql $T/dead.db "$rows")" "$want_rows"
 
 # two models: a second synthetic device (another name and uuid) replayed beside the first
-sed -e 's/Synthetic GPU (test fixture, not a measurement)/Other synthetic GPU (test fixture, not a measurement)/' \
-    -e 's/GPU-00000000-0000-0000-0000-00000000f1c7/GPU-00000000-0000-0000-0000-00000000f2c7/g' $FX > $T/other.sql
+$TUNER db export --db $FX |
+    sed -e 's/Synthetic GPU (test fixture, not a measurement)/Other synthetic GPU (test fixture, not a measurement)/' \
+        -e 's/GPU-00000000-0000-0000-0000-00000000f1c7/GPU-00000000-0000-0000-0000-00000000f2c7/g' > $T/other.sql
 check "two models" $TUNER run $SP --backend replay:$FX --backend replay:$T/other.sql --db $T/two.db -q
 same "each model tunes every problem" \
     "$(sql $T/two.db 'select count(*) from evaluations e join devices d on d.id = e.device_id group by d.name order by 1')" \

@@ -7,7 +7,7 @@
 # exhaustive space under a budget smaller than the space is searched with the default search
 # strategy instead.
 source "$(dirname "$0")/lib.sh"
-FX=tests/fixtures/synthetic_elementwise.sql
+FX=tests/fixtures/synthetic_elementwise.sql.xz
 SP=tests/fixtures/elementwise_small.yaml
 UUID=GPU-00000000-0000-0000-0000-00000000f1c7
 
@@ -43,9 +43,10 @@ check_fails "missing dump" 1 $TUNER strategies $SP --replay $T/missing.sql
 check "strategies --help" $TUNER strategies --help
 
 # ---- warm start: a second, older GPU recorded the same winners ----
-sed -e "s/$UUID/GPU-00000000-0000-0000-0000-0000000000a8/g" \
+# (the fixture's text, as the tuner exports it, with the device's uuid, name and cc changed)
+$TUNER db export --db $FX | sed -e "s/$UUID/GPU-00000000-0000-0000-0000-0000000000a8/g" \
     -e "s/'Synthetic GPU (test fixture, not a measurement)',9,0,/'Older synthetic GPU (test fixture)',8,0,/" \
-    $FX > $T/other.sql
+    > $T/other.sql
 check "import the other GPU" $TUNER db import $T/other.sql --db $T/w.db -q
 check "warm-started run, 1 evaluation per problem" \
     $TUNER run $SP --backend replay:$FX --db $T/w.db --warm-start --strategy random --budget-evals 1 --seed 1 -q

@@ -3,8 +3,10 @@
  * migrating a version-0 database, the run loop's writes (one transaction per evaluation, rolled
  * back on failure, survived by a killed writer), resume and replay lookups, the best view's
  * order and tie-break, the deterministic dump (same bytes for the same content in any insertion
- * order, export -> import -> export identity, loading with the sqlite3 shell), idempotent import
- * and merge, and db_check on a clean and on a planted-inconsistent database. */
+ * order, export -> import -> export identity, loading with the sqlite3 shell), its compressed
+ * form (.sql.xz: the same identity byte for byte, truncated or corrupt files refused), the card
+ * of a GPU model that recorded a problem (replay), idempotent import and merge, and db_check on a
+ * clean and on a planted-inconsistent database. */
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 
 #include "check.h"
 #include "db/db.h"
+#include "db/db_xz.h"
 
 static char tmpdir[256];
 
@@ -1283,12 +1286,169 @@ static void test_shell_load(void)
     db_close(d);
 }
 
+static void spit_bytes(const char *path, const char *bytes, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    fwrite(bytes, 1, n, f);
+    fclose(f);
+}
+
+/* The compressed form: export -> compress -> import -> export -> compress gives the same bytes
+ * (the ones `xz -9e -T1` writes); a truncated, corrupt or mislabelled .xz, or a NUL byte in the
+ * text, is refused with one line and changes nothing; the text form still imports. */
+static void test_dump_xz(void)
+{
+    char err[512], cmd[1024];
+    db *c = NULL, *m = NULL;
+    size_t n = 0, zn = 0, zn2 = 0, tn = 0;
+    char *text = slurp(tmp("bulk.sql"), &n), *z = NULL, *z2 = NULL, *again = NULL, *t = NULL;
+    CHECK(text != NULL && n > 100000);
+    if (!text)
+        return;
+    CHECK(db_xz_compress(text, n, &z, &zn, err, sizeof err) == 0);
+    if (!z)
+        goto done;
+    CHECK(zn > 32 && zn < n / 4);
+    CHECK(memcmp(z, "\xFD" "7zXZ", 6) == 0);
+    spit_bytes(tmp("bulk.sql.xz"), z, zn);
+    CHECK(db_xz_path(tmp("bulk.sql.xz")) && !db_xz_path(tmp("bulk.sql")));
+    CHECK(db_path_is_dump(tmp("bulk.sql.xz")) && db_path_is_dump(tmp("bulk.sql")) &&
+          !db_path_is_dump(tmp("bulk.db")) && !db_path_is_dump(tmp("bulk.xz")));
+    t = db_read_dump_text(tmp("bulk.sql.xz"), &tn, err, sizeof err);
+    CHECK(t && tn == n && memcmp(t, text, n) == 0);
+    free(t);
+    t = db_read_dump_text(tmp("bulk.sql"), &tn, err, sizeof err);   /* text as it is */
+    CHECK(t && tn == n && memcmp(t, text, n) == 0);
+    CHECK(db_open(tmp("xz_c.db"), 1, &c, err, sizeof err) == 0);
+    if (!c)
+        goto done;
+    CHECK(db_import(c, tmp("bulk.sql.xz"), err, sizeof err) == 0);
+    CHECK(db_import(c, tmp("bulk.sql.xz"), err, sizeof err) == 0);   /* idempotent */
+    CHECK(count(c, "evaluations") == N_BULK && count(c, "samples") == 4 * N_BULK);
+    CHECK(bulk_differences(c, tmp("bulk_a.db")) == 0);
+    again = dump_of(c);
+    CHECK(same_text(text, again));
+    if (again)
+        CHECK(db_xz_compress(again, strlen(again), &z2, &zn2, err, sizeof err) == 0);
+    CHECK(z2 && zn2 == zn && memcmp(z, z2, zn) == 0);   /* byte for byte */
+    if (system("command -v xz >/dev/null 2>&1") == 0) {
+        snprintf(cmd, sizeof cmd, "xz -9e -T1 -c '%s' | cmp -s - '%s'", tmp("bulk.sql"),
+                 tmp("bulk.sql.xz"));
+        CHECK(system(cmd) == 0);
+    }
+    /* the in-memory reader and the replay backend's opener take it alike */
+    CHECK(db_open_readonly(tmp("bulk.sql.xz"), &m, err, sizeof err) == 0);
+    CHECK(m && count(m, "samples") == 4 * N_BULK);
+    db_close(m);
+
+    /* refusals: one line naming the file, the database untouched */
+    int64_t evals = count(c, "evaluations");
+    spit_bytes(tmp("cut.sql.xz"), z, zn / 2);
+    CHECK(db_import(c, tmp("cut.sql.xz"), err, sizeof err) == -1);
+    CHECK(strstr(err, "cut.sql.xz': truncated .xz data") != NULL && !strchr(err, '\n'));
+    spit_bytes(tmp("cut2.sql.xz"), z, zn - 1);   /* only the stream footer's last byte gone */
+    CHECK(db_import(c, tmp("cut2.sql.xz"), err, sizeof err) == -1);
+    CHECK(strstr(err, "cut2.sql.xz': truncated .xz data") != NULL);
+    z[zn / 2] ^= 0x55;
+    spit_bytes(tmp("bad.sql.xz"), z, zn);
+    z[zn / 2] ^= 0x55;
+    CHECK(db_import(c, tmp("bad.sql.xz"), err, sizeof err) == -1);
+    CHECK(strstr(err, "bad.sql.xz': corrupt .xz data") != NULL && !strchr(err, '\n'));
+    spit(tmp("plain.sql.xz"), "INSERT INTO configs(text) VALUES ('plain=1');\n");
+    CHECK(db_import(c, tmp("plain.sql.xz"), err, sizeof err) == -1);
+    CHECK(strstr(err, "plain.sql.xz': not an .xz file") != NULL);
+    spit_bytes(tmp("nul.sql"), "INSERT INTO configs(text) VALUES ('nul=1');\n\0x", 46);
+    CHECK(db_import(c, tmp("nul.sql"), err, sizeof err) == -1);
+    CHECK(strstr(err, "nul.sql': holds a NUL byte at offset 44") != NULL);
+    CHECK(db_open_readonly(tmp("cut.sql.xz"), &m, err, sizeof err) == -1 && m == NULL);
+    CHECK(count(c, "evaluations") == evals);
+    CHECK(q_int(c, "SELECT count(*) FROM configs WHERE text IN ('plain=1', 'nul=1')") == 0);
+done:
+    free(text);
+    free(t);
+    free(z);
+    free(z2);
+    free(again);
+    db_close(c);
+}
+
+/* One evaluation of (op dtype f32, shape) on the card uuid of the model (name, sm_count). */
+static int put_card_eval(db *d, const char *uuid, const char *name, int sm, const char *shape,
+                         const char *config)
+{
+    char err[512];
+    device_info dev = make_device(uuid, name, sm);
+    int64_t dev_id, run, prob;
+    run_info info = {"s.yaml", "h", "exhaustive", "cuda", "0.1.0", 1, 0};
+    double s[3] = {1, 2, 3};
+    eval_result r = ok_result(s, 3);
+    char sql[256];
+    if (db_put_device(d, &dev, &dev_id, err, sizeof err) != 0)
+        return -1;
+    snprintf(sql, sizeof sql, "SELECT id FROM runs WHERE device_id = %lld", (long long)dev_id);
+    run = q_int(d, sql);
+    if (run < 0 && db_begin_run(d, dev_id, &info, &run, err, sizeof err) != 0)
+        return -1;
+    if (db_put_problem(d, "elementwise.mul", "f32", shape, 1024, 12288, 1024, &prob, err,
+                       sizeof err) != 0)
+        return -1;
+    return db_put_evaluation(d, run, dev_id, prob, config, "h1", &r, 12288, 0, 0, err,
+                             sizeof err);
+}
+
+/* The card of a model that recorded a problem: the most evaluations of it, ties to the smaller
+ * uuid; cards of another model (here: the same name, other SM count) never count. */
+static void test_model_card(void)
+{
+    static const char *const cfg[] = {"b=1", "b=2", "b=3", "b=4", "b=5", "b=6"};
+    char err[512], uuid[64];
+    db *d = NULL;
+    int ok = 1;
+    CHECK(db_open(tmp("cards.db"), 1, &d, err, sizeof err) == 0);
+    if (!d)
+        return;
+    for (int i = 0; i < 6; i++)   /* the other model: most evaluations, smallest uuid */
+        ok &= put_card_eval(d, "GPU-0", "Model X", 114, "n=1", cfg[i]) == 0;
+    for (int i = 0; i < 2; i++)   /* n=1: x2 has more */
+        ok &= put_card_eval(d, "GPU-x1", "Model X", 132, "n=1", cfg[i]) == 0;
+    for (int i = 0; i < 3; i++)
+        ok &= put_card_eval(d, "GPU-x2", "Model X", 132, "n=1", cfg[i]) == 0;
+    ok &= put_card_eval(d, "GPU-x1", "Model X", 132, "n=2", cfg[0]) == 0;   /* n=2: x1 alone */
+    ok &= put_card_eval(d, "GPU-x1", "Model X", 132, "n=3", cfg[0]) == 0;   /* n=3: a tie */
+    ok &= put_card_eval(d, "GPU-x2", "Model X", 132, "n=3", cfg[1]) == 0;
+    for (int i = 0; i < 2; i++)   /* overall: x2 has 6, x1 4 */
+        ok &= put_card_eval(d, "GPU-x2", "Model X", 132, "n=4", cfg[i]) == 0;
+    CHECK(ok);
+    device_info model = make_device("GPU-any", "Model X", 132);
+    CHECK(db_model_card(d, &model, "elementwise.mul", "f32", "n=1", uuid, sizeof uuid) == 1 &&
+          strcmp(uuid, "GPU-x2") == 0);
+    CHECK(db_model_card(d, &model, "elementwise.mul", "f32", "n=2", uuid, sizeof uuid) == 1 &&
+          strcmp(uuid, "GPU-x1") == 0);
+    CHECK(db_model_card(d, &model, "elementwise.mul", "f32", "n=3", uuid, sizeof uuid) == 1 &&
+          strcmp(uuid, "GPU-x1") == 0);
+    CHECK(db_model_card(d, &model, "elementwise.mul", "f32", "n=9", uuid, sizeof uuid) == 0);
+    CHECK(db_model_card(d, &model, "elementwise.mul", "f16", "n=1", uuid, sizeof uuid) == 0);
+    CHECK(db_model_card(d, &model, NULL, NULL, NULL, uuid, sizeof uuid) == 1 &&
+          strcmp(uuid, "GPU-x2") == 0);
+    device_info other = make_device("GPU-any", "Model X", 114);
+    CHECK(db_model_card(d, &other, "elementwise.mul", "f32", "n=3", uuid, sizeof uuid) == 0);
+    CHECK(db_model_card(d, &other, "elementwise.mul", "f32", "n=1", uuid, sizeof uuid) == 1 &&
+          strcmp(uuid, "GPU-0") == 0);
+    device_info a = make_device("GPU-1", "Model X", 132), b = make_device("GPU-2", "Model X", 132);
+    CHECK(device_same_model(&a, &b));
+    b.cc_minor = 9;
+    CHECK(!device_same_model(&a, &b));
+    b = make_device("GPU-2", "Model Y", 132);
+    CHECK(!device_same_model(&a, &b));
+    db_close(d);
+}
+
 /* The hand-written fixture of plain INSERTs (no header, no schema) imports, idempotently. */
 static void test_fixture(void)
 {
     char err[512];
     db *d = NULL;
-    const char *fx = "tests/fixtures/synthetic_elementwise.sql";
+    const char *fx = "tests/fixtures/synthetic_elementwise.sql.xz";
     CHECK(db_open(tmp("fx.db"), 1, &d, err, sizeof err) == 0);
     if (!d)
         return;
@@ -1320,6 +1480,8 @@ int main(void)
     test_dump_bulk();
     test_dump_shapes();
     test_import_more();
+    test_dump_xz();
+    test_model_card();
     test_merge();
     test_check();
     test_shell_load();

@@ -21,7 +21,7 @@ typedef struct backend_vtable {
 
 struct backend {
     const backend_vtable *vt;
-    char spec[512];          /* as given: "cuda", "cuda:1", "replay:db/results/x.sql" */
+    char spec[512];          /* as given: "cuda", "cuda:1", "replay:db/results/x.sql.xz" */
     int needs_modules;       /* 1: runs user kernels from compiled modules (eval_request.module);
                                 0: answers without running anything (replay) */
 };

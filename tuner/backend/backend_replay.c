@@ -1,8 +1,13 @@
 /* backend_replay.c: the replay backend. Answers evaluations from recorded measurements (a dump
  * under db/results/ or a database file) as if on the recorded device, so strategies, resume, the
  * header and reports run for real without a GPU. A config that was never recorded is answered
- * EVAL_UNRECORDED (never invented, never stored). "replay:PATH" needs PATH to hold one device;
- * "replay:PATH#UUID-or-name" picks one of several. */
+ * EVAL_UNRECORDED (never invented, never stored).
+ *
+ * "replay:PATH" needs PATH to hold one GPU model (device_same_model); its cards replay as that
+ * model: each problem is answered from the card that recorded the most evaluations of it (ties:
+ * the smaller uuid), and the device the run sees is the card with the most evaluations overall
+ * (same tie rule), whose newest run gives the copy bandwidth. "replay:PATH#NAME" picks a model
+ * of several by name, "replay:PATH#UUID" one card alone. */
 #include "backend.h"
 #include "db/db.h"
 
@@ -14,19 +19,63 @@ typedef struct replay {
     backend base;
     db *source;
     char path[512];
-    device_info dev;
-    int n_devices;
     char want[256];          /* "#..." selector, or empty */
+    device_info dev;         /* the device the run sees */
+    int n_cards;             /* cards of dev's model answering (1: dev alone) */
+    char problem[1024];      /* the problem last looked up ("op dtype shape") ... */
+    char card[64];           /* ... and the card that answers it */
 } replay;
 
-static int pick_device(void *ctx, int64_t id, const device_info *dev)
+/* The recorded devices the selector matches (all without one). */
+typedef struct device_list {
+    const char *want;
+    device_info *dev;
+    int n, cap;
+    int out_of_memory;
+} device_list;
+
+static int collect_device(void *ctx, int64_t id, const device_info *dev)
 {
     (void)id;
-    replay *r = ctx;
-    if (r->want[0] && strcmp(r->want, dev->uuid) != 0 && strcmp(r->want, dev->name) != 0)
+    device_list *l = ctx;
+    if (l->want[0] && strcmp(l->want, dev->uuid) != 0 && strcmp(l->want, dev->name) != 0)
         return 0;
-    if (r->n_devices++ == 0) r->dev = *dev;
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 8;
+        device_info *p = realloc(l->dev, (size_t)cap * sizeof *p);
+        if (!p) {
+            l->out_of_memory = 1;
+            return 1;
+        }
+        l->dev = p;
+        l->cap = cap;
+    }
+    l->dev[l->n++] = *dev;
     return 0;
+}
+
+/* "NAME (cc X.Y, N SMs): K cards; ..." for the models in l, into buf. Returns the model count. */
+static int describe_models(const device_list *l, char *buf, size_t len)
+{
+    int models = 0;
+    size_t at = 0;
+    buf[0] = 0;
+    for (int i = 0; i < l->n; i++) {
+        int first = 1, cards = 0;
+        for (int j = 0; j < l->n; j++) {
+            if (!device_same_model(&l->dev[i], &l->dev[j])) continue;
+            if (j < i) first = 0;
+            cards++;
+        }
+        if (!first) continue;
+        if (at < len)
+            at += (size_t)snprintf(buf + at, len - at, "%s'%s' (cc %d.%d, %d SMs, %d card%s)",
+                                   models ? ", " : "", l->dev[i].name, l->dev[i].cc_major,
+                                   l->dev[i].cc_minor, l->dev[i].sm_count, cards,
+                                   cards == 1 ? "" : "s");
+        models++;
+    }
+    return models;
 }
 
 static int replay_device(backend *b, device_info *out, char *err, size_t len)
@@ -49,7 +98,29 @@ static int replay_evaluate(backend *b, const eval_request *req, eval_result *out
     char op[256];
     snprintf(op, sizeof op, "%s.%s", req->kernel, req->op);
     memset(out, 0, sizeof *out);
-    int found = db_find_evaluation(r->source, r->dev.uuid, op, req->dtype, req->problem->text,
+    const char *uuid = r->dev.uuid;
+    if (r->n_cards > 1) {
+        /* the card that recorded this problem (looked up once per problem: the run loop takes
+         * the problems one after another) */
+        char key[sizeof r->problem];
+        int key_len = snprintf(key, sizeof key, "%s %s %s", op, req->dtype, req->problem->text);
+        if (key_len < 0 || (size_t)key_len >= sizeof key || strcmp(key, r->problem) != 0) {
+            int got = db_model_card(r->source, &r->dev, op, req->dtype, req->problem->text,
+                                    r->card, sizeof r->card);
+            if (got < 0) {
+                r->problem[0] = 0;
+                snprintf(err, len, "replay %s: cannot find the card that recorded %s", r->path,
+                         key);
+                return -1;
+            }
+            if (got == 0) snprintf(r->card, sizeof r->card, "%s", r->dev.uuid);
+            /* a key too long to keep whole is not kept: the next call asks again */
+            snprintf(r->problem, sizeof r->problem, "%s",
+                     key_len >= 0 && (size_t)key_len < sizeof key ? key : "");
+        }
+        uuid = r->card;
+    }
+    int found = db_find_evaluation(r->source, uuid, op, req->dtype, req->problem->text,
                                    req->config, out);
     if (found < 0) {
         snprintf(err, len, "replay %s: cannot read the recorded evaluation", r->path);
@@ -86,25 +157,44 @@ backend *backend_replay_open(const char *spec, char *err, size_t len)
         snprintf(r->want, sizeof r->want, "%s", hash + 1);
         *hash = 0;
     }
-    char dberr[512];
+    char dberr[512], models[512];
+    device_list l = { r->want, NULL, 0, 0, 0 };
     if (db_open_readonly(r->path, &r->source, dberr, sizeof dberr) != 0) {
         snprintf(err, len, "replay: %s", dberr);
         goto fail;
     }
-    db_each_device(r->source, pick_device, r);
-    if (r->n_devices == 0) {
+    if (db_each_device(r->source, collect_device, &l) != 0 || l.out_of_memory) {
+        snprintf(err, len, "replay %s: cannot read the recorded devices", r->path);
+        goto fail;
+    }
+    if (l.n == 0) {
         snprintf(err, len, "replay %s: %s", r->path,
                  r->want[0] ? "no recorded device matches the name or uuid after '#'"
                             : "holds no recorded device");
         goto fail;
     }
-    if (r->n_devices > 1) {
-        snprintf(err, len, "replay %s: holds %d devices; pick one with replay:%s#UUID", r->path,
-                 r->n_devices, r->path);
+    int n_models = describe_models(&l, models, sizeof models);
+    if (n_models > 1) {
+        snprintf(err, len, "replay %s: holds %d GPU models (%s); pick one with replay:%s#NAME "
+                 "or a card with replay:%s#UUID", r->path, n_models, models, r->path, r->path);
         goto fail;
     }
+    r->dev = l.dev[0];
+    r->n_cards = l.n;
+    if (l.n > 1) {
+        /* the card the run sees: the one with the most evaluations */
+        char uuid[64];
+        if (db_model_card(r->source, &l.dev[0], NULL, NULL, NULL, uuid, sizeof uuid) < 0) {
+            snprintf(err, len, "replay %s: cannot count the cards' evaluations", r->path);
+            goto fail;
+        }
+        for (int i = 0; i < l.n; i++)
+            if (strcmp(l.dev[i].uuid, uuid) == 0) r->dev = l.dev[i];
+    }
+    free(l.dev);
     return &r->base;
 fail:
+    free(l.dev);
     replay_close(&r->base);
     return NULL;
 }

@@ -13,6 +13,7 @@
 #include "backend/backend.h"
 #include "db/db.h"
 #include "db/db_peers.h"
+#include "db/db_xz.h"
 #include "ops/ops.h"
 #include "header/header.h"
 #include "report/report.h"
@@ -520,14 +521,34 @@ static int cmd_best(void)
     return EXIT_OK;
 }
 
+/* The dumps (.sql.xz or .sql) among the files pattern matches, in name order, appended to inputs
+ * while n < max; g holds the names until globfree. Returns the new n, or -1 when pattern matches
+ * no file (g then holds nothing). */
+static int add_dumps(glob_t *g, const char *pattern, const char **inputs, int n, int max)
+{
+    if (glob(pattern, 0, NULL, g) != 0) {
+        memset(g, 0, sizeof *g);
+        return -1;
+    }
+    for (size_t i = 0; i < g->gl_pathc && n < max; i++)
+        if (db_path_is_dump(g->gl_pathv[i])) inputs[n++] = g->gl_pathv[i];
+    return n;
+}
+
+/* The committed dumps, db/results/<gpu-model>.sql.xz (or .sql), as add_dumps; returns the new n. */
+static int add_committed_dumps(glob_t *g, const char **inputs, int n, int max)
+{
+    int got = add_dumps(g, "db/results/*.sql*", inputs, n, max);
+    return got < 0 ? n : got;
+}
+
 /* ---- header ---- */
-static int write_file_atomic(const char *path, const char *text, char *err, size_t len)
+static int write_file_atomic(const char *path, const char *text, size_t n, char *err, size_t len)
 {
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) { snprintf(err, len, "cannot write %s (as %s.tmp)", path, path); return -1; }
-    size_t n = strlen(text);
     int ok = fwrite(text, 1, n, f) == n;
     ok = (fclose(f) == 0) && ok;
     if (!ok || rename(tmp, path) != 0) {
@@ -591,9 +612,9 @@ static int cmd_header(void)
     if (opt.db) inputs[n++] = opt.db;
     for (int i = 0; i < opt.n_args && n < 64; i++) inputs[n++] = opt.args[i];
     if (n == 0) {
-        if ((!sp || glob(results, 0, NULL, &g) != 0) && glob("db/results/*.sql", 0, NULL, &g) != 0)
-            memset(&g, 0, sizeof g);
-        for (size_t i = 0; i < g.gl_pathc && n < 64; i++) inputs[n++] = g.gl_pathv[i];
+        /* a user kernel's results beside its space, else the committed dumps */
+        int got = sp ? add_dumps(&g, results, inputs, 0, 64) : -1;
+        n = got >= 0 ? got : add_committed_dumps(&g, inputs, 0, 64);
     }
     int rc = sp ? header_user_generate(sp, inputs, n, out, &text, err, sizeof err)
                 : header_generate(inputs, n, &text, err, sizeof err);
@@ -612,7 +633,7 @@ static int cmd_header(void)
         if (!opt.quiet) printf("tuner header --check: %s is up to date\n", out);
         return EXIT_OK;
     }
-    rc = write_file_atomic(out, text, err, sizeof err);
+    rc = write_file_atomic(out, text, strlen(text), err, sizeof err);
     free(text);
     if (rc != 0) return fail(err);
     if (!opt.quiet) printf("tuner header: wrote %s from %d input%s\n", out, n, n == 1 ? "" : "s");
@@ -642,7 +663,14 @@ static int cmd_db(void)
         fclose(f);
         db_close(d);
         if (opt.out && strcmp(opt.out, "-") != 0) {
-            if (write_file_atomic(opt.out, text, err, sizeof err) != 0) rc = fail(err);
+            /* -o X.sql.xz: the same text, compressed (db_xz.h) */
+            char *z = NULL;
+            size_t zn = 0;
+            if (db_xz_path(opt.out) && db_xz_compress(text, len, &z, &zn, err, sizeof err) != 0)
+                rc = fail(err);
+            else if (write_file_atomic(opt.out, z ? z : text, z ? zn : len, err, sizeof err) != 0)
+                rc = fail(err);
+            free(z);
         } else {
             fwrite(text, 1, len, stdout);
         }
@@ -729,8 +757,7 @@ static int cmd_devices(void)
     const char *inputs[64];
     int n = 0;
     if (path) inputs[n++] = path;
-    else if (glob("db/results/*.sql", 0, NULL, &g) == 0)
-        for (size_t i = 0; i < g.gl_pathc && n < 64; i++) inputs[n++] = g.gl_pathv[i];
+    else n = add_committed_dumps(&g, inputs, n, 64);
     if (n) {
         db *d;
         if (db_open_dumps(inputs, n, &d, err, sizeof err) == 0) {
@@ -755,8 +782,7 @@ static int cmd_report(void)
     memset(&g, 0, sizeof g);
     if (opt.db) inputs[n++] = opt.db;
     for (int i = 0; i < opt.n_args && n < 64; i++) inputs[n++] = opt.args[i];
-    if (n == 0 && glob("db/results/*.sql", 0, NULL, &g) == 0)
-        for (size_t i = 0; i < g.gl_pathc && n < 64; i++) inputs[n++] = g.gl_pathv[i];
+    if (n == 0) n = add_committed_dumps(&g, inputs, n, 64);
     report_options o = { inputs, n, opt.device, opt.out ? opt.out : "reports", opt.quiet ? NULL : stdout };
     char err[4096];
     int rc = report_generate(&o, err, sizeof err);
@@ -795,6 +821,9 @@ static const command commands[] = {
       "  given several times (one device each). --shard K/N tunes only the K-th of N shares\n"
       "  of the problems, balanced by their estimated cost, for N jobs whose dumps\n"
       "  `tuner db merge` joins (docs/scaling.md).\n"
+      "  replay:DUMP answers from recorded measurements (a dump, .sql.xz or .sql, or a\n"
+      "  database) of one GPU model; its cards replay as that model, each problem from the card\n"
+      "  with the most evaluations of it. replay:DUMP#NAME picks a model, #UUID one card.\n"
       "  A user kernel (docs/user-kernels.md) is compiled by up to --jobs compiler processes\n"
       "  (default: one per core) ahead of the GPU, into the cache --cache (default\n"
       "  $TUNEKIT_CACHE, else ~/.cache/tunekit/cubin).\n"
@@ -822,24 +851,26 @@ static const command commands[] = {
       "tuner header [-o FILE] [--check] [--db PATH] [DUMP...]\n"
       "tuner header --space SPACE [-o FILE] [--check] [--db PATH] [DUMP...]\n"
       "  Writes the tuned-config header (default kernels/tuned_configs.h) from the dumps\n"
-      "  (default db/results/*.sql). --check exits 1 when FILE differs from what would be written.\n"
-      "  With --space, the header of a user kernel's winners (default SPACE's name + _tuned.h,\n"
-      "  from the dumps in results/ beside SPACE, else db/results/*.sql): self-contained, with a\n"
-      "  run-time lookup and compile-time #defines (docs/user-kernels.md)." },
+      "  (default db/results/*.sql.xz and *.sql). --check exits 1 when FILE differs from what\n"
+      "  would be written. With --space, the header of a user kernel's winners (default SPACE's\n"
+      "  name + _tuned.h, from the dumps in results/ beside SPACE, else db/results/): self-contained,\n"
+      "  with a run-time lookup and compile-time #defines (docs/user-kernels.md)." },
     { "db", cmd_db,
-      "tuner db export [--db PATH] [-o FILE]    deterministic SQL text dump (default: stdout)\n"
-      "tuner db import DUMP... [--db PATH]      load dumps (idempotent)\n"
+      "tuner db export [--db PATH] [-o FILE]    deterministic SQL text dump (default: stdout);\n"
+      "                                         FILE ending in .xz: compressed (xz -9e), as the\n"
+      "                                         committed db/results/<gpu-model>.sql.xz are\n"
+      "tuner db import DUMP... [--db PATH]      load dumps, .sql or .sql.xz (idempotent)\n"
       "tuner db merge OTHER.db... [--db PATH]   merge other databases (idempotent)\n"
       "tuner db check [--db PATH]               integrity, foreign keys, schema version\n"
       "tuner db info [--db PATH]                row counts" },
     { "devices", cmd_devices,
       "tuner devices [--db PATH]\n"
       "  Lists the CUDA devices on this machine (asked through a worker process) and the devices\n"
-      "  recorded in the database or in db/results/*.sql." },
+      "  recorded in the database or in the committed dumps (db/results/)." },
     { "report", cmd_report,
       "tuner report [-o DIR] [--device NAME|SLUG|UUID] [--db PATH|DUMP.sql] [DUMP...] [-q]\n"
       "  Writes DIR/<device>/index.html, its Markdown twin README.md and SVG figures (default DIR\n"
-      "  reports) from the dumps (default db/results/*.sql): per op, dtype and problem the tuned\n"
+      "  reports) from the dumps (default db/results/*.sql.xz): per op, dtype and problem the tuned\n"
       "  config, its time, GB/s, share of the copy ceiling, gain over the classic default and\n"
       "  speedup over the reference library; bandwidth against size; parameter importance and\n"
       "  slices; all variants' times; strategy convergence. Same inputs, same bytes." },

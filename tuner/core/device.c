@@ -1,5 +1,6 @@
 /* device.c: the device attributes expressions may name (device.h), looked up by name in one
- * table so the space loader, the enumerator and user kernels agree on the list. */
+ * table so the space loader, the enumerator and user kernels agree on the list; and what makes
+ * two cards one GPU model. */
 #include <string.h>
 #include "device.h"
 
@@ -62,4 +63,10 @@ int device_attr_lookup(const device_info *dev, const char *name, value *out)
         return 1;
     }
     return 0;
+}
+
+int device_same_model(const device_info *a, const device_info *b)
+{
+    return strcmp(a->name, b->name) == 0 && a->cc_major == b->cc_major &&
+           a->cc_minor == b->cc_minor && a->sm_count == b->sm_count;
 }

@@ -37,3 +37,7 @@ int device_attr_lookup(const device_info *dev, const char *name, value *out);
  * capability, as the CUDA programming guide's table gives it (9.0: 227 KiB). Derived rather
  * than stored so that a recorded device (replay) answers exactly as the live one. */
 int64_t device_smem_per_block(int cc_major, int cc_minor);
+
+/* 1 when a and b are cards of one GPU model: the same name, compute capability and SM count.
+ * The replay backend answers for a model from all its cards' measurements. */
+int device_same_model(const device_info *a, const device_info *b);

@@ -180,7 +180,8 @@ void db_format_time(int64_t ms, char *buf, size_t len)
 int db_path_is_dump(const char *path)
 {
     size_t n = strlen(path);
-    return n >= 4 && strcmp(path + n - 4, ".sql") == 0;
+    return (n >= 4 && strcmp(path + n - 4, ".sql") == 0) ||
+           (n >= 7 && strcmp(path + n - 7, ".sql.xz") == 0);
 }
 
 /* ---- opening ---- */

@@ -3,8 +3,9 @@
  * user_version. Also the deterministic text dump (export), import of dumps, merge of databases,
  * integrity check, and the queries the run loop, replay backend, `best` and `header` need.
  *
- * A path ending in ".sql" given to db_open_readonly is a dump: it is loaded into an in-memory
- * database, so every reader (header, best, replay, report) takes a dump or a database alike. */
+ * A path ending in ".sql" or ".sql.xz" (compressed, db_xz.h) given to db_open_readonly is a dump:
+ * it is loaded into an in-memory database, so every reader (header, best, replay, report) takes a
+ * dump or a database alike. */
 #pragma once
 #include <stdint.h>
 #include <stddef.h>
@@ -20,10 +21,13 @@ typedef struct db db;
  * DB_SCHEMA_VERSION. Refuses a file that is not a SQLite database or has a newer schema.
  * Returns 0 or -1 with err. */
 int db_open(const char *path, int create, db **out, char *err, size_t len);
-/* Opens a database file read-only, or loads a .sql dump (several: db_open_dumps) into memory. */
+/* Opens a database file read-only, or loads a .sql or .sql.xz dump (several: db_open_dumps)
+ * into memory. */
 int db_open_readonly(const char *path, db **out, char *err, size_t len);
 int db_open_dumps(const char *const *paths, int n, db **out, char *err, size_t len);
 void db_close(db *d);
+/* 1 when path ends in ".sql" or ".sql.xz" (a dump, db_xz.h, rather than a database file). */
+int db_path_is_dump(const char *path);
 
 /* ---- the run loop ---- */
 typedef struct run_info {
@@ -59,6 +63,13 @@ int db_each_device(db *d, int (*fn)(void *ctx, int64_t id, const device_info *de
 int db_find_evaluation(db *d, const char *device_uuid, const char *op, const char *dtype,
                        const char *shape, const char *config, eval_result *out);
 
+/* The card of model's GPU model (device_same_model: name, compute capability, SM count) with
+ * the most evaluations of the problem (op "family.op", dtype, shape), or of any problem when op
+ * is NULL; ties go to the smaller uuid. Returns 1 with the card's uuid, 0 when no card of the
+ * model recorded it, -1 on error. */
+int db_model_card(db *d, const device_info *model, const char *op, const char *dtype,
+                  const char *shape, char *uuid, size_t uuid_len);
+
 /* Copy bandwidth of the newest run on that device (GB/s), or 0. */
 double db_device_copy_gbps(db *d, const char *device_uuid);
 
@@ -85,7 +96,8 @@ int db_each_near_best(db *d, const char *op, const char *dtype, const char *shap
  * key through sub-selects), importable by `sqlite3 x.db < dump` onto the schema and by
  * db_import. Same database content -> same bytes. */
 int db_export(db *d, FILE *out, char *err, size_t len);
-/* Imports a dump (idempotent: rows already present are skipped), in one transaction. */
+/* Imports a dump, .sql or .sql.xz (idempotent: rows already present are skipped), in one
+ * transaction. */
 int db_import(db *d, const char *dump_path, char *err, size_t len);
 /* Merges another database file or dump into d (idempotent), in one transaction, linear in the
  * sizes. A dump is imported into a temporary database first, so that dumps and databases merge

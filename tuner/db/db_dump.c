@@ -28,8 +28,10 @@
  * `sqlite3 new.db < dump.sql` loads a dump, as does db_import, which runs only INSERTs and this
  * file's own temporary view, trigger and DROP (the schema is already there) inside one
  * transaction; db_import also takes hand-written SQL files of plain INSERTs over the schema,
- * such as test fixtures, and dumps in the earlier one-INSERT-per-row format. */
+ * such as test fixtures, and dumps in the earlier one-INSERT-per-row format. A dump compressed
+ * with xz (.sql.xz, db_xz.h) reads alike: db_read_dump_text gives db_import the text. */
 #include "db_internal.h"
+#include "db_xz.h"
 
 #include <ctype.h>
 #include <float.h>
@@ -658,44 +660,6 @@ done:
 }
 /* ---- import ---- */
 
-/* Reads a whole file into a NUL-terminated buffer (the caller frees). NULL with err. */
-static char *read_file(const char *path, char *err, size_t len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    if (!f) {
-        snprintf(err, len, "dump '%s': cannot open", path);
-        return NULL;
-    }
-    for (;;) {
-        if (cap - n < 65536) {
-            char *p = realloc(buf, cap ? 2 * cap : 1 << 20);
-            if (!p) {
-                snprintf(err, len, "dump '%s': out of memory", path);
-                goto fail;
-            }
-            buf = p;
-            cap = cap ? 2 * cap : 1 << 20;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        snprintf(err, len, "dump '%s': read error", path);
-        goto fail;
-    }
-    buf[n] = 0;
-    fclose(f);
-    return buf;
-fail:
-    free(buf);
-    fclose(f);
-    return NULL;
-}
-
 /* Skips white space and SQL comments. */
 static const char *skip_blank(const char *p)
 {
@@ -814,7 +778,7 @@ done:
  * the import, even when the dump stops before its DROP. */
 int db_import(db *d, const char *dump_path, char *err, size_t len)
 {
-    char *text = read_file(dump_path, err, len);
+    char *text = db_read_dump_text(dump_path, NULL, err, len);
     char *p, *next;
     int line = 1, version, in_tx = 0, ret = -1;
     if (!text)

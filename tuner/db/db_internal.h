@@ -49,8 +49,6 @@ void db_rollback(db *d);
 int64_t db_now_ms(void);
 void db_format_time(int64_t ms, char *buf, size_t len);
 
-/* 1 when path ends in ".sql" (a text dump rather than a database file). */
-int db_path_is_dump(const char *path);
 
 /* ---- opening (db.c), used by db_open.c ---- */
 /* What an opened file holds: its user_version, how many tables, and the first of our tables it

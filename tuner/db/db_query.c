@@ -1,8 +1,10 @@
 /* db_query.c: what readers ask of the database: the stored devices, the recorded evaluation of a
- * config (the replay backend), a device's copy bandwidth, and the `best` view joined with device
- * attributes (`tuner best`, `tuner header`). */
+ * config and the card of a GPU model that recorded a problem (the replay backend), a device's
+ * copy bandwidth, and the `best` view joined with device attributes (`tuner best`, `tuner
+ * header`). */
 #include "db_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,6 +134,44 @@ int db_find_evaluation(db *d, const char *device_uuid, const char *op, const cha
     ret = 1;
 done:
     sqlite3_reset(st);
+    return ret;
+}
+
+int db_model_card(db *d, const device_info *model, const char *op, const char *dtype,
+                  const char *shape, char *uuid, size_t uuid_len)
+{
+    static const char any_sql[] =
+        "SELECT d.uuid FROM devices d JOIN evaluations e ON e.device_id = d.id"
+        " WHERE d.name = ?1 AND d.cc_major = ?2 AND d.cc_minor = ?3 AND d.sm_count = ?4"
+        " GROUP BY d.id ORDER BY count(*) DESC, d.uuid LIMIT 1";
+    static const char problem_sql[] =
+        "SELECT d.uuid FROM problems p JOIN devices d JOIN evaluations e"
+        " ON e.device_id = d.id AND e.problem_id = p.id"
+        " WHERE p.op = ?5 AND p.dtype = ?6 AND p.shape = ?7"
+        " AND d.name = ?1 AND d.cc_major = ?2 AND d.cc_minor = ?3 AND d.sm_count = ?4"
+        " GROUP BY d.id ORDER BY count(*) DESC, d.uuid LIMIT 1";
+    sqlite3_stmt *st = NULL;
+    int rc, ret = -1;
+    if (sqlite3_prepare_v2(d->h, op ? problem_sql : any_sql, -1, &st, NULL) != SQLITE_OK)
+        goto done;
+    sqlite3_bind_text(st, 1, model->name, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, model->cc_major);
+    sqlite3_bind_int(st, 3, model->cc_minor);
+    sqlite3_bind_int(st, 4, model->sm_count);
+    if (op) {
+        sqlite3_bind_text(st, 5, op, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 6, dtype, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 7, shape, -1, SQLITE_STATIC);
+    }
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        snprintf(uuid, uuid_len, "%s", col_text(st, 0));
+        ret = 1;
+    } else if (rc == SQLITE_DONE) {
+        ret = 0;
+    }
+done:
+    sqlite3_finalize(st);
     return ret;
 }
 

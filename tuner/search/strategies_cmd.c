@@ -16,8 +16,9 @@
  * gives the same per problem. A strategy that proposes a config twice, or keeps proposing
  * configs the constraints reject, is reported as broken (exit 1).
  *
- * A dump of several devices (db/results/ holds one file per GPU model, possibly several cards)
- * is replayed for the one device that recorded the space's family; "DUMP#UUID" picks one.
+ * A dump of several devices is replayed for the one GPU model that recorded the space's first op
+ * (its cards together, as the replay backend answers for a model); "DUMP#UUID" picks one card,
+ * "DUMP#NAME" one model.
  *
  * --transfer-from OTHER replays the transfer search instead (the default of `tuner run` on a
  * new GPU): per problem, the winners OTHER records on other devices first, then the local search
@@ -474,8 +475,11 @@ static int print_table(const tally *t, int nt, int problems)
 typedef struct device_pick {
     db *d;
     const char *op;          /* "family.op" recorded by the device we want */
-    char uuid[64];
-    int matches;
+    device_info first;       /* the first device that recorded it */
+    int matches;             /* devices that recorded it */
+    device_info model[8];    /* one card of each GPU model among them (device_same_model) */
+    int models;
+    char names[512];         /* the models' names, for the message */
 } device_pick;
 
 static int count_row(void *ctx, const best_row *row)
@@ -491,12 +495,20 @@ static int pick_recording_device(void *ctx, int64_t id, const device_info *dev)
     device_pick *p = ctx;
     int rows = 0;
     db_each_best(p->d, dev->uuid, p->op, NULL, count_row, &rows);
-    if (rows > 0 && p->matches++ == 0) snprintf(p->uuid, sizeof p->uuid, "%s", dev->uuid);
+    if (rows == 0) return 0;
+    if (p->matches++ == 0) p->first = *dev;
+    for (int i = 0; i < p->models && i < 8; i++)
+        if (device_same_model(&p->model[i], dev)) return 0;
+    size_t at = strlen(p->names);
+    snprintf(p->names + at, sizeof p->names - at, "%s'%s'", p->models ? ", " : "", dev->name);
+    if (p->models < 8) p->model[p->models] = *dev;
+    p->models++;
     return 0;
 }
 
-/* The replay spec for path: as given when it names a device ("#") or holds one, else path#UUID
- * of the one device that recorded the space's first op. Returns 0, or -1 with err. */
+/* The replay spec for path: as given when it names a device ("#"), else path#UUID of the one
+ * card, or path#NAME of the one GPU model, that recorded the space's first op. Returns 0, or -1
+ * with err. */
 static int resolve_replay(const char *path, const space *sp, char *spec, size_t spec_len,
                           char *err, size_t len)
 {
@@ -509,16 +521,20 @@ static int resolve_replay(const char *path, const space *sp, char *spec, size_t 
         return -1;
     }
     char op[256];
+    device_pick p;
+    memset(&p, 0, sizeof p);
     snprintf(op, sizeof op, "%s.%s", sp->kernel, sp->ops[0]);
-    device_pick p = { d, op, "", 0 };
+    p.d = d;
+    p.op = op;
     db_each_device(d, pick_recording_device, &p);
     db_close(d);
-    if (p.matches == 1) snprintf(spec, spec_len, "%s#%s", path, p.uuid);
-    else if (p.matches > 1) {
-        snprintf(err, len, "replay %s: %d devices recorded %s; pick one with --replay %s#UUID",
-                 path, p.matches, op, path);
+    if (p.models > 1) {
+        snprintf(err, len, "replay %s: %d GPU models recorded %s (%s); pick one with --replay "
+                 "%s#UUID (a card) or #NAME (a model)", path, p.models, op, p.names, path);
         return -1;
     }
+    if (p.matches == 1) snprintf(spec, spec_len, "%s#%s", path, p.first.uuid);
+    else if (p.matches > 1) snprintf(spec, spec_len, "%s#%s", path, p.first.name);
     return 0;   /* none: the backend says what is wrong */
 }
 
