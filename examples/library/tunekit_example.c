@@ -6,7 +6,8 @@
  * bound. Then, when cudaGetDeviceCount finds a GPU, five families' kernels with NULL configs
  * (the config tuned for this GPU and size), each result compared with the same computation on
  * the CPU: elementwise mul, reduce sum, relu forward with its bitmask and the backward that
- * reads it, nearest 2x upsampling, and a full 1-D convolution. The inputs are small integers
+ * reads it, nearest 2x upsampling, a full 1-D convolution, and the README's example (a dot
+ * product from an elementwise mul and a reduce sum). The inputs are small integers
  * (or multiples of 1/4), so every result is exact in f32 whatever order the GPU adds in, and
  * the comparisons are for equality.
  *
@@ -246,6 +247,37 @@ static void run_conv1d(cudaStream_t stream)
     free(a); free(b); free(out);
 }
 
+/* The README's example, as it is there: a dot product from two library calls. */
+static void run_readme_example(cudaStream_t stream)
+{
+    const int64_t n = 4099;
+    float *ha = host_alloc(n * sizeof *ha), *hb = host_alloc(n * sizeof *hb), got;
+    double want = 0;
+    for (int64_t i = 0; i < n; i++) {
+        ha[i] = (float)(i % 9 - 4);
+        hb[i] = (float)(i % 4 - 1);
+        want += (double)ha[i] * hb[i];
+    }
+    float *a = device_copy(ha, n * sizeof *a), *b = device_copy(hb, n * sizeof *b);
+    float *y = device_copy(NULL, n * sizeof *y), *sum = device_copy(NULL, sizeof *sum);
+
+    /* a, b, y: device buffers of n floats; sum: one float on the device. NULL config: the
+     * config tuned for this GPU and this n, from kernels/tuned_configs.h */
+    tk_status st = tk_elementwise_binary(TK_MUL, TK_F32, n, a, b, y, NULL, stream);
+    if (st == TK_OK)
+        st = tk_reduce_sum(TK_F32, n, y, sum, NULL, stream);   /* *sum = a . b */
+    if (st != TK_OK)
+        fprintf(stderr, "tunekit: %s\n", tk_status_string(st));
+
+    if (called(st, "the README's example")) {
+        host_copy(&got, sum, sizeof got, stream);
+        expect(got == (float)want, "the README's example: a . b from tk_elementwise_binary and "
+                                   "tk_reduce_sum");
+    }
+    cudaFree(a); cudaFree(b); cudaFree(y); cudaFree(sum);
+    free(ha); free(hb);
+}
+
 int main(void)
 {
     printf("tunekit example: libtunekit's C API\n");
@@ -270,6 +302,7 @@ int main(void)
     run_relu_mask(stream);
     run_upsample(stream);
     run_conv1d(stream);
+    run_readme_example(stream);
     CUDA_OK(cudaStreamDestroy(stream));
     printf("%s\n", failures ? "some results differ from the CPU's"
                             : "every result matches the CPU's");

@@ -3,7 +3,8 @@
 # against build/libtunekit.a with the command docs/library.md gives, warning-free, and runs: its
 # calls that need no GPU print what the library says, and without a GPU it prints the one line
 # that says so and exits 0; with a GPU every kernel's result must match the CPU's.
-# REQUIRE_GPU=1 (tests/gpu/library_test.sh) makes the absence of a GPU a failure.
+# The C shown in README.md and docs/library.md must be lines of the example, so it compiles and
+# runs too. REQUIRE_GPU=1 (tests/gpu/library_test.sh) makes the absence of a GPU a failure.
 source "$(dirname "$0")/lib.sh"
 if [ -z "${CUDA_HOME:-}" ]; then
     CUDA_HOME=/usr/local/cuda
@@ -32,7 +33,7 @@ same "an unsupported block size" \
 same "reduce's default as text" "$(printf '%s\n' "$out" | grep -c "^reduce's default for f32: .*version=9.* (supported: 1)$")" 1
 same "the relu mask's size" "$(line 'a relu mask for 1000 elements takes 32 32-bit words')" 1
 if printf '%s\n' "$out" | grep -q '^GPU 0: '; then
-    same "with a GPU: every kernel checked" "$(printf '%s\n' "$out" | grep -c '^ok  : tk_')" 6
+    same "with a GPU: every kernel checked" "$(printf '%s\n' "$out" | grep -c '^ok  : ')" 7
     same "with a GPU: the last line" "$(printf '%s\n' "$out" | tail -n 1)" "every result matches the CPU's"
 elif [ "${REQUIRE_GPU:-0}" = 1 ]; then
     same "a GPU is required here" "$(printf '%s\n' "$out" | tail -n 1)" "GPU 0: ..."
@@ -41,4 +42,19 @@ else
         "$(printf '%s\n' "$out" | tail -n 1 | sed 's/(cudaGetDeviceCount: [^)]*)/(cudaGetDeviceCount: ...)/')" \
         "no CUDA device (cudaGetDeviceCount: ...): the calls above need none; the kernels were not run"
 fi
+
+# The C shown in README.md and docs/library.md is the example's own code, line for line.
+snippet_in_example() {
+    python3 - "$1" examples/library/tunekit_example.c <<'PY'
+import re, sys
+doc, ex = (open(p, encoding="utf-8").read() for p in sys.argv[1:])
+blocks = re.findall(r"```c\n(.*?)```", doc, re.S)
+have = {l.strip() for l in ex.split("\n")}
+missing = [l for b in blocks for l in b.split("\n") if l.strip() and l.strip() not in have]
+print(f"{len(blocks)} blocks; missing: {missing}")
+sys.exit(0 if blocks and not missing else 1)
+PY
+}
+check "README.md's C example is the example program's code" snippet_in_example README.md
+check "docs/library.md's C example is the example program's code" snippet_in_example docs/library.md
 finish
