@@ -21,6 +21,7 @@ import math
 import os
 import subprocess
 import sys
+import textwrap
 
 BEGIN = "<!-- headline:begin -->"
 END = "<!-- headline:end -->"
@@ -93,7 +94,7 @@ def block(rows, dumps):
              f"({peer}), both timed in the same job: the geometric mean over the family's "
              f"problems, the smallest and largest in brackets. Computed from {src} by "
              f"`scripts/readme_table.py`; do not edit by hand.")
-    return [BEGIN, intro, ""] + lines + [END]
+    return [BEGIN] + textwrap.wrap(intro, width=99, break_on_hyphens=False) + [""] + lines + [END]
 
 
 def main():
