@@ -200,7 +200,7 @@ PEERS["relu_mask.add_relu_bwd"] = ("threshold_backward + copy_ to the addend's g
 
 
 def median_ci(samples):
-    """The distribution-free 95% CI of the median (tuner/stats.c computes the same)."""
+    """The distribution-free 95% CI of the median (tuner/core/stats.c computes the same)."""
     s = sorted(samples)
     n = len(s)
     def cdf(k):

@@ -1,4 +1,4 @@
-/* test_backend_cuda.c: the cuda backend's parent side (tuner/backend_cuda.c) for real on the CPU:
+/* test_backend_cuda.c: the cuda backend's parent side (tuner/backend/backend_cuda.c) for real on the CPU:
  * backend_cuda_open is pointed at a fake worker, a shell script this test writes that speaks the
  * worker protocol and, depending on the config it is asked for, answers, hangs, crashes, exits or
  * talks nonsense. Checks the device line, the cached copy bandwidth, watchdog timeouts, crash and

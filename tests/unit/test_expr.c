@@ -1,4 +1,4 @@
-/* test_expr.c: unit tests of the constraint expression language (tuner/expr_parse.c, expr_bind.c,
+/* test_expr.c: unit tests of the constraint expression language (tuner/expr/expr_parse.c, expr_bind.c,
  * expr_eval.c): precedence and associativity, types and promotion, functions, parse/bind/eval
  * errors with their offsets, overflow, division by zero, nesting and length limits, slot queries
  * and evaluation speed. */

@@ -1,4 +1,4 @@
-/* test_measure.c: the worker's status rules (tuner/measure.h) on the CPU: which CUDA errors lose
+/* test_measure.c: the worker's status rules (tuner/measure/measure.h) on the CPU: which CUDA errors lose
  * the context, which launch failures mean "the device cannot run this variant" (unsupported)
  * rather than a refused launch (launch_error). The GPU side of measure.c runs in
  * tests/gpu/worker_test.sh. */

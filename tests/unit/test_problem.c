@@ -1,5 +1,5 @@
-/* test_problem.c: unit tests of problems (tuner/problem.c), values (tuner/value.c) and device
- * attribute lookup (tuner/device.c): canonical text, parsing, lookup, errors. */
+/* test_problem.c: unit tests of problems (tuner/core/problem.c), values (tuner/core/value.c) and device
+ * attribute lookup (tuner/core/device.c): canonical text, parsing, lookup, errors. */
 #include <stdint.h>
 #include "check.h"
 #include "core/problem.h"

@@ -1,4 +1,4 @@
-/* test_space.c: unit tests of space files (tuner/space_load.c, space_yaml.c, space_enum.c,
+/* test_space.c: unit tests of space files (tuner/space/space_load.c, space_yaml.c, space_enum.c,
  * sha256.c): loading the valid cases with every field and default checked, counting and
  * enumeration against a brute force over every raw point (with and without a device), pruning
  * (a constraint is never evaluated on a rejected prefix), canonical config text round trips,

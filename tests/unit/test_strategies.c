@@ -102,7 +102,7 @@ static eval_status evaluate(const objective *o, const space *sp, const int *c, d
     return EVAL_OK;
 }
 
-/* One run as tuner/run.c drives it: propose, evaluate, observe, until the strategy stops or
+/* One run as tuner/run/run_task.c drives it: propose, evaluate, observe, until the strategy stops or
  * the budget (0: none) is spent (unsupported and unrecorded configs do not count). Writes the
  * proposals to seq (MAX_SEQ * n_params) and returns how many; *fails counts failing ones;
  * with best_us > 0, the run stops at the optimum (us == best_us) and *first_best holds the

@@ -1,4 +1,4 @@
-/* test_svg.c: unit tests of the SVG plot writer (tuner/svg.c): deterministic number text,
+/* test_svg.c: unit tests of the SVG plot writer (tuner/report/svg.c): deterministic number text,
  * axis mapping on linear and log scales, tick choice, the colour map, XML escaping, NaN
  * handling in lines and heatmaps, the document frame, and that the same calls give the same
  * bytes. Well-formedness of whole documents is checked with a real XML parser by

@@ -1,4 +1,4 @@
-/* test_worker_protocol.c: the worker protocol's parser and formatter (tuner/worker.h), on the CPU:
+/* test_worker_protocol.c: the worker protocol's parser and formatter (tuner/worker/protocol.h), on the CPU:
  * escaping round trips, malformed lines, and every message (device, eval, result) both ways. */
 #include "check.h"
 #include "worker/protocol.h"

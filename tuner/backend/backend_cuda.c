@@ -1,6 +1,6 @@
 /* backend_cuda.c: the "cuda" backend, parent side. It never touches CUDA: it starts a worker
- * process (`tuner __worker ORDINAL`, tuner/worker.c) lazily, talks to it over a socket pair that
- * is the worker's stdin and stdout (protocol in worker.h), keeps the last lines of its stderr,
+ * process (`tuner __worker ORDINAL`, tuner/worker/worker.c) lazily, talks to it over a socket pair that
+ * is the worker's stdin and stdout (protocol in tuner/worker/protocol.h), keeps the last lines of its stderr,
  * and watches every evaluation with poll(): a worker that hangs past measure.timeout_s is killed
  * (EVAL_TIMEOUT), one that dies is reaped (EVAL_FAULT with its signal and last stderr line), and
  * the next request starts a fresh one. A bad variant costs one row, never the run. */

@@ -1,4 +1,4 @@
-/* problem.c: problems as sorted named fields with a canonical text form (tuner/problem.h):
+/* problem.c: problems as sorted named fields with a canonical text form (tuner/core/problem.h):
  * building one from arrays, parsing the text back, and field lookup. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* value.c: formatting and comparison of the scalar value type (tuner/value.h) shared by
+/* value.c: formatting and comparison of the scalar value type (tuner/core/value.h) shared by
  * expressions, space files, problems and configs. */
 #include <stdio.h>
 #include <string.h>

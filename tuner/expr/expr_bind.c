@@ -1,4 +1,4 @@
-/* expr_bind.c: binding of a parsed expression (tuner/expr.h): every identifier resolved to a
+/* expr_bind.c: binding of a parsed expression (tuner/expr/expr.h): every identifier resolved to a
  * slot through the caller's resolver, functions and their argument counts checked, and a static
  * type check that refuses operations no value of the slots' types could make well-typed
  * (string * int, ordering strings). Also the slot queries enumeration uses to prune early. */

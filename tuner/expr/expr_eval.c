@@ -1,4 +1,4 @@
-/* expr_eval.c: evaluation of a bound expression (tuner/expr.h) against a slot array: 64-bit
+/* expr_eval.c: evaluation of a bound expression (tuner/expr/expr.h) against a slot array: 64-bit
  * integers with overflow of + - * and division by zero as errors, promotion to float, short
  * circuits, the built-in functions. Never allocates: enumeration calls it per config. */
 #include <math.h>

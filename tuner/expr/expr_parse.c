@@ -1,5 +1,5 @@
 /* expr_parse.c: the lexer and recursive-descent parser of the constraint expression language
- * (grammar in tuner/expr.h), building the flat AST of expr_internal.h; expr_free; and the error
+ * (grammar in tuner/expr/expr.h), building the flat AST of expr_internal.h; expr_free; and the error
  * helper the expression modules share. Input over EXPR_MAX_LEN bytes and trees deeper than
  * EXPR_MAX_DEPTH are errors, never a stack overflow. Every error carries its byte offset. */
 #include <errno.h>

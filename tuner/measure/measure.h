@@ -1,8 +1,8 @@
-/* measure.h: measuring one variant on the GPU in the worker (DESIGN.md sections 6 and 7):
- * poison, one launch, synchronise, validate, then warm-up and timed runs between CUDA events with
- * L2 flushed before each (cache cold), until the median's confidence interval converges; and the
- * device-to-device copy bandwidth that every evaluation is compared with. Also the pure rules
- * that map CUDA and library errors to evaluation statuses (CPU-testable). */
+/* measure.h: measuring one variant on the GPU in the worker (docs/architecture.md, "The worker
+ * model"): poison, one launch, synchronise, validate, then warm-up and timed runs between CUDA
+ * events with L2 flushed before each (cache cold), until the median's confidence interval
+ * converges; and the device-to-device copy bandwidth that every evaluation is compared with. Also
+ * the pure rules that map CUDA and library errors to evaluation statuses (CPU-testable). */
 #pragma once
 #include <stddef.h>
 #include <cuda_runtime_api.h>

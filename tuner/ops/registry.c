@@ -1,5 +1,6 @@
 /* registry.c: the list of op families the tuner knows, and lookups over a family's names.
- * A new family adds its harness file under tuner/ops/ and one line here. */
+ * A new family adds its harness file under tuner/ops/, and here its extern declaration and
+ * its entry in families[] (docs/architecture.md, "A new built-in kernel family"). */
 #include "ops.h"
 
 #include <string.h>

@@ -2,7 +2,7 @@
  *
  * For every (op, dtype, problem) of the space, the configs the constraints allow on the recorded
  * device are enumerated and looked up once in the dump (replay backend). Each strategy then runs
- * once per seed 1..N against that table under the run loop's rules (tuner/run.c): a config
+ * once per seed 1..N against that table under the run loop's rules (tuner/run/run_task.c): a config
  * counts against the budget unless it was skipped, unsupported or unrecorded, and the budget is
  * N evaluations or P% of the allowed configs (rounded up). Per run it records the evaluations
  * spent until the best time found is within 1%, 2% and 5% of the recorded optimum ("miss" when

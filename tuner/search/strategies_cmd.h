@@ -1,7 +1,7 @@
 /* strategies_cmd.h: `tuner strategies SPACE --replay DUMP [--seeds N] [--budget N|P%]
  * [--strategy A,B,...] [--op OP] [--dtype DT] [--format table|csv]`: replays search strategies
  * against a recorded exhaustive space and measures how fast each finds the recorded optimum
- * (tuner/strategies_cmd.c says how). */
+ * (tuner/search/strategies_cmd.c says how). */
 #pragma once
 #include <stddef.h>
 

@@ -20,10 +20,11 @@
 #define SC_ENUM_LIMIT ((int64_t)1 << 18)
 
 /* The strategy `tuner run` uses by default when the space's own strategy is exhaustive but its
- * budget is smaller than the space (see tuner/run.c), chosen from the tables in README.md: on the
- * recorded H100 elementwise space its median run comes within 2% of the optimum inside 10% of
- * the space on every problem and its mean gap at that budget is never worse than random
- * sampling's (bayes is as fast but ends a little behind random on a few flat problems). */
+ * budget is smaller than the space (see tuner/run/run.c), chosen from the tables in
+ * docs/performance.md: on the recorded H100 elementwise space its median run comes within 2% of
+ * the optimum inside 10% of the space on every problem and its mean gap at that budget is never
+ * worse than random sampling's (bayes is as fast but ends a little behind random on a few flat
+ * problems). */
 #define SC_DEFAULT_SEARCH "ensemble"
 
 /* The strategies in these files (strategy.c lists them in its table). */
@@ -109,7 +110,7 @@ void sc_mutate_param(sc_search *s, int *choice, int k);
 /* 1 for the statuses that ran and failed or cannot run (invalid, launch_error, fault, timeout,
  * unsupported): the strategies treat such configs as worse than any that ran. */
 int sc_is_failure(eval_status st);
-/* 1 when st counts against the evaluation budget (as tuner/run.c counts). */
+/* 1 when st counts against the evaluation budget (as tuner/run/run_task.c counts). */
 int sc_counts(eval_status st);
 /* Effective budget for schedules: the given one, or (0 = none) the allowed count capped. */
 int64_t sc_budget(const sc_search *s, int64_t budget);

@@ -1,4 +1,4 @@
-/* space.h: a parameter space loaded from a YAML space file (DESIGN.md section 4), and the
+/* space.h: a parameter space loaded from a YAML space file (docs/space-files.md), and the
  * enumeration of the configs its constraints allow.
  *
  * space_load parses and checks everything before anything runs: YAML syntax, unknown and

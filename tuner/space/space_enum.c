@@ -1,4 +1,4 @@
-/* space_enum.c: the configs a loaded space allows (tuner/space.h): the slot layout constraint
+/* space_enum.c: the configs a loaded space allows (tuner/space/space.h): the slot layout constraint
  * expressions are bound to, the pruning odometer behind space_iter (each constraint is tested
  * as soon as the last parameter it reads is assigned, so a rejected prefix is never expanded and
  * nothing is materialised), counting, checking one config, and canonical config text. */

@@ -1,4 +1,4 @@
-/* space_load.c: space_load and space_free (tuner/space.h). Turns the YAML tree of a space file
+/* space_load.c: space_load and space_free (tuner/space/space.h). Turns the YAML tree of a space file
  * (space_yaml.c) into a checked space: the kernel family and its ops, dtypes and problem
  * fields, every parameter's values against what the kernel library supports, the constraints
  * (parsed, bound to slots, type-checked, then evaluated over the whole space without a device),

@@ -1,5 +1,5 @@
 /* cuda_device.h: device introspection in the worker process: opens one CUDA device and describes
- * it as a device_info (tuner/device.h). Worker side only; the parent never calls it. */
+ * it as a device_info (tuner/core/device.h). Worker side only; the parent never calls it. */
 #pragma once
 #include <stddef.h>
 #include "core/device.h"

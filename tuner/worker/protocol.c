@@ -1,4 +1,4 @@
-/* worker_protocol.c: the worker protocol's one parser and formatter (see worker.h), shared by
+/* protocol.c: the worker protocol's one parser and formatter (see protocol.h), shared by
  * the parent (backend_cuda.c) and the worker (worker.c). Pure C, no CUDA, no I/O. */
 #include "protocol.h"
 
