@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """readme_table.py: the README's headline table, computed from the committed dumps, never typed.
 
-For every GPU model in the dumps (default db/results/*.sql) and every kernel family, it reads
+For every GPU model in the dumps (default db/results/*.sql.xz) and every kernel family, it reads
 `tuner best --compare --format csv` (the winner per op, dtype and problem, the classic default
 measured in the same run, and the fastest peer library recorded by scripts/peers.py) and gives
 the geometric mean over the family's problems of the winner's speed-up over the default and over
@@ -99,7 +99,7 @@ def block(rows, dumps):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("dumps", nargs="*", help="dumps or databases (default db/results/*.sql)")
+    ap.add_argument("dumps", nargs="*", help="dumps or databases (default db/results/*.sql.xz)")
     ap.add_argument("--check", action="store_true", help="exit 1 when the block is stale")
     ap.add_argument("--readme", default="README.md")
     ap.add_argument("--tuner", default="build/tuner")
@@ -112,7 +112,7 @@ def main():
     a.tuner = os.path.abspath(a.tuner) if os.sep in a.tuner else a.tuner
     dumps = [os.path.abspath(d) for d in a.dumps]
     os.chdir(root)
-    dumps = dumps or [os.path.abspath(d) for d in sorted(glob.glob("db/results/*.sql"))]
+    dumps = dumps or [os.path.abspath(d) for d in sorted(glob.glob("db/results/*.sql.xz"))]
     if not dumps:
         fail("no dumps given and none in db/results/")
     names = [os.path.relpath(d, root) if d.startswith(root + os.sep) else d for d in dumps]

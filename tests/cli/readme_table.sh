@@ -5,9 +5,9 @@
 # The checks on a scratch README use the synthetic fixture, which loads in a moment.
 source "$(dirname "$0")/lib.sh"
 RT="python3 scripts/readme_table.py"
-FX=tests/fixtures/synthetic_elementwise.sql
+FX=tests/fixtures/synthetic_elementwise.sql.xz
 
-check "README.md's headline table is current (db/results/*.sql)" $RT --check
+check "README.md's headline table is current (db/results/*.sql.xz)" $RT --check
 
 printf 'before\n<!-- headline:begin -->\nstale\n<!-- headline:end -->\nafter\n' > $T/R.md
 check_fails "a stale block fails --check" 1 $RT --readme $T/R.md --check $FX

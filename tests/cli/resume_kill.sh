@@ -2,7 +2,8 @@
 # resume_kill.sh: SIGKILL `tuner run` at several moments, each on a fresh database, then run it
 # again: every database completes the space with no duplicate and no lost evaluation, the same
 # winners as an uninterrupted run, and `tuner db check` clean. The kill moments are fractions of
-# a measured (warm) uninterrupted run, so they land mid-run on any machine speed. Then the same
+# the uninterrupted run's evaluations, the database polled until it holds them, so they land
+# mid-run on any machine speed. Then the same
 # with three devices sharing the work (--devices: a thread and a database connection each).
 source "$(dirname "$0")/lib.sh"
 FX=tests/fixtures/synthetic_elementwise.sql.xz
@@ -10,12 +11,35 @@ SP=tests/fixtures/elementwise_small.yaml
 
 check "uninterrupted run" $TUNER run $SP --backend replay:$FX --db $T/ref.db -q
 full=$(sql $T/ref.db 'select count(*) from evaluations')
-t0=$(date +%s.%N)
-$TUNER run $SP --backend replay:$FX --db $T/warm.db -q
-t1=$(date +%s.%N)
-dur=$(python3 -c "print(float('$t1') - float('$t0'))")
 q='select op, dtype, shape, config, median_us from best order by op, dtype, shape'
 want=$(sql $T/ref.db "$q")
+# kill_at PID DB N SECONDS: SIGKILL PID once DB holds N evaluations (polled every 2 ms), or
+# after four times SECONDS whatever it holds; so a kill lands mid-run however busy the machine is.
+kill_at() {
+    python3 - "$@" <<'EOF'
+import os, signal, sqlite3, sys, time
+pid, db, n, dur = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+end = time.time() + max(dur, 1.0) * 4
+while time.time() < end:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        break
+    try:
+        c = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.05)
+        got = c.execute("select count(*) from evaluations").fetchone()[0]
+        c.close()
+    except sqlite3.Error:
+        got = 0
+    if got >= n:
+        break
+    time.sleep(0.002)
+try:
+    os.kill(pid, signal.SIGKILL)
+except ProcessLookupError:
+    pass
+EOF
+}
 kill_and_resume() {   # LABEL FRACTIONS ARGS...
     local label=$1 fracs=$2; shift 2
     local partial=0 complete=0 clean=0 same_winners=0 no_dups=0 tries=0 db n pid t0 t1 dur
@@ -26,11 +50,12 @@ kill_and_resume() {   # LABEL FRACTIONS ARGS...
     for frac in $fracs; do
         tries=$((tries + 1))
         db=$T/$label$tries.db
-        $TUNER run $SP --backend replay:$FX "$@" --db $db -q >/dev/null 2>&1 &
-        pid=$!
-        sleep "$(python3 -c "print($dur * $frac)")"
-        kill -9 $pid 2>/dev/null
-        wait $pid 2>/dev/null
+        {   # the braces keep bash's "Killed" notice out of the test's output
+            $TUNER run $SP --backend replay:$FX "$@" --db $db -q >/dev/null 2>&1 &
+            pid=$!
+            kill_at "$pid" "$db" "$(python3 -c "print(int($full * $frac))")" "$dur"
+            wait $pid
+        } 2>/dev/null
         n=$(sql $db 'select count(*) from evaluations' 2>/dev/null)
         [ -n "$n" ] && [ "$n" -lt "$full" ] && partial=$((partial + 1))
         $TUNER run $SP --backend replay:$FX "$@" --db $db -q >/dev/null 2>&1

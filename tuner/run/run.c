@@ -208,10 +208,17 @@ static int open_transfer(run_shared *s, const run_device *devs, int n_devs, char
 {
     const run_options *o = s->o;
     const space *sp = s->sp;
-    int asked = o->strategy && strcmp(o->strategy, "transfer") == 0;
+    const char *named = o->strategy ? o->strategy : sp->search.strategy;
+    int asked = strcmp(named, "transfer") == 0;   /* on the command line or in the space */
     int default_search = !o->strategy && strcmp(sp->search.strategy, "exhaustive") == 0 &&
                          s->budget_evals <= 0 && s->budget_seconds <= 0;
-    if (!asked && !default_search) return 0;
+    if (!asked && !default_search) {
+        if (o->n_transfer_from == 0) return 0;
+        snprintf(err, len, "--transfer-from starts the transfer search, which %s replaces: drop one of "
+                 "them", o->strategy ? "--strategy" : s->budget_evals > 0 || s->budget_seconds > 0 ?
+                 "a budget" : "the space's search strategy");
+        return -1;
+    }
     const char *inputs[64];
     int n = 0;
     glob_t g;
@@ -242,8 +249,10 @@ static int open_transfer(run_shared *s, const run_device *devs, int n_devs, char
                                        "%s%s", i ? " " : "", inputs[i]);
         }
     }
-    if (asked && !s->transfer) {
-        snprintf(err, len, "--strategy transfer: no other GPU's results of %s in %s", sp->kernel,
+    if ((asked || o->n_transfer_from > 0) && !s->transfer) {
+        snprintf(err, len, "%s: no other GPU's results of %s in %s",
+                 !asked ? "--transfer-from" : o->strategy ? "--strategy transfer" : "search.strategy transfer",
+                 sp->kernel,
                  n ? "the inputs given (--transfer-from)" : "db/results/ (give --transfer-from)");
         rc = -1;
     }

@@ -56,7 +56,7 @@ static void exhaustive_destroy(strategy *st)
 }
 
 static const strategy_vtable exhaustive_vt = {
-    "exhaustive", exhaustive_create, exhaustive_propose, exhaustive_observe, exhaustive_destroy,
+    "exhaustive", exhaustive_create, exhaustive_propose, exhaustive_observe, exhaustive_destroy, 0,
 };
 
 /* ---- random without replacement ---- */
@@ -138,7 +138,7 @@ static int random_propose(strategy *st, int *choice)
 }
 
 static const strategy_vtable random_vt = {
-    "random", random_create, random_propose, exhaustive_observe, random_destroy,
+    "random", random_create, random_propose, exhaustive_observe, random_destroy, 0,
 };
 
 /* ---- table ---- */

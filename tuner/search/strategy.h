@@ -21,6 +21,9 @@ typedef struct strategy_vtable {
     /* The result of the last proposed config: status and, when ok, the median time. */
     void (*observe)(strategy *s, const int *choice, eval_status status, double median_us);
     void (*destroy)(strategy *s);
+    /* 1 when the strategy stops once it has converged (a local optimum, a plateau) rather than
+     * searching on to the budget or to exhaustion; its stop_reason then says why. */
+    int converges;
 } strategy_vtable;
 
 struct strategy {

@@ -122,5 +122,5 @@ static strategy *anneal_create(const space *sp, const space_binding *b, uint64_t
 }
 
 const strategy_vtable strategy_anneal_vt = {
-    "anneal", anneal_create, anneal_propose, anneal_observe, anneal_destroy,
+    "anneal", anneal_create, anneal_propose, anneal_observe, anneal_destroy, 0,
 };

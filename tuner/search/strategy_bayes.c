@@ -391,5 +391,5 @@ static strategy *bayes_create(const space *sp, const space_binding *b, uint64_t 
 }
 
 const strategy_vtable strategy_bayes_vt = {
-    "bayes", bayes_create, bayes_propose, bayes_observe, bayes_destroy,
+    "bayes", bayes_create, bayes_propose, bayes_observe, bayes_destroy, 0,
 };

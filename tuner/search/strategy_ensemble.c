@@ -122,5 +122,5 @@ static strategy *ensemble_create(const space *sp, const space_binding *b, uint64
 }
 
 const strategy_vtable strategy_ensemble_vt = {
-    "ensemble", ensemble_create, ensemble_propose, ensemble_observe, ensemble_destroy,
+    "ensemble", ensemble_create, ensemble_propose, ensemble_observe, ensemble_destroy, 0,
 };

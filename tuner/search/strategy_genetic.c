@@ -107,5 +107,5 @@ static strategy *genetic_create(const space *sp, const space_binding *b, uint64_
 }
 
 const strategy_vtable strategy_genetic_vt = {
-    "genetic", genetic_create, genetic_propose, genetic_observe, genetic_destroy,
+    "genetic", genetic_create, genetic_propose, genetic_observe, genetic_destroy, 0,
 };

@@ -170,5 +170,5 @@ static strategy *local_create(const space *sp, const space_binding *b, uint64_t 
 }
 
 const strategy_vtable strategy_local_vt = {
-    "local", local_create, local_propose, local_observe, local_destroy,
+    "local", local_create, local_propose, local_observe, local_destroy, 0,
 };

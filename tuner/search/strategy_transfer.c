@@ -99,5 +99,5 @@ static strategy *transfer_create(const space *sp, const space_binding *b, uint64
 }
 
 const strategy_vtable strategy_transfer_vt = {
-    "transfer", transfer_create, transfer_propose, transfer_observe, transfer_destroy,
+    "transfer", transfer_create, transfer_propose, transfer_observe, transfer_destroy, 1,
 };

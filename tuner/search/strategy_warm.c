@@ -60,7 +60,7 @@ static void warm_destroy(strategy *st)
 }
 
 static const strategy_vtable warm_vt = {
-    "warm", NULL, warm_propose, warm_observe, warm_destroy,
+    "warm", NULL, warm_propose, warm_observe, warm_destroy, 0,
 };
 
 strategy *strategy_warm_wrap(strategy *inner, const space *sp, const space_binding *b,
