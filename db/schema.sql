@@ -63,7 +63,10 @@ CREATE TABLE IF NOT EXISTS configs (
 
 -- One (device, problem, config, kernel source) measured. status is one of ok, invalid,
 -- launch_error, fault, timeout, unsupported, skipped, compile_error (a user kernel's variant the
--- compiler refused; schema version 2); only ok rows carry times and can win.
+-- compiler refused; schema version 2); only ok rows carry times and can win. error says why a
+-- row failed; on an ok row it is a note: "raced: ..." when racing stopped its timing early, the
+-- runs it had showing it surely slower than the best by more than the space's race margin
+-- (docs/time-to-tune.md; it then has fewer than min_runs runs, all kept).
 CREATE TABLE IF NOT EXISTS evaluations (
   id           INTEGER PRIMARY KEY,
   run_id       INTEGER NOT NULL REFERENCES runs(id),
@@ -113,20 +116,39 @@ CREATE TABLE IF NOT EXISTS peers (
 
 CREATE INDEX IF NOT EXISTS evaluations_by_problem ON evaluations(device_id, problem_id, status);
 
--- The winner per device and problem: the ok evaluation with the smallest median (ties broken by
--- config text, then kernel hash, so the answer is deterministic).
+-- The last playoff of a problem on a device (schema version 3, docs/time-to-tune.md): its
+-- contenders, the ok configs within the race margin of the best, re-timed in one go, one run
+-- of each per round, so that drift between their separate evaluations cannot pick the winner.
+-- One row per contender: its runs in the playoff (samples, a JSON array of n_runs timings in
+-- order) and their median. A new playoff of the problem replaces the rows of the last one.
+CREATE TABLE IF NOT EXISTS playoffs (
+  evaluation_id INTEGER PRIMARY KEY REFERENCES evaluations(id) ON DELETE CASCADE,
+  run_id        INTEGER NOT NULL REFERENCES runs(id),
+  median_us     REAL NOT NULL CHECK (median_us > 0),
+  ci_lo_us      REAL, ci_hi_us REAL,
+  n_runs        INTEGER NOT NULL CHECK (n_runs > 0),
+  samples       TEXT NOT NULL,
+  created_at    TEXT NOT NULL
+);
+
+-- The winner per device and problem: the ok evaluation ranked first by its playoff median when
+-- it played one, else by its own median (ties broken by config text, then kernel hash, so the
+-- answer is deterministic). median_us is the evaluation's own; playoff_us its playoff median
+-- (NULL when it played none).
 CREATE VIEW IF NOT EXISTS best AS
 SELECT d.name AS device, d.uuid AS device_uuid, p.op, p.dtype, p.shape, p.size_key,
        c.text AS config, e.median_us, e.gbps, e.frac_copy, e.kernel_hash, e.id AS evaluation_id,
-       e.device_id, e.problem_id
+       e.device_id, e.problem_id, pl.median_us AS playoff_us
 FROM evaluations e
 JOIN devices d ON d.id = e.device_id
 JOIN problems p ON p.id = e.problem_id
 JOIN configs c ON c.id = e.config_id
+LEFT JOIN playoffs pl ON pl.evaluation_id = e.id
 WHERE e.status = 'ok'
   AND NOT EXISTS (
     SELECT 1 FROM evaluations e2 JOIN configs c2 ON c2.id = e2.config_id
+    LEFT JOIN playoffs pl2 ON pl2.evaluation_id = e2.id
     WHERE e2.device_id = e.device_id AND e2.problem_id = e.problem_id AND e2.status = 'ok'
-      AND (e2.median_us < e.median_us
-           OR (e2.median_us = e.median_us
+      AND (coalesce(pl2.median_us, e2.median_us) < coalesce(pl.median_us, e.median_us)
+           OR (coalesce(pl2.median_us, e2.median_us) = coalesce(pl.median_us, e.median_us)
                AND (c2.text < c.text OR (c2.text = c.text AND e2.kernel_hash < e.kernel_hash)))));

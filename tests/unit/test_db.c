@@ -754,9 +754,9 @@ static void test_dump(void)
     CHECK(same_text(da, db_));   /* same content, other order and ids: same bytes */
     if (!da)
         goto done;
-    CHECK(strncmp(da, "-- tunekit dump, schema version 2\n", 34) == 0);
+    CHECK(strncmp(da, "-- tunekit dump, schema version 3\n", 34) == 0);
     CHECK(strstr(da, "CREATE TABLE IF NOT EXISTS devices") != NULL);
-    CHECK(strstr(da, "PRAGMA user_version = 2;\nBEGIN;\n") != NULL);
+    CHECK(strstr(da, "PRAGMA user_version = 3;\nBEGIN;\n") != NULL);
     CHECK(strstr(da, "COMMIT;\n") != NULL && strcmp(da + strlen(da) - 8, "COMMIT;\n") == 0);
     CHECK(strstr(da, "'it''s wrong\nline 2'") != NULL);
     CHECK(strstr(da, "(SELECT id FROM devices WHERE uuid='GPU-a')") != NULL);
@@ -1231,6 +1231,145 @@ done:
     db_close(a);
 }
 
+/* Playoffs (schema version 3): the contenders within the margin, stored runs replacing the last
+ * playoff, the view ranking a contender by its playoff median, a raced row's note read back,
+ * dumps, imports and merges keeping them, db check's invariants, and a version-2 database
+ * migrated with its rows and winners. */
+static void test_playoffs(void)
+{
+    char err[512];
+    db *d = NULL, *m = NULL;
+    char *da = NULL, *dm = NULL;
+    CHECK(db_open(tmp("pl.db"), 1, &d, err, sizeof err) == 0);
+    if (!d)
+        return;
+    device_info di = make_device("GPU-pl", "Playoff GPU", 132);
+    int64_t dev, run, prob;
+    run_info info = {"spaces/e.yaml", "cafe", "exhaustive", "cuda", "0.1.0", 1, 3000.0};
+    CHECK(db_put_device(d, &di, &dev, err, sizeof err) == 0);
+    CHECK(db_begin_run(d, dev, &info, &run, err, sizeof err) == 0);
+    CHECK(db_put_problem(d, "elementwise.mul", "f32", "n=1024,offset=0", 1024, 12288, 1024, &prob,
+                         err, sizeof err) == 0);
+    /* medians 10 (a), 10.3 (b), 10.45 (c), 12 (d, raced): a, b and c are within 5% */
+    double sa[3] = {10.0, 10.0, 10.0}, sb[3] = {10.3, 10.3, 10.3}, sc[3] = {10.45, 10.45, 10.45},
+           sd[5] = {12, 12, 12, 12, 12};
+    eval_result ra = ok_result(sa, 3), rb = ok_result(sb, 3), rc = ok_result(sc, 3),
+                rd = ok_result(sd, 5);
+    rd.raced = 1;
+    snprintf(rd.error, sizeof rd.error, "%s after 5 runs it is slower", EVAL_RACED_NOTE);
+    CHECK(db_put_evaluation(d, run, dev, prob, "b=a", "k", &ra, 12288, 3000, 1, err, sizeof err) == 0);
+    CHECK(db_put_evaluation(d, run, dev, prob, "b=b", "k", &rb, 12288, 3000, 2, err, sizeof err) == 0);
+    CHECK(db_put_evaluation(d, run, dev, prob, "b=c", "k", &rc, 12288, 3000, 3, err, sizeof err) == 0);
+    CHECK(db_put_evaluation(d, run, dev, prob, "b=d", "k", &rd, 12288, 3000, 4, err, sizeof err) == 0);
+    eval_result back;
+    CHECK(db_find_evaluation(d, "GPU-pl", "elementwise.mul", "f32", "n=1024,offset=0", "b=d",
+                             &back) == 1);
+    CHECK(back.raced == 1 && back.n_samples == 5);
+    eval_result_clear(&back);
+    CHECK(db_find_evaluation(d, "GPU-pl", "elementwise.mul", "f32", "n=1024,offset=0", "b=a",
+                             &back) == 1);
+    CHECK(back.raced == 0);
+    eval_result_clear(&back);
+
+    db_contenders c;
+    CHECK(db_playoff_contenders(d, dev, prob, "k", 0.05, &c, err, sizeof err) == 0);
+    CHECK(c.n == 3 && !c.played);
+    CHECK(strcmp(c.config[0], "b=a") == 0 && strcmp(c.config[1], "b=b") == 0 &&
+          strcmp(c.config[2], "b=c") == 0);
+    CHECK(db_playoff_contenders(d, dev, prob, "k", 0.02, &c, err, sizeof err) == 0 && c.n == 1);
+    CHECK(db_playoff_contenders(d, dev, prob, "other", 0.05, &c, err, sizeof err) == 0 && c.n == 0);
+    CHECK_STR(q_text(d, "SELECT config FROM best"), "b=a");
+
+    /* the playoff: b is faster when timed alongside a */
+    CHECK(db_playoff_contenders(d, dev, prob, "k", 0.05, &c, err, sizeof err) == 0);
+    eval_result p;
+    memset(&p, 0, sizeof p);
+    double pa[4] = {10.2, 10.1, 10.2, 10.3}, pb[4] = {9.9, 10.0, 9.9, 9.8}, pc[4] = {10.5, 10.4, 10.6, 10.5};
+    p.status = EVAL_OK;
+    p.n_playoff = 3;
+    p.playoff_n[0] = p.playoff_n[1] = p.playoff_n[2] = 4;
+    p.playoff_samples[0] = pa;
+    p.playoff_samples[1] = pb;
+    p.playoff_samples[2] = pc;
+    CHECK(db_put_playoff(d, run, dev, prob, "k", &c, &p, err, sizeof err) == 0);
+    CHECK(count(d, "playoffs") == 3);
+    CHECK_STR(q_text(d, "SELECT config FROM best"), "b=b");
+    CHECK(q_double(d, "SELECT median_us FROM best") == 10.3);        /* its own median */
+    CHECK(q_double(d, "SELECT playoff_us FROM best") == 9.9);
+    CHECK_STR(q_text(d, "SELECT samples FROM playoffs pl JOIN evaluations e ON e.id = "
+                        "pl.evaluation_id JOIN configs c ON c.id = e.config_id WHERE c.text = 'b=b'"),
+              "[9.9,10,9.9,9.8]");
+    CHECK(db_playoff_contenders(d, dev, prob, "k", 0.05, &c, err, sizeof err) == 0 && c.played);
+    CHECK(db_check(d, err, sizeof err) == 0);
+    /* a later playoff of two replaces the three rows */
+    db_contenders two = c;
+    two.n = 2;
+    p.n_playoff = 2;
+    double qa[2] = {9.5, 9.5}, qb[2] = {9.7, 9.7};
+    p.playoff_samples[0] = qa;
+    p.playoff_samples[1] = qb;
+    p.playoff_n[0] = p.playoff_n[1] = 2;
+    CHECK(db_put_playoff(d, run, dev, prob, "k", &two, &p, err, sizeof err) == 0);
+    CHECK(count(d, "playoffs") == 2);
+    CHECK_STR(q_text(d, "SELECT config FROM best"), "b=a");
+    /* refusals: a result that does not match the contenders, a config without an ok row */
+    p.n_playoff = 3;
+    CHECK(db_put_playoff(d, run, dev, prob, "k", &two, &p, err, sizeof err) == -1);
+    db_contenders ghost = two;
+    snprintf(ghost.config[1], sizeof ghost.config[1], "b=zzz");
+    p.n_playoff = 2;
+    CHECK(db_put_playoff(d, run, dev, prob, "k", &ghost, &p, err, sizeof err) == -1);
+    CHECK(strstr(err, "b=zzz") != NULL);
+    CHECK(count(d, "playoffs") == 2);   /* rolled back: the last playoff stays */
+
+    /* dump, import, merge: the playoffs travel with their evaluations */
+    da = dump_of(d);
+    CHECK(da && count_of(da, "INSERT OR IGNORE INTO playoffs") == 2);
+    CHECK(da && !has_local_id(da));
+    CHECK(dump_to_file(d, tmp("pl.sql")) == 0);
+    CHECK(db_open(tmp("pl_m.db"), 1, &m, err, sizeof err) == 0);
+    if (m) {
+        CHECK(db_import(m, tmp("pl.sql"), err, sizeof err) == 0);
+        dm = dump_of(m);
+        CHECK(same_text(da, dm));
+        CHECK_STR(q_text(m, "SELECT config FROM best"), "b=a");
+        db_close(m);
+        m = NULL;
+    }
+    CHECK(db_open(tmp("pl_n.db"), 1, &m, err, sizeof err) == 0);
+    if (m) {
+        CHECK(db_merge(m, tmp("pl.db"), err, sizeof err) == 0);
+        CHECK(count(m, "playoffs") == 2);
+        CHECK_STR(q_text(m, "SELECT config FROM best"), "b=a");
+        CHECK(db_check(m, err, sizeof err) == 0);
+    }
+    /* db check: a playoff row whose samples do not match n_runs, or of an evaluation not ok */
+    CHECK(sqlite3_exec(db_handle(d), "UPDATE playoffs SET n_runs = 3 WHERE rowid = "
+                       "(SELECT min(rowid) FROM playoffs)", NULL, NULL, NULL) == SQLITE_OK);
+    CHECK(db_check(d, err, sizeof err) == 1);
+    CHECK(strstr(err, "JSON array of n_runs") != NULL);
+
+    /* version 2: no playoffs table, the view ranks by median; migrated, rows and winners kept */
+    db_close(d);
+    d = NULL;
+    CHECK(raw_exec(tmp("pl.db"), "PRAGMA foreign_keys = OFF; BEGIN; DROP VIEW best;"
+                                 " DROP TABLE playoffs;"
+                                 " CREATE VIEW best AS SELECT e.id AS evaluation_id FROM evaluations e;"
+                                 " PRAGMA user_version = 2; COMMIT;") == 0);
+    CHECK(db_open(tmp("pl.db"), 0, &d, err, sizeof err) == 0);
+    if (d) {
+        CHECK(q_int(d, "PRAGMA user_version") == DB_SCHEMA_VERSION);
+        CHECK(count(d, "playoffs") == 0 && count(d, "evaluations") == 4);
+        CHECK_STR(q_text(d, "SELECT config FROM best"), "b=a");
+        CHECK(q_int(d, "SELECT count(*) FROM best WHERE playoff_us IS NULL") == 1);
+        CHECK(db_check(d, err, sizeof err) == 0);
+    }
+    free(da);
+    free(dm);
+    db_close(d);
+    db_close(m);
+}
+
 static void test_check(void)
 {
     char err[1024];
@@ -1483,6 +1622,7 @@ int main(void)
     test_dump_xz();
     test_model_card();
     test_merge();
+    test_playoffs();
     test_check();
     test_shell_load();
     test_fixture();

@@ -1,5 +1,6 @@
 /* test_worker_protocol.c: the worker protocol's parser and formatter (tuner/worker/protocol.h), on the CPU:
- * escaping round trips, malformed lines, and every message (device, eval, result) both ways. */
+ * escaping round trips, malformed lines, and every message (device, eval, result, with racing
+ * and playoffs) both ways. */
 #include "check.h"
 #include "worker/protocol.h"
 
@@ -352,8 +353,147 @@ static void test_result(void)
     wp_buf_free(&b);
 }
 
+/* Racing and the playoff travel both ways: race_margin and race_us on the request, raced on the
+ * result; a playoff's configs (and modules) on the request, its runs per config on the result.
+ * Malformed ones are refused. */
+static void test_race_and_playoff(void)
+{
+    char text[] = "n=1024,offset=0";
+    problem p;
+    memset(&p, 0, sizeof p);
+    p.text = text;
+    eval_request r;
+    memset(&r, 0, sizeof r);
+    r.kernel = "elementwise";
+    r.op = "mul";
+    r.dtype = "f32";
+    r.problem = &p;
+    r.config = "a=1";
+    r.measure = (measure_settings){ .warmup = 3, .min_runs = 10, .max_runs = 200, .rel_ci = 0.01,
+                                    .race_margin = 0.05 };
+    r.race_us = 12.75;
+    wp_buf b = { 0 };
+    wp_msg m;
+    wp_eval e;
+    char err[256];
+    CHECK(wp_format_eval(&b, &r) == 0);
+    CHECK(parse_line(&b, &m) == 0);
+    CHECK(wp_parse_eval(&m, &e, err, sizeof err) == 0);
+    CHECK(e.measure.race_margin == 0.05 && e.race_us == 12.75 && e.n_playoff == 0);
+    wp_msg_clear(&m);
+    /* no racing: the fields are left out and read as 0 */
+    r.measure.race_margin = 0;
+    r.race_us = 0;
+    CHECK(wp_format_eval(&b, &r) == 0);
+    CHECK(strstr(b.s, "race") == NULL);
+    CHECK(parse_line(&b, &m) == 0);
+    CHECK(wp_parse_eval(&m, &e, err, sizeof err) == 0);
+    CHECK(e.measure.race_margin == 0 && e.race_us == 0);
+    wp_msg_clear(&m);
+    /* a playoff of three */
+    r.n_playoff = 3;
+    r.playoff[0] = "a=1";
+    r.playoff[1] = "a=2";
+    r.playoff[2] = "a=3,b=tab\there";
+    CHECK(wp_format_eval(&b, &r) == 0);
+    CHECK(parse_line(&b, &m) == 0);
+    CHECK(wp_parse_eval(&m, &e, err, sizeof err) == 0);
+    CHECK(e.n_playoff == 3);
+    CHECK_STR(e.playoff[0], "a=1");
+    CHECK_STR(e.playoff[1], "a=2");
+    CHECK_STR(e.playoff[2], "a=3,b=tab\there");
+    CHECK(e.playoff_module[0] == NULL);
+    wp_msg_clear(&m);
+    /* a user kernel's playoff needs each config's module */
+    r.space_path = "/s.yaml";
+    r.module = "/m0.cubin";
+    r.playoff_module[0] = "/m0.cubin";
+    r.playoff_module[1] = "/m1.cubin";
+    CHECK(wp_format_eval(&b, &r) == 0);
+    CHECK(parse_line(&b, &m) == 0);
+    CHECK(wp_parse_eval(&m, &e, err, sizeof err) == -1);
+    CHECK(strstr(err, "pm2") != NULL);
+    wp_msg_clear(&m);
+    r.playoff_module[2] = "/m2.cubin";
+    CHECK(wp_format_eval(&b, &r) == 0);
+    CHECK(parse_line(&b, &m) == 0);
+    CHECK(wp_parse_eval(&m, &e, err, sizeof err) == 0);
+    CHECK_STR(e.playoff_module[1], "/m1.cubin");
+    wp_msg_clear(&m);
+    /* refused: a playoff of one or of too many, a missing config, a negative margin */
+    const char *bad[] = {
+        "eval\tkernel=x\top=y\tdtype=f32\tproblem=n=1\tconfig=a=1\tseed=1\tvalidate=1"
+        "\ttolerance_scale=1\twarmup=1\tmin_runs=1\tmax_runs=2\trel_ci=0.1\tcold=1"
+        "\tmax_seconds=1\tplayoff=1\tpc0=a=1",
+        "eval\tkernel=x\top=y\tdtype=f32\tproblem=n=1\tconfig=a=1\tseed=1\tvalidate=1"
+        "\ttolerance_scale=1\twarmup=1\tmin_runs=1\tmax_runs=2\trel_ci=0.1\tcold=1"
+        "\tmax_seconds=1\tplayoff=5\tpc0=a=1",
+        "eval\tkernel=x\top=y\tdtype=f32\tproblem=n=1\tconfig=a=1\tseed=1\tvalidate=1"
+        "\ttolerance_scale=1\twarmup=1\tmin_runs=1\tmax_runs=2\trel_ci=0.1\tcold=1"
+        "\tmax_seconds=1\tplayoff=2\tpc0=a=1",
+        "eval\tkernel=x\top=y\tdtype=f32\tproblem=n=1\tconfig=a=1\tseed=1\tvalidate=1"
+        "\ttolerance_scale=1\twarmup=1\tmin_runs=1\tmax_runs=2\trel_ci=0.1\tcold=1"
+        "\tmax_seconds=1\trace_margin=-0.1",
+        "eval\tkernel=x\top=y\tdtype=f32\tproblem=n=1\tconfig=a=1\tseed=1\tvalidate=1"
+        "\ttolerance_scale=1\twarmup=1\tmin_runs=1\tmax_runs=2\trel_ci=0.1\tcold=1"
+        "\tmax_seconds=1\trace_us=x",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        CHECK(parse_text(bad[i], &m, err, sizeof err) == 0);
+        CHECK(wp_parse_eval(&m, &e, err, sizeof err) == -1);
+        wp_msg_clear(&m);
+    }
+
+    /* results: raced, and a playoff's runs */
+    double s1[] = {13.0, 13.5, 13.25, 13.0, 13.1};
+    eval_result res;
+    memset(&res, 0, sizeof res);
+    res.status = EVAL_OK;
+    res.samples = s1;
+    res.n_samples = 5;
+    res.raced = 1;
+    snprintf(res.error, sizeof res.error, "%s after 5 runs", EVAL_RACED_NOTE);
+    CHECK(wp_format_result(&b, &res) == 0);
+    eval_result back;
+    CHECK(parse_line(&b, &m) == 0);
+    CHECK(wp_parse_result(&m, &back, err, sizeof err) == 0);
+    CHECK(back.raced == 1 && back.n_samples == 5 && back.n_playoff == 0);
+    CHECK(strncmp(back.error, EVAL_RACED_NOTE, strlen(EVAL_RACED_NOTE)) == 0);
+    eval_result_clear(&back);
+    wp_msg_clear(&m);
+    double pa[] = {10.0, 10.5, 10.25}, pb[] = {9.0, 9.5, 9.25};
+    memset(&res, 0, sizeof res);
+    res.status = EVAL_OK;
+    res.n_playoff = 2;
+    res.playoff_n[0] = res.playoff_n[1] = 3;
+    res.playoff_samples[0] = pa;
+    res.playoff_samples[1] = pb;
+    CHECK(wp_format_result(&b, &res) == 0);
+    CHECK(parse_line(&b, &m) == 0);
+    CHECK(wp_parse_result(&m, &back, err, sizeof err) == 0);
+    CHECK(back.status == EVAL_OK && back.n_samples == 0 && back.n_playoff == 2);
+    CHECK(back.playoff_n[0] == 3 && back.playoff_n[1] == 3);
+    CHECK(back.playoff_samples[1] && back.playoff_samples[1][1] == 9.5);
+    eval_result_clear(&back);
+    wp_msg_clear(&m);
+    /* refused: uneven playoff runs, an ok result with neither samples nor playoff */
+    CHECK(parse_text("result\tstatus=ok\terror=\tsamples=\tplayoff=2\tps0=1,2\tps1=1", &m, err,
+                     sizeof err) == 0);
+    CHECK(wp_parse_result(&m, &back, err, sizeof err) == -1);
+    CHECK(strstr(err, "playoff config 1") != NULL);
+    wp_msg_clear(&m);
+    CHECK(parse_text("result\tstatus=ok\terror=\tsamples=", &m, err, sizeof err) == 0);
+    CHECK(wp_parse_result(&m, &back, err, sizeof err) == -1);
+    wp_msg_clear(&m);
+    CHECK(parse_text("result\tstatus=ok\terror=\tsamples=1\traced=2", &m, err, sizeof err) == 0);
+    CHECK(wp_parse_result(&m, &back, err, sizeof err) == -1);
+    wp_msg_clear(&m);
+    wp_buf_free(&b);
+}
+
 int main(void)
 {
+    test_race_and_playoff();
     test_escaping();
     test_malformed();
     test_numbers();

@@ -432,7 +432,10 @@ static int cuda_evaluate(backend *b, const eval_request *req, eval_result *out, 
         if (wp_parse(line, n, &m, err, len)) goto protocol_error;
         if (strcmp(m.type, "prepared") == 0 && !prepared) {
             prepared = 1;
-            deadline = req->measure.timeout_s > 0 ? now_s() + req->measure.timeout_s : 0;
+            /* a playoff times each of its configs as long as one evaluation may take */
+            deadline = req->measure.timeout_s > 0
+                           ? now_s() + req->measure.timeout_s * (req->n_playoff > 1 ? req->n_playoff : 1)
+                           : 0;
             wp_msg_clear(&m);
             continue;
         }

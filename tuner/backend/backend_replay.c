@@ -3,6 +3,9 @@
  * header and reports run for real without a GPU. A config that was never recorded is answered
  * EVAL_UNRECORDED (never invented, never stored).
  *
+ * A playoff is answered with each contender's recorded runs (their medians are the recorded
+ * ones, so replay's winners are the recording's).
+ *
  * "replay:PATH" needs PATH to hold one GPU model (device_same_model); its cards replay as that
  * model: each problem is answered from the card that recorded the most evaluations of it (ties:
  * the smaller uuid), and the device the run sees is the card with the most evaluations overall
@@ -119,6 +122,34 @@ static int replay_evaluate(backend *b, const eval_request *req, eval_result *out
                      key_len >= 0 && (size_t)key_len < sizeof key ? key : "");
         }
         uuid = r->card;
+    }
+    if (req->n_playoff >= 2) {
+        /* a playoff is answered with each config's recorded runs: what was measured of it */
+        for (int i = 0; i < req->n_playoff && i < EVAL_PLAYOFF_MAX; i++) {
+            eval_result one;
+            int got = db_find_evaluation(r->source, uuid, op, req->dtype, req->problem->text,
+                                         req->playoff[i], &one);
+            if (got < 0) {
+                eval_result_clear(out);
+                snprintf(err, len, "replay %s: cannot read the recorded evaluation", r->path);
+                return -1;
+            }
+            if (got == 0 || one.status != EVAL_OK || one.n_samples == 0) {
+                eval_result_clear(&one);
+                eval_result_clear(out);
+                out->status = EVAL_UNRECORDED;
+                snprintf(out->error, sizeof out->error, "playoff: %s has no ok runs in %s",
+                         req->playoff[i], r->path);
+                return 0;
+            }
+            out->playoff_samples[i] = one.samples;
+            out->playoff_n[i] = one.n_samples;
+            one.samples = NULL;
+            eval_result_clear(&one);
+        }
+        out->status = EVAL_OK;
+        out->n_playoff = req->n_playoff;
+        return 0;
     }
     int found = db_find_evaluation(r->source, uuid, op, req->dtype, req->problem->text,
                                    req->config, out);

@@ -35,6 +35,7 @@ static struct options {
     const char *strategy;        /* --strategy */
     int64_t budget_evals;        /* --budget-evals */
     double budget_seconds;       /* --budget-seconds */
+    double race;                 /* --race (< 0: the space's) */
     int64_t seed;                /* --seed */
     const char *out;             /* -o */
     const char *op, *dtype, *device;
@@ -50,6 +51,7 @@ static struct options {
     const char *backends[64];    /* every --backend, in order */
     int n_backends;
     const char *devices;         /* --devices */
+    const char *against;         /* --against */
     const char *transfer[64];    /* every --transfer-from */
     int n_transfer;
     const char *shard;           /* --shard K/N */
@@ -131,6 +133,7 @@ static int parse_args(const char *cmd, int argc, char **argv, const char *allowe
         else if (strcmp(a, "--strategy") == 0) opt.strategy = v;
         else if (strcmp(a, "--budget-evals") == 0) bad = parse_i64(v, &opt.budget_evals) || opt.budget_evals < 0;
         else if (strcmp(a, "--budget-seconds") == 0) bad = parse_f64(v, &opt.budget_seconds) || opt.budget_seconds < 0;
+        else if (strcmp(a, "--race") == 0) bad = parse_f64(v, &opt.race) || !(opt.race >= 0 && opt.race < 1);
         else if (strcmp(a, "--seed") == 0) bad = parse_i64(v, &opt.seed) || opt.seed < 0;
         else if (strcmp(a, "--jobs") == 0) bad = parse_i64(v, &opt.jobs) || opt.jobs < 1 || opt.jobs > 256;
         else if (strcmp(a, "--cache") == 0) opt.cache = v;
@@ -140,6 +143,7 @@ static int parse_args(const char *cmd, int argc, char **argv, const char *allowe
         else if (strcmp(a, "--op") == 0) opt.op = v;
         else if (strcmp(a, "--dtype") == 0) opt.dtype = v;
         else if (strcmp(a, "--device") == 0) opt.device = v;
+        else if (strcmp(a, "--against") == 0) opt.against = v;
         else if (strcmp(a, "--format") == 0) {
             opt.format = v;
             bad = strcmp(v, "table") && strcmp(v, "csv") && strcmp(v, "json");
@@ -200,7 +204,7 @@ static int cmd_run(void)
                       opt.strategy, opt.budget_evals, opt.budget_seconds, opt.seed,
                       !opt.quiet && isatty(2), opt.quiet ? NULL : stdout, opt.warm_start,
                       (int)opt.jobs, opt.cache, opt.shard_k, opt.shard_n,
-                      opt.transfer, opt.n_transfer };
+                      opt.transfer, opt.n_transfer, opt.race };
     run_summary sum;
     int rc = run_space(&o, &sum, err, sizeof err);
     for (int i = 0; specs && i < n_specs; i++) free(specs[i]);
@@ -223,6 +227,11 @@ static int cmd_run(void)
                    sum.transfer_from[0] ? ", starting from the winners in " : "", sum.transfer_from);
         if (sum.unrecorded) printf(", %lld not recorded in the replay source", (long long)sum.unrecorded);
         printf("\n");
+        if (sum.race_margin > 0)
+            printf("tuner: racing at %g%%: %lld evaluation%s stopped early; %lld playoff%s "
+                   "(%lld changed the winner)\n", 100.0 * sum.race_margin, (long long)sum.raced,
+                   sum.raced == 1 ? "" : "s", (long long)sum.playoffs, sum.playoffs == 1 ? "" : "s",
+                   (long long)sum.playoff_changed);
         if (sum.n_devices > 1)
             for (int i = 0; i < sum.n_devices; i++)
                 printf("tuner: device %d (%s, %s): %lld evaluated, %.1f s in its backend%s%s\n", i,
@@ -801,11 +810,40 @@ static int cmd_strategies(void)
     return rc;
 }
 
+static int cmd_retime(void)
+{
+    char err[2048];
+    if (opt.n_args != 1 || !opt.db || !opt.against) {
+        fprintf(stderr, "tuner retime: needs SPACE, --db A and --against B; see 'tuner retime --help'\n");
+        return EXIT_BAD_INPUT;
+    }
+    if (opt.format && strcmp(opt.format, "json") == 0) {
+        fprintf(stderr, "tuner retime: --format is table or csv\n");
+        return EXIT_BAD_INPUT;
+    }
+    int csv = opt.format && strcmp(opt.format, "csv") == 0;
+    retime_options o = { opt.args[0], opt.db, opt.against, opt.backend,
+                         opt.quiet ? NULL : stdout, csv };
+    retime_summary sum;
+    int rc = run_retime(&o, &sum, err, sizeof err);
+    if (rc == 2) { fprintf(stderr, "%s\n", err); return EXIT_BAD_INPUT; }
+    if (rc != 0) return fail(err);
+    int n = sum.same + sum.timed;
+    fprintf(csv ? stderr : stdout,
+            "tuner retime: %d problems: %d same config, %d re-timed side by side, %d failed, %d "
+            "without a winner in both; regret of a over b: median %.2f%%, p90 %.2f%%, max %.2f%%; "
+            "within 1%%: %d of %d, within 2%%: %d of %d\n",
+            sum.problems, sum.same, sum.timed, sum.failed, sum.missing, 100 * sum.median,
+            100 * sum.p90, 100 * sum.max, sum.within1, n, sum.within2, n);
+    return EXIT_OK;
+}
+
 static const command commands[] = {
     { "run", cmd_run,
       "tuner run SPACE [--db PATH] [--backend cuda|cuda:N|replay:DUMP]... [--devices all|0,2,3]\n"
       "                [--shard K/N] [--strategy NAME] [--budget-evals N] [--budget-seconds S]\n"
-      "                [--seed N] [--warm-start] [--transfer-from DUMP]... [--jobs N] [--cache DIR] [-q]\n"
+      "                [--race MARGIN] [--seed N] [--warm-start] [--transfer-from DUMP]...\n"
+      "                [--jobs N] [--cache DIR] [-q]\n"
       "  Tunes every op, dtype and problem of SPACE on the backend's device, storing every\n"
       "  evaluation in the database (default tunekit.db). Re-running resumes: what the database\n"
       "  already holds for this device, problem, config and kernel source is skipped.\n"
@@ -814,6 +852,10 @@ static const command commands[] = {
       "  On a GPU, when db/results/ (or --transfer-from) holds other GPUs' results of the space's\n"
       "  kernel, the default is transfer: their winners first, then a local search that stops\n"
       "  when it converges (docs/time-to-tune.md); --strategy exhaustive measures everything.\n"
+      "  Racing stops timing a config once it is surely slower than the problem's best so far\n"
+      "  by more than the margin (the space's measure.race, default 0.05; --race overrides it,\n"
+      "  0 turns it off); then the configs within the margin of the best play off, re-timed\n"
+      "  interleaved, and the playoff picks the winner (docs/time-to-tune.md).\n"
       "  --warm-start tries first the winners the database holds for other GPUs (nearest\n"
       "  compute capability first).\n"
       "  --devices all|0,2,3 runs a worker per GPU: the GPUs of one model share its problems,\n"
@@ -883,11 +925,20 @@ static const command commands[] = {
       "  optimum, and the gap left at the budget (default 10% of each problem's configs).\n"
       "  --transfer-from OTHER replays the transfer search instead (OTHER's winners on other\n"
       "  GPUs first, then a local search until it converges): evaluations and regret per problem." },
+    { "retime", cmd_retime,
+      "tuner retime SPACE --db A --against B [--backend cuda|cuda:N|replay:DUMP]\n"
+      "             [--format table|csv] [-q]\n"
+      "  Times the winners of A and of B (databases or dumps of the backend's GPU model) side\n"
+      "  by side: for every problem of SPACE where they differ, the two configs play off on the\n"
+      "  GPU in one go, one run of each per round (interleaved, L2 flushed, the space's measure\n"
+      "  settings), so the drift between the runs that chose them cancels; the regret of A's\n"
+      "  winner is its median there over B's, minus one. Prints it per problem and the median,\n"
+      "  90th percentile, maximum and the counts within 1% and 2% (docs/time-to-tune.md)." },
 };
 #define N_COMMANDS (int)(sizeof commands / sizeof commands[0])
 
 static const char *const allowed_options[] = {
-    /* run */     " db backend devices shard strategy budget-evals budget-seconds seed warm-start jobs cache transfer-from q ",
+    /* run */     " db backend devices shard strategy budget-evals budget-seconds race seed warm-start jobs cache transfer-from q ",
     /* compile */ " cc backend jobs cache q ",
     /* space */   " backend ",
     /* best */    " db op dtype device format compare ",
@@ -896,6 +947,7 @@ static const char *const allowed_options[] = {
     /* devices */ " db ",
     /* report */  " o output db device q ",
     /* strategies */ " replay seeds budget strategy op dtype format transfer-from ",
+    /* retime */  " db against backend format q ",
 };
 
 static void usage(FILE *f)
@@ -920,6 +972,7 @@ int main(int argc, char **argv)
     }
     opt.budget_evals = -1;
     opt.budget_seconds = -1;
+    opt.race = -1;
     opt.seed = -1;
     for (int i = 0; i < N_COMMANDS; i++) {
         if (strcmp(argv[1], commands[i].name) != 0) continue;

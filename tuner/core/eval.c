@@ -24,5 +24,6 @@ int eval_status_parse(const char *name)
 void eval_result_clear(eval_result *r)
 {
     free(r->samples);
+    for (int i = 0; i < EVAL_PLAYOFF_MAX; i++) free(r->playoff_samples[i]);
     memset(r, 0, sizeof *r);
 }

@@ -38,7 +38,16 @@ typedef struct measure_settings {
                                 invalidation leaves it) */
     double timeout_s;        /* watchdog per evaluation */
     double max_seconds;      /* stop timing an evaluation after this much GPU time (>= min_runs) */
+    double race_margin;      /* racing (docs/time-to-tune.md): stop timing a config as soon as its
+                                median is surely above (1 + race_margin) x the problem's best so
+                                far (eval_request.race_us); and the playoff's margin. 0: off */
 } measure_settings;
+
+/* The note that starts a raced evaluation's error text. */
+#define EVAL_RACED_NOTE "raced:"
+
+/* A playoff re-times at most this many configs interleaved. */
+#define EVAL_PLAYOFF_MAX 4
 
 typedef struct eval_request {
     const char *kernel;      /* family, "elementwise" */
@@ -56,6 +65,15 @@ typedef struct eval_request {
     const char *space_path;
     const char *module;
     const char *ref_module;
+    /* Racing: the best median so far of this problem on this device (µs); 0: none yet. */
+    double race_us;
+    /* A playoff (n_playoff >= 2): instead of evaluating config, re-time the configs playoff[i]
+     * (each validated before, in its own evaluation) in rounds, one run of each per round, so
+     * that drift hits them alike; playoff_module[i] is config i's compiled variant (user
+     * kernels) or NULL. The result is ok with playoff samples, or the failure that stopped it. */
+    int n_playoff;
+    const char *playoff[EVAL_PLAYOFF_MAX];
+    const char *playoff_module[EVAL_PLAYOFF_MAX];
 } eval_request;
 
 typedef struct eval_result {
@@ -64,6 +82,14 @@ typedef struct eval_result {
     sample_stats stats;      /* valid when status == EVAL_OK */
     int n_samples;
     double *samples;         /* n_samples timings in µs, owned; eval_result_clear frees */
+    int raced;               /* ok, but timing stopped early: surely slower than the best by more
+                                than the race margin; error then starts with EVAL_RACED_NOTE and
+                                says by how much (the database keeps that note: an ok row's
+                                error is its note) */
+    /* A playoff's answer: config i's timed runs, in order (owned; eval_result_clear frees). */
+    int n_playoff;
+    int playoff_n[EVAL_PLAYOFF_MAX];
+    double *playoff_samples[EVAL_PLAYOFF_MAX];
 } eval_result;
 
 void eval_result_clear(eval_result *r);

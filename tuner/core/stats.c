@@ -47,6 +47,11 @@ int stats_converged(const sample_stats *s, double rel_ci)
     return half <= rel_ci * s->median;
 }
 
+int stats_surely_above(const sample_stats *s, double threshold)
+{
+    return s->n >= STATS_RACE_MIN_RUNS && s->ci_lo > threshold;
+}
+
 double stats_quantile(const double *samples, int n, double q)
 {
     if (n <= 0) return 0.0;

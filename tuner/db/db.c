@@ -50,13 +50,18 @@ static const char db_migrate_v1_v2[] =
     "DROP TABLE evaluations;\n"
     "ALTER TABLE evaluations_v2 RENAME TO evaluations;\n";
 
+/* Entry 2 adds the playoffs table (schema.sql, re-run after the migrations, creates it) and
+ * drops the view best so that schema.sql makes it anew, ranking by the playoffs. */
+static const char db_migrate_v2_v3[] = "DROP VIEW IF EXISTS best;\n";
+
 static const char *const db_migrations[DB_SCHEMA_VERSION] = {
     schema_sql,
     db_migrate_v1_v2,
+    db_migrate_v2_v3,
 };
 
 static const char *const db_tables[] = {"devices", "runs", "problems", "configs",
-                                        "evaluations", "samples", "peers"};
+                                        "evaluations", "samples", "peers", "playoffs"};
 #define DB_N_TABLES ((int)(sizeof db_tables / sizeof db_tables[0]))
 
 static const char *const db_stmt_sql[DB_STMT_COUNT] = {

@@ -13,7 +13,7 @@
 #include "core/device.h"
 #include "core/eval.h"
 
-#define DB_SCHEMA_VERSION 2
+#define DB_SCHEMA_VERSION 3
 
 typedef struct db db;
 
@@ -43,6 +43,22 @@ int db_end_run(db *d, int64_t run_id, char *err, size_t len);
 int db_put_problem(db *d, const char *op, const char *dtype, const char *shape, int64_t elements,
                    int64_t bytes, int64_t size_key /* -1: NULL */, int64_t *problem_id, char *err,
                    size_t len);
+/* A problem's playoff contenders on a device (docs/time-to-tune.md): its ok evaluations of
+ * kernel_hash whose median is within (1 + margin) of the best median, fastest first, at most
+ * EVAL_PLAYOFF_MAX; played is 1 when each of them already has a playoff row. */
+typedef struct db_contenders {
+    int n;
+    int played;
+    char config[EVAL_PLAYOFF_MAX][1024];
+    double median_us[EVAL_PLAYOFF_MAX];
+} db_contenders;
+int db_playoff_contenders(db *d, int64_t device_id, int64_t problem_id, const char *kernel_hash,
+                          double margin, db_contenders *out, char *err, size_t len);
+/* Stores a playoff of the contenders c (r: its ok result, r->playoff_samples[i] config i's
+ * runs), replacing the problem's last playoff on the device, in one transaction. */
+int db_put_playoff(db *d, int64_t run_id, int64_t device_id, int64_t problem_id,
+                   const char *kernel_hash, const db_contenders *c, const eval_result *r,
+                   char *err, size_t len);
 /* 1 when (device, problem, config, kernel_hash) is already stored, 0 when not, -1 on error. */
 int db_has_evaluation(db *d, int64_t device_id, int64_t problem_id, const char *config,
                       const char *kernel_hash);
@@ -92,7 +108,7 @@ int db_each_near_best(db *d, const char *op, const char *dtype, const char *shap
 
 /* ---- maintenance ---- */
 /* Deterministic SQL text dump: devices, runs, problems, configs, evaluations, samples, peers,
- * sorted by natural keys, with no database-local ids in it (rows refer to each other by natural
+ * playoffs, sorted by natural keys, with no database-local ids in it (rows refer to each other by natural
  * key through sub-selects), importable by `sqlite3 x.db < dump` onto the schema and by
  * db_import. Same database content -> same bytes. */
 int db_export(db *d, FILE *out, char *err, size_t len);

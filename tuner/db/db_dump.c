@@ -4,11 +4,11 @@
  * PRAGMA user_version, then BEGIN; the rows, tables in dependency order and sorted by natural
  * key; COMMIT. Rows never carry database-local ids: a row names its parents by natural key.
  *
- * Devices, problems and configs are multi-row INSERT OR IGNOREs; runs and peers (a few rows) one
- * INSERT per row with sub-selects on the parents' natural keys. Evaluations, which are nearly
- * all of a dump, go through a temporary view whose INSTEAD OF trigger (written at the top of
- * the section, dropped at its end) resolves the natural keys and inserts the evaluation and its
- * samples. One statement carries up to DUMP_ROWS_PER_STATEMENT evaluations of one (device,
+ * Devices, problems and configs are multi-row INSERT OR IGNOREs; runs, peers and playoffs
+ * (a few rows) one INSERT per row with sub-selects on the parents' natural keys. Evaluations,
+ * which are nearly all of a dump, go through a temporary view whose INSTEAD OF trigger
+ * (written at the top of the section, dropped at its end) resolves the natural keys and inserts
+ * the evaluation and its samples. One statement carries up to DUMP_ROWS_PER_STATEMENT evaluations of one (device,
  * problem, run, kernel hash), sorted by config text: what they share is written once, and so
  * is the longest common prefix of their created_at. A row is then the config, status, error,
  * its nine statistics as one JSON array, n_runs, seq, the rest of created_at, and its samples
@@ -270,6 +270,23 @@ static const dump_table peers_table = {
     "ci_lo_us,ci_hi_us,n_runs,gbps,frac_copy,copy_gbps,created_at) VALUES",
     "(SELECT id FROM devices WHERE uuid=?),(SELECT id FROM problems WHERE op=? AND dtype=? AND "
     "shape=?),?,?,?,?,?,?,?,?,?,?,?,?"};
+
+/* A playoff row names its evaluation and run by natural key (schema version 3). */
+static const dump_table playoffs_table = {
+    "playoffs",
+    "SELECT d.uuid, p.op, p.dtype, p.shape, c.text, e.kernel_hash, rd.uuid, r.started_at,"
+    " pl.median_us, pl.ci_lo_us, pl.ci_hi_us, pl.n_runs, pl.samples, pl.created_at"
+    " FROM playoffs pl JOIN evaluations e ON e.id = pl.evaluation_id"
+    " JOIN devices d ON d.id = e.device_id JOIN problems p ON p.id = e.problem_id"
+    " JOIN configs c ON c.id = e.config_id JOIN runs r ON r.id = pl.run_id"
+    " JOIN devices rd ON rd.id = r.device_id"
+    " ORDER BY d.uuid, p.op, p.dtype, p.shape, c.text, e.kernel_hash",
+    "INSERT OR IGNORE INTO playoffs(evaluation_id,run_id,median_us,ci_lo_us,ci_hi_us,n_runs,"
+    "samples,created_at) VALUES",
+    "(SELECT e.id FROM evaluations e JOIN devices d ON d.id=e.device_id JOIN problems p ON "
+    "p.id=e.problem_id JOIN configs c ON c.id=e.config_id WHERE d.uuid=? AND p.op=? AND "
+    "p.dtype=? AND p.shape=? AND c.text=? AND e.kernel_hash=?),(SELECT id FROM runs WHERE "
+    "device_id=(SELECT id FROM devices WHERE uuid=?) AND started_at=?),?,?,?,?,?,?"};
 
 static int dump_table_rows(exporter *x, const dump_table *t)
 {
@@ -644,7 +661,8 @@ int db_export(db *d, FILE *out, char *err, size_t len)
     for (int i = 0; i < N_PARENT_TABLES; i++)
         if (dump_table_rows(&x, &parent_tables[i]) < 0)
             goto done;
-    if (dump_evaluations(&x) < 0 || dump_table_rows(&x, &peers_table) < 0)
+    if (dump_evaluations(&x) < 0 || dump_table_rows(&x, &peers_table) < 0 ||
+        dump_table_rows(&x, &playoffs_table) < 0)
         goto done;
     fputs("COMMIT;\n", out);
     if (fflush(out) != 0 || ferror(out)) {

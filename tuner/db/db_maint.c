@@ -3,7 +3,7 @@
  * idempotently, reporting the evaluations both hold as different measurements; db_check runs
  * SQLite's integrity and foreign-key checks and tunekit's own invariants (schema version, ok
  * evaluations have their samples and only they do, sample indexes are 0..n-1, natural keys are
- * unique). */
+ * unique, playoff rows belong to ok evaluations and hold their runs). */
 #include "db_internal.h"
 
 #include <errno.h>
@@ -77,6 +77,25 @@ static const char *const merge_sql[] = {
     " JOIN other.problems op ON op.id = pe.problem_id JOIN main.devices md ON md.uuid = od.uuid"
     " JOIN main.problems mp ON mp.op = op.op AND mp.dtype = op.dtype AND mp.shape = op.shape"
     " ORDER BY od.uuid, op.op, op.dtype, op.shape, pe.library",
+
+    /* a playoff row goes with its evaluation when that is the same measurement */
+    "INSERT OR IGNORE INTO main.playoffs(evaluation_id, run_id, median_us, ci_lo_us, ci_hi_us,"
+    " n_runs, samples, created_at)"
+    " SELECT me.id, mr.id, pl.median_us, pl.ci_lo_us, pl.ci_hi_us, pl.n_runs, pl.samples,"
+    " pl.created_at FROM other.playoffs pl"
+    " JOIN other.evaluations e ON e.id = pl.evaluation_id"
+    " JOIN other.runs r ON r.id = pl.run_id JOIN other.devices rd ON rd.id = r.device_id"
+    " JOIN other.devices od ON od.id = e.device_id JOIN other.problems op ON op.id = e.problem_id"
+    " JOIN other.configs oc ON oc.id = e.config_id"
+    " JOIN main.devices mrd ON mrd.uuid = rd.uuid"
+    " JOIN main.runs mr ON mr.device_id = mrd.id AND mr.started_at = r.started_at"
+    " JOIN main.devices md ON md.uuid = od.uuid"
+    " JOIN main.problems mp ON mp.op = op.op AND mp.dtype = op.dtype AND mp.shape = op.shape"
+    " JOIN main.configs mc ON mc.text = oc.text"
+    " JOIN main.evaluations me ON me.device_id = md.id AND me.problem_id = mp.id"
+    "  AND me.config_id = mc.id AND me.kernel_hash = e.kernel_hash"
+    "  AND me.created_at = e.created_at"
+    " ORDER BY od.uuid, op.op, op.dtype, op.shape, oc.text, e.kernel_hash",
 };
 
 /* 1 when path is the file d has open as its main database. */
@@ -246,6 +265,15 @@ static const db_invariant db_invariants[] = {
     {"SELECT count(*) FROM (SELECT 1 FROM peers GROUP BY device_id, problem_id, library"
      " HAVING count(*) > 1)",
      "duplicate peer row(s)"},
+    {"SELECT count(*) FROM playoffs pl JOIN evaluations e ON e.id = pl.evaluation_id"
+     " WHERE e.status <> 'ok'",
+     "playoff row(s) of evaluations not ok"},
+    {"SELECT count(*) FROM playoffs WHERE NOT json_valid(samples)"
+     " OR json_type(samples) <> 'array' OR json_array_length(samples) <> n_runs",
+     "playoff row(s) whose samples are not a JSON array of n_runs timings"},
+    {"SELECT count(*) FROM playoffs pl JOIN evaluations e ON e.id = pl.evaluation_id"
+     " JOIN runs r ON r.id = pl.run_id WHERE r.device_id <> e.device_id",
+     "playoff row(s) whose run is on another device"},
 };
 
 /* Appends "; " and text to the report in err. */

@@ -115,6 +115,8 @@ int db_find_evaluation(db *d, const char *device_uuid, const char *op, const cha
     }
     out->status = (eval_status)status;
     snprintf(out->error, sizeof out->error, "%s", col_text(st, 2));
+    out->raced = out->status == EVAL_OK &&
+                 strncmp(out->error, EVAL_RACED_NOTE, strlen(EVAL_RACED_NOTE)) == 0;
     out->stats.n = sqlite3_column_int(st, 3);
     out->stats.median = sqlite3_column_double(st, 4);
     out->stats.min = sqlite3_column_double(st, 5);

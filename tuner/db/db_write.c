@@ -1,10 +1,12 @@
 /* db_write.c: what the run loop writes. Devices and problems are upserted by natural key (the row
  * describes the device or problem as the tuner sees it now); runs get a unique start time;
  * db_put_evaluation stores one evaluation with its config and every sample in one transaction, so
- * a run killed at any moment loses at most the evaluation in flight. */
+ * a run killed at any moment loses at most the evaluation in flight; a problem's playoff (its
+ * contenders, and their re-timed runs replacing the last playoff's) likewise in one. */
 #include "db_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Steps a statement that returns one id (INSERT ... RETURNING id or SELECT id). */
@@ -303,6 +305,121 @@ int db_put_evaluation(db *d, int64_t run_id, int64_t device_id, int64_t problem_
         goto fail;
     return 0;
 fail:
+    db_rollback(d);
+    return -1;
+}
+
+/* ---- playoffs ---- */
+
+int db_playoff_contenders(db *d, int64_t device_id, int64_t problem_id, const char *kernel_hash,
+                          double margin, db_contenders *out, char *err, size_t len)
+{
+    static const char sql[] =
+        "WITH ok AS (SELECT e.id, c.text, e.median_us FROM evaluations e"
+        " JOIN configs c ON c.id = e.config_id WHERE e.device_id = ?1 AND e.problem_id = ?2"
+        " AND e.kernel_hash = ?3 AND e.status = 'ok') "
+        "SELECT ok.text, ok.median_us, EXISTS (SELECT 1 FROM playoffs pl"
+        " WHERE pl.evaluation_id = ok.id) FROM ok"
+        " WHERE ok.median_us <= (SELECT min(median_us) FROM ok) * (1.0 + ?4)"
+        " ORDER BY ok.median_us, ok.text LIMIT ?5";
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK)
+        return db_fail(d, err, len, "finding the playoff's contenders");
+    sqlite3_bind_int64(st, 1, device_id);
+    sqlite3_bind_int64(st, 2, problem_id);
+    sqlite3_bind_text(st, 3, kernel_hash, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 4, margin);
+    sqlite3_bind_int(st, 5, EVAL_PLAYOFF_MAX);
+    int rc, played = 1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && out->n < EVAL_PLAYOFF_MAX) {
+        const char *t = (const char *)sqlite3_column_text(st, 0);
+        snprintf(out->config[out->n], sizeof out->config[0], "%s", t ? t : "");
+        out->median_us[out->n] = sqlite3_column_double(st, 1);
+        played &= sqlite3_column_int(st, 2);
+        out->n++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return db_fail(d, err, len, "finding the playoff's contenders");
+    out->played = out->n > 0 && played;
+    return 0;
+}
+
+int db_put_playoff(db *d, int64_t run_id, int64_t device_id, int64_t problem_id,
+                   const char *kernel_hash, const db_contenders *c, const eval_result *r,
+                   char *err, size_t len)
+{
+    static const char del_sql[] =
+        "DELETE FROM playoffs WHERE evaluation_id IN (SELECT id FROM evaluations"
+        " WHERE device_id = ?1 AND problem_id = ?2)";
+    static const char put_sql[] =
+        "INSERT INTO playoffs(evaluation_id, run_id, median_us, ci_lo_us, ci_hi_us, n_runs,"
+        " samples, created_at) SELECT e.id, ?1, ?2, ?3, ?4, ?5, ?6, ?7 FROM evaluations e"
+        " JOIN configs c ON c.id = e.config_id WHERE e.device_id = ?8 AND e.problem_id = ?9"
+        " AND c.text = ?10 AND e.kernel_hash = ?11 AND e.status = 'ok'";
+    if (r->status != EVAL_OK || r->n_playoff != c->n || c->n < 2)
+        return db_errf(d, err, len, "a playoff of %d configs answered for %d", r->n_playoff, c->n);
+    char created[32];
+    db_format_time(db_now_ms(), created, sizeof created);
+    sqlite3_stmt *st = NULL;
+    char *json = NULL;
+    if (db_begin(d, err, len) < 0) return -1;
+    if (sqlite3_prepare_v2(d->h, del_sql, -1, &st, NULL) != SQLITE_OK) goto sql_fail;
+    sqlite3_bind_int64(st, 1, device_id);
+    sqlite3_bind_int64(st, 2, problem_id);
+    if (sqlite3_step(st) != SQLITE_DONE) goto sql_fail;
+    sqlite3_finalize(st);
+    st = NULL;
+    if (sqlite3_prepare_v2(d->h, put_sql, -1, &st, NULL) != SQLITE_OK) goto sql_fail;
+    for (int i = 0; i < c->n; i++) {
+        int n = r->playoff_n[i];
+        if (n < 1 || !r->playoff_samples[i]) {
+            db_errf(d, err, len, "playoff config %d has no runs", i);
+            goto fail;
+        }
+        sample_stats s;
+        stats_summarize(r->playoff_samples[i], n, &s);
+        free(json);
+        if (!(json = malloc((size_t)n * 32 + 3))) {
+            db_errf(d, err, len, "out of memory");
+            goto fail;
+        }
+        size_t at = 0;
+        json[at++] = '[';
+        for (int k = 0; k < n; k++)
+            at += (size_t)snprintf(json + at, 32, "%s%.9g", k ? "," : "", r->playoff_samples[i][k]);
+        json[at++] = ']';
+        json[at] = 0;
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_double(st, 2, s.median);
+        sqlite3_bind_double(st, 3, s.ci_lo);
+        sqlite3_bind_double(st, 4, s.ci_hi);
+        sqlite3_bind_int(st, 5, n);
+        sqlite3_bind_text(st, 6, json, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 7, created, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 8, device_id);
+        sqlite3_bind_int64(st, 9, problem_id);
+        sqlite3_bind_text(st, 10, c->config[i], -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 11, kernel_hash, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE) goto sql_fail;
+        if (sqlite3_changes(d->h) != 1) {
+            db_errf(d, err, len, "playoff: %s has no ok evaluation to attach to", c->config[i]);
+            goto fail;
+        }
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    free(json);
+    json = NULL;
+    if (db_commit(d, err, len) < 0) goto fail;
+    return 0;
+sql_fail:
+    db_fail(d, err, len, "storing the playoff");
+fail:
+    sqlite3_finalize(st);
+    free(json);
     db_rollback(d);
     return -1;
 }

@@ -12,6 +12,7 @@
 struct measure_ctx {
     cudaStream_t stream;
     cudaEvent_t start, stop;
+    cudaEvent_t run_start[MEASURE_BATCH_MAX], run_stop[MEASURE_BATCH_MAX];   /* one pair a run */
     void *flush;             /* 2 x L2 bytes: overwritten (cold) or read (clean) before a timed run */
     size_t flush_bytes;
     int64_t mem_bytes;
@@ -78,6 +79,10 @@ int measure_ctx_create(const device_info *dev, measure_ctx **out, char *err, siz
     what = "cudaEventCreate";
     if ((e = cudaEventCreate(&c->start)) != cudaSuccess) goto cuda_fail;
     if ((e = cudaEventCreate(&c->stop)) != cudaSuccess) goto cuda_fail;
+    for (int i = 0; i < MEASURE_BATCH_MAX; i++)
+        if ((e = cudaEventCreate(&c->run_start[i])) != cudaSuccess ||
+            (e = cudaEventCreate(&c->run_stop[i])) != cudaSuccess)
+            goto cuda_fail;
     what = "cudaMalloc (L2 flush buffer)";
     if ((e = cudaMalloc(&c->flush, c->flush_bytes)) != cudaSuccess) goto cuda_fail;
     what = "cudaMemset (L2 flush buffer)";
@@ -99,6 +104,10 @@ void measure_ctx_free(measure_ctx *c)
     if (c->flush) cudaFree(c->flush);
     if (c->start) cudaEventDestroy(c->start);
     if (c->stop) cudaEventDestroy(c->stop);
+    for (int i = 0; i < MEASURE_BATCH_MAX; i++) {
+        if (c->run_start[i]) cudaEventDestroy(c->run_start[i]);
+        if (c->run_stop[i]) cudaEventDestroy(c->run_stop[i]);
+    }
     if (c->stream) cudaStreamDestroy(c->stream);
     free(c);
 }
@@ -178,83 +187,250 @@ static int run_checked(measure_ctx *c, const op_family *f, op_instance *inst, co
     return 0;
 }
 
+/* What the timed runs launch: config i of configs[0..k), bound first when bind is set. */
+typedef struct runner {
+    const op_family *f;
+    op_instance *inst;
+    int k;
+    const char *const *configs;
+    measure_bind_fn bind;
+    void *bind_ctx;
+} runner;
+
+/* Queues one launch of config i (bound first when the runner binds). 0, or -1 with out set. */
+static int launch_run(measure_ctx *c, const runner *r, int i, eval_result *out, int *lost)
+{
+    char text[sizeof out->error];
+    text[0] = 0;
+    if (r->bind) {
+        tk_status b = r->bind(r->bind_ctx, i, text, sizeof text);
+        if (b != TK_OK) {
+            set_launch_failure(out, lost, b, text);
+            return -1;
+        }
+    }
+    tk_status st = r->f->launch(r->inst, r->configs[i], c->stream, text, sizeof text);
+    if (st != TK_OK) {
+        set_launch_failure(out, lost, st, text);
+        return -1;
+    }
+    return 0;
+}
+
+/* n (<= MEASURE_BATCH_MAX) timed runs queued back to back, run j of config (first + j) % k:
+ * the L2 flush the settings ask for, then the launch between its own pair of events; the host
+ * waits once, for the last, and reads every run's time into us[0..n). 0, or -1 with out set. */
+static int timed_batch(measure_ctx *c, const runner *r, int first, int n,
+                       const measure_settings *ms, double *us, eval_result *out, int *lost)
+{
+    cudaError_t e;
+    for (int j = 0; j < n; j++) {
+        if (ms->cold == MEASURE_COLD) {
+            int byte = (int)(++c->flush_count & 0xff);
+            if ((e = cudaMemsetAsync(c->flush, byte, c->flush_bytes, c->stream)) != cudaSuccess) {
+                set_fault(out, lost, "L2 flush", e);
+                return -1;
+            }
+        } else if (ms->cold == MEASURE_CLEAN) {
+            if (tk_check_flush_l2(c->flush, c->flush_bytes, c->stream) != TK_OK) {
+                set_fault(out, lost, "L2 flush", cudaGetLastError());
+                return -1;
+            }
+        }
+        if ((e = cudaEventRecord(c->run_start[j], c->stream)) != cudaSuccess) {
+            set_fault(out, lost, "cudaEventRecord", e);
+            return -1;
+        }
+        if (launch_run(c, r, (first + j) % r->k, out, lost)) return -1;
+        if ((e = cudaEventRecord(c->run_stop[j], c->stream)) != cudaSuccess) {
+            set_fault(out, lost, "cudaEventRecord", e);
+            return -1;
+        }
+    }
+    if ((e = cudaEventSynchronize(c->run_stop[n - 1])) != cudaSuccess) {
+        set_fault(out, lost, "timed run", e);
+        return -1;
+    }
+    for (int j = 0; j < n; j++) {
+        float ms_elapsed = 0;
+        if ((e = cudaEventElapsedTime(&ms_elapsed, c->run_start[j], c->run_stop[j])) !=
+            cudaSuccess) {
+            set_fault(out, lost, "cudaEventElapsedTime", e);
+            return -1;
+        }
+        us[j] = ms_elapsed * 1000.0;
+    }
+    return 0;
+}
+
 void measure_variant(measure_ctx *c, const op_family *f, op_instance *inst, const char *config,
-                     const measure_settings *ms, int validate, eval_result *out,
+                     const measure_settings *ms, double race_us, int validate, eval_result *out,
                      int *context_lost)
 {
     memset(out, 0, sizeof *out);
     *context_lost = 0;
-    char text[sizeof out->error];
     double *samples = NULL;
     cudaError_t e;
+    runner r = { f, inst, 1, &config, NULL, NULL };
 
     if (run_checked(c, f, inst, config, validate, out, context_lost)) goto done;
 
-    for (int w = 0; w < ms->warmup; w++) {
-        text[0] = 0;
-        tk_status st = f->launch(inst, config, c->stream, text, sizeof text);
-        if (st != TK_OK) { set_launch_failure(out, context_lost, st, text); goto done; }
-    }
+    for (int w = 0; w < ms->warmup; w++)
+        if (launch_run(c, &r, 0, out, context_lost)) goto done;
     if ((e = cudaStreamSynchronize(c->stream)) != cudaSuccess) {
         set_fault(out, context_lost, "warm-up", e);
         goto done;
     }
 
-    int max_runs = ms->max_runs > 0 ? ms->max_runs : 1;
-    int min_runs = ms->min_runs < 1 ? 1 : ms->min_runs > max_runs ? max_runs : ms->min_runs;
-    samples = malloc((size_t)max_runs * sizeof *samples);
+    measure_plan plan;
+    measure_plan_init(&plan, ms, race_us);
+    samples = malloc((size_t)plan.max_runs * sizeof *samples);
     if (!samples) {
         out->status = EVAL_FAULT;
-        snprintf(out->error, sizeof out->error, "out of host memory for %d samples", max_runs);
+        snprintf(out->error, sizeof out->error, "out of host memory for %d samples", plan.max_runs);
         goto done;
     }
-    int n = 0;
-    double total_us = 0;
-    while (n < max_runs) {
-        if (ms->cold == MEASURE_COLD) {
-            int byte = (int)(++c->flush_count & 0xff);
-            if ((e = cudaMemsetAsync(c->flush, byte, c->flush_bytes, c->stream)) != cudaSuccess) {
-                set_fault(out, context_lost, "L2 flush", e);
-                goto done;
-            }
-        } else if (ms->cold == MEASURE_CLEAN) {
-            if (tk_check_flush_l2(c->flush, c->flush_bytes, c->stream) != TK_OK) {
-                set_fault(out, context_lost, "L2 flush", cudaGetLastError());
-                goto done;
-            }
-        }
-        if ((e = cudaEventRecord(c->start, c->stream)) != cudaSuccess) {
-            set_fault(out, context_lost, "cudaEventRecord", e);
-            goto done;
-        }
-        text[0] = 0;
-        tk_status st = f->launch(inst, config, c->stream, text, sizeof text);
-        if (st != TK_OK) { set_launch_failure(out, context_lost, st, text); goto done; }
-        if ((e = cudaEventRecord(c->stop, c->stream)) != cudaSuccess ||
-            (e = cudaEventSynchronize(c->stop)) != cudaSuccess) {
-            set_fault(out, context_lost, "timed run", e);
-            goto done;
-        }
-        float ms_elapsed = 0;
-        if ((e = cudaEventElapsedTime(&ms_elapsed, c->start, c->stop)) != cudaSuccess) {
-            set_fault(out, context_lost, "cudaEventElapsedTime", e);
-            goto done;
-        }
-        samples[n++] = ms_elapsed * 1000.0;
-        total_us += ms_elapsed * 1000.0;
-        if (n < min_runs) continue;
-        if (ms->max_seconds > 0 && total_us >= ms->max_seconds * 1e6) break;
-        sample_stats s;
-        stats_summarize(samples, n, &s);
-        if (stats_converged(&s, ms->rel_ci)) break;
+    int n = 0, batch;
+    while ((batch = measure_plan_next(&plan, samples, n)) > 0) {
+        if (timed_batch(c, &r, n, batch, ms, samples + n, out, context_lost)) goto done;
+        n += batch;
     }
     out->status = EVAL_OK;
     out->samples = samples;
     out->n_samples = n;
-    stats_summarize(samples, n, &out->stats);
+    out->stats = plan.stats;
+    if (plan.raced) {
+        out->raced = 1;
+        snprintf(out->error, sizeof out->error,
+                 EVAL_RACED_NOTE " after %d runs its median is surely above %.4g us (%g%% "
+                 "over the best so far, %.4g us)",
+                 n, plan.race_above, 100.0 * ms->race_margin, race_us);
+    }
     samples = NULL;
 done:
     free(samples);
+}
+
+void measure_playoff(measure_ctx *c, const op_family *f, op_instance *inst, int k,
+                     const char *const *configs, measure_bind_fn bind, void *bind_ctx,
+                     const measure_settings *ms, eval_result *out, int *context_lost)
+{
+    memset(out, 0, sizeof *out);
+    *context_lost = 0;
+    if (k < 2 || k > EVAL_PLAYOFF_MAX) {
+        out->status = EVAL_LAUNCH_ERROR;
+        snprintf(out->error, sizeof out->error, "a playoff of %d configs (2 to %d)", k,
+                 EVAL_PLAYOFF_MAX);
+        return;
+    }
+    runner r = { f, inst, k, configs, bind, bind_ctx };
+    /* warm-up: a few untimed runs of each, in round order */
+    for (int w = 0; w < ms->warmup; w++)
+        for (int i = 0; i < k; i++)
+            if (launch_run(c, &r, i, out, context_lost)) goto fail;
+    cudaError_t e;
+    if ((e = cudaStreamSynchronize(c->stream)) != cudaSuccess) {
+        set_fault(out, context_lost, "warm-up", e);
+        goto fail;
+    }
+    measure_plan plan[EVAL_PLAYOFF_MAX];
+    measure_settings per = *ms;
+    for (int i = 0; i < k; i++) {
+        measure_plan_init(&plan[i], &per, 0);
+        if (!(out->playoff_samples[i] = malloc((size_t)plan[i].max_runs * sizeof(double)))) {
+            out->status = EVAL_FAULT;
+            snprintf(out->error, sizeof out->error, "out of host memory");
+            goto fail;
+        }
+    }
+    /* rounds until every config's plan says stop; a config done early keeps running with the
+     * others (its extra runs are kept: more precision, same interleaving) up to max_runs */
+    int rounds = 0, max_rounds = plan[0].max_runs;
+    double *round_us = malloc((size_t)MEASURE_BATCH_MAX * sizeof *round_us);
+    if (!round_us) {
+        out->status = EVAL_FAULT;
+        snprintf(out->error, sizeof out->error, "out of host memory");
+        goto fail;
+    }
+    for (;;) {
+        int want = 0;
+        for (int i = 0; i < k; i++) {
+            int next = measure_plan_next(&plan[i], out->playoff_samples[i], rounds);
+            if (next > want) want = next;
+        }
+        if (want == 0 || rounds >= max_rounds) break;
+        if (want > max_rounds - rounds) want = max_rounds - rounds;
+        /* a batch is whole rounds: as many as fit (one run at a time when binding) */
+        int per_batch = bind ? 1 : MEASURE_BATCH_MAX / k;
+        for (int done = 0; done < want;) {
+            int nr = want - done < per_batch ? want - done : per_batch;
+            if (bind) {
+                for (int i = 0; i < k; i++) {
+                    if (timed_batch(c, &r, i, 1, ms, round_us, out, context_lost)) goto fail_free;
+                    out->playoff_samples[i][rounds + done] = round_us[0];
+                }
+            } else {
+                if (timed_batch(c, &r, 0, nr * k, ms, round_us, out, context_lost)) goto fail_free;
+                for (int j = 0; j < nr * k; j++)
+                    out->playoff_samples[j % k][rounds + done + j / k] = round_us[j];
+            }
+            done += bind ? 1 : nr;
+        }
+        rounds += want;
+    }
+    free(round_us);
+    out->status = EVAL_OK;
+    out->n_playoff = k;
+    for (int i = 0; i < k; i++) out->playoff_n[i] = rounds;
+    return;
+fail_free:
+    free(round_us);
+fail:
+    for (int i = 0; i < k; i++) {
+        free(out->playoff_samples[i]);
+        out->playoff_samples[i] = NULL;
+    }
+}
+
+/* ---- the sampling plan ---- */
+
+void measure_plan_init(measure_plan *p, const measure_settings *ms, double race_us)
+{
+    memset(p, 0, sizeof *p);
+    p->max_runs = ms->max_runs > 0 ? ms->max_runs : 1;
+    p->min_runs = ms->min_runs < 1 ? 1 : ms->min_runs > p->max_runs ? p->max_runs : ms->min_runs;
+    p->rel_ci = ms->rel_ci;
+    p->max_seconds = ms->max_seconds;
+    if (ms->race_margin > 0 && race_us > 0) p->race_above = race_us * (1.0 + ms->race_margin);
+}
+
+int measure_plan_next(measure_plan *p, const double *samples, int n)
+{
+    if (n == 0) {
+        int first = p->min_runs;
+        if (p->race_above > 0 && first > STATS_RACE_MIN_RUNS) first = STATS_RACE_MIN_RUNS;
+        return first < MEASURE_BATCH_MAX ? first : MEASURE_BATCH_MAX;
+    }
+    if (n >= p->max_runs) {
+        stats_summarize(samples, n, &p->stats);
+        return 0;
+    }
+    stats_summarize(samples, n, &p->stats);
+    if (p->race_above > 0 && stats_surely_above(&p->stats, p->race_above)) {
+        p->raced = 1;
+        return 0;
+    }
+    if (n >= p->min_runs) {
+        double total = 0;
+        for (int i = 0; i < n; i++) total += samples[i];
+        if (p->max_seconds > 0 && total >= p->max_seconds * 1e6) return 0;
+        if (stats_converged(&p->stats, p->rel_ci)) return 0;
+    }
+    int next = n < p->min_runs ? p->min_runs - n : n / 8;
+    if (next < 2) next = 2;
+    if (next > MEASURE_BATCH_MAX) next = MEASURE_BATCH_MAX;
+    if (next > p->max_runs - n) next = p->max_runs - n;
+    return next;
 }
 
 /* ---- copy bandwidth ---- */

@@ -1,8 +1,10 @@
 /* measure.h: measuring one variant on the GPU in the worker (docs/architecture.md, "The worker
  * model"): poison, one launch, synchronise, validate, then warm-up and timed runs between CUDA
- * events with L2 flushed before each (cache cold), until the median's confidence interval
- * converges; and the device-to-device copy bandwidth that every evaluation is compared with. Also
- * the pure rules that map CUDA and library errors to evaluation statuses (CPU-testable). */
+ * events with L2 flushed before each (cache cold), in batches, until the median's confidence
+ * interval converges or racing shows the variant surely slower than the best so far; the
+ * playoff that re-times a problem's closest contenders interleaved; and the device-to-device
+ * copy bandwidth that every evaluation is compared with. Also the pure rules (CPU-testable):
+ * the sampling plan, and how CUDA and library errors map to evaluation statuses. */
 #pragma once
 #include <stddef.h>
 #include <cuda_runtime_api.h>
@@ -23,10 +25,47 @@ void measure_ctx_free(measure_ctx *c);
  * launch needs more resources than the device has), launch_error (another refused launch),
  * fault (a CUDA error while running; *context_lost = 1 when the context is gone and the worker
  * must exit after answering), invalid (validation failed: never timed), ok (every timed run in
- * out->samples, in µs, with out->stats). validate = 0 skips validation. */
+ * out->samples, in µs, with out->stats; out->raced when racing stopped it, with a note in
+ * out->error). validate = 0 skips validation. race_us: the problem's best median so far (0:
+ * none; racing also needs ms->race_margin > 0). */
 void measure_variant(measure_ctx *c, const op_family *f, op_instance *inst, const char *config,
-                     const measure_settings *ms, int validate, eval_result *out,
+                     const measure_settings *ms, double race_us, int validate, eval_result *out,
                      int *context_lost);
+
+/* Re-times the configs of a playoff (configs[0..k), 2 <= k <= EVAL_PLAYOFF_MAX) on the
+ * prepared instance, interleaved: each round is one L2-flushed timed run of config 0, 1, ...,
+ * k-1, so drift between rounds hits them alike; rounds go on (measure_plan, without racing)
+ * until every config's median has converged, or max_runs rounds, or max_seconds of GPU time
+ * per config. bind, when not NULL, makes config i the one launch runs (user kernels bind one
+ * compiled variant at a time); it returns TK_OK or a status with err. Fills out->n_playoff,
+ * playoff_n and playoff_samples, status ok; or the failure that stopped it (as
+ * measure_variant's statuses). Validation is the evaluations' business, not the playoff's. */
+typedef tk_status (*measure_bind_fn)(void *ctx, int i, char *err, size_t len);
+void measure_playoff(measure_ctx *c, const op_family *f, op_instance *inst, int k,
+                     const char *const *configs, measure_bind_fn bind, void *bind_ctx,
+                     const measure_settings *ms, eval_result *out, int *context_lost);
+
+/* ---- the sampling plan (pure) ----
+ * How many timed runs an evaluation takes, decided between batches: the runs of a batch are
+ * queued back to back (each after its L2 flush, between its own pair of events) and the host
+ * waits once per batch. The first batch is min_runs, or STATS_RACE_MIN_RUNS when racing; after
+ * each batch the evaluation stops when it has max_runs, when racing finds it surely slower than
+ * (1 + race_margin) x race_us (stats_surely_above: raced), or, from min_runs on, when max_seconds
+ * of GPU time are spent or the median's interval has converged (rel_ci); else the next batch is
+ * what min_runs still needs, or an eighth of the runs so far (at least 2, at most
+ * MEASURE_BATCH_MAX). */
+#define MEASURE_BATCH_MAX 32
+typedef struct measure_plan {
+    int min_runs, max_runs;
+    double rel_ci, max_seconds;
+    double race_above;       /* raced when surely above this (µs); 0: no racing */
+    int raced;               /* set when it stopped by racing */
+    sample_stats stats;      /* of the samples at the last decision */
+} measure_plan;
+void measure_plan_init(measure_plan *p, const measure_settings *ms, double race_us);
+/* Given the n samples so far (n = 0 before the first batch), the number of runs to queue next,
+ * or 0 to stop. */
+int measure_plan_next(measure_plan *p, const double *samples, int n);
 
 /* Device-to-device copy bandwidth in GB/s counting bytes read + written: cudaMemcpyAsync of
  * min(1 GiB, memory / 8) of random bytes (as the kernels it judges read; PyTorch's copy_ on

@@ -299,6 +299,8 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
     s.budget_evals = o->budget_evals >= 0 ? o->budget_evals : sp->search.budget_evals;
     s.budget_seconds = o->budget_seconds >= 0 ? o->budget_seconds : sp->search.budget_seconds;
     s.seed = o->seed >= 0 ? (uint64_t)o->seed : sp->search.seed;
+    if (o->race >= 0) sp->measure.race_margin = o->race;
+    sum->race_margin = sp->measure.race_margin;
     s.hash = sp->user ? space_user_hash(sp->user) : kernel_hash_for(sp->kernel);
 
     /* the devices and their models */

@@ -29,6 +29,8 @@ typedef struct run_options {
      * these dumps or databases; none: the dumps in db/results/ when the backend runs kernels. */
     const char *const *transfer_from;
     int n_transfer_from;
+    double race;                  /* racing's margin (docs/time-to-tune.md); < 0: the space's
+                                     measure.race, 0: no racing and no playoff */
 } run_options;
 
 /* The backend specs --devices stands for: "all" (every GPU the first worker sees), or a list of
@@ -64,7 +66,32 @@ typedef struct run_summary {
     char transfer_from[512];      /* transfer: where the other GPUs' results came from */
     int64_t configs;              /* configs the constraints allow, summed over the tasks */
     int jobs;                     /* compiler processes at most */
+    double race_margin;           /* racing's margin (0: off) */
+    int64_t raced;                /* evaluations racing stopped early */
+    int64_t playoffs;             /* problems whose contenders played off */
+    int64_t playoff_changed;      /* ... where the playoff's winner is not the fastest median */
 } run_summary;
 
 /* Exit-style result: 0 done, 1 runtime failure (err), 2 bad input (err; nothing written). */
 int run_space(const run_options *o, run_summary *sum, char *err, size_t len);
+
+/* `tuner retime` (run_retime.c): the winners of two inputs (databases or dumps) of one GPU
+ * model re-timed side by side on the backend's device, each problem's pair in one playoff. */
+typedef struct retime_options {
+    const char *space_path;
+    const char *a, *b;            /* the inputs: a's winners are judged against b's */
+    const char *backend;          /* NULL: "cuda" */
+    FILE *out;                    /* the per-problem table or CSV; NULL: quiet */
+    int csv;
+} retime_options;
+typedef struct retime_summary {
+    int problems;                 /* the space's problems */
+    int missing;                  /* ... without a winner in one of the inputs */
+    int same;                     /* ... where both chose the same config (regret 0) */
+    int timed;                    /* ... re-timed side by side */
+    int failed;                   /* ... whose playoff failed */
+    int within1, within2;         /* regret <= 1%, <= 2% (same config included) */
+    double median, p90, max;      /* of the regrets, same config included */
+} retime_summary;
+/* 0 done, 1 runtime failure (err), 2 bad input (err). */
+int run_retime(const retime_options *o, retime_summary *sum, char *err, size_t len);

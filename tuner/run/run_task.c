@@ -64,6 +64,94 @@ static int reference_module(uk_build *build, const space *sp, const space_bindin
     return got == 0 ? 0 : -1;
 }
 
+/* The problem's playoff (docs/time-to-tune.md), after its search: its ok configs within the
+ * race margin of the best median (at most EVAL_PLAYOFF_MAX) are re-timed interleaved in one
+ * request, and the playoff is stored; the best by playoff median becomes *best_us/best_config
+ * (its own median, as the view best shows it), and note says so when the playoff changed the
+ * winner. Skipped when fewer than two configs are within the margin, or when this task measured
+ * nothing new and they played already (resume). 0, 1 when the device failed (its task goes
+ * back), -1 on a fatal error. */
+static int run_task_playoff(run_device *dv, const space_binding *bind, int64_t problem_id,
+                            int64_t fresh, char *best_config, size_t best_len, double *best_us,
+                            char *note, size_t note_len, char *err, size_t len)
+{
+    run_shared *s = dv->s;
+    const space *sp = s->sp;
+    db_contenders c;
+    if (db_playoff_contenders(dv->d, dv->device_id, problem_id, s->hash, sp->measure.race_margin,
+                              &c, err, len) != 0)
+        return -1;
+    if (c.n < 2 || (c.played && fresh == 0)) return 0;
+    eval_request req = { .kernel = sp->kernel, .op = bind->op, .dtype = bind->dtype,
+                         .problem = bind->problem, .config = c.config[0], .measure = sp->measure,
+                         .seed = s->seed, .validate = 0,
+                         .tolerance_scale = sp->validate.tolerance_scale, .n_playoff = c.n };
+    uk_build *build = s->models[dv->model].build;
+    for (int i = 0; i < c.n; i++) {
+        req.playoff[i] = c.config[i];
+        if (!build) continue;
+        /* the variants compiled for their evaluations: from the cache */
+        int *choice = malloc((size_t)(sp->n_params ? sp->n_params : 1) * sizeof *choice);
+        char log[4096];
+        int got = !choice || space_config_parse(sp, c.config[i], choice) != 0
+                      ? -1
+                      : uk_build_variant(build, bind, choice, &sp->user->kernel,
+                                         &req.playoff_module[i], log, sizeof log, err, len);
+        free(choice);
+        if (got != 0) {
+            if (got > 0 || !err[0])
+                snprintf(err, len, "playoff: %s no longer compiles", c.config[i]);
+            return -1;
+        }
+    }
+    if (build) {
+        req.space_path = s->space_abs;
+        if (reference_module(build, sp, bind, &req.ref_module, err, len) != 0) return -1;
+    }
+    eval_result res;
+    memset(&res, 0, sizeof res);
+    double t = run_now_s();
+    if (dv->be->vt->evaluate(dv->be, &req, &res, err, len) != 0) return 1;
+    dv->busy_s += run_now_s() - t;
+    if (res.status != EVAL_OK || res.n_playoff != c.n) {
+        /* the contenders ran fine in their evaluations: a failing playoff is worth saying, and
+         * the winners stay those of the medians */
+        snprintf(note, note_len, "playoff of %d configs failed (%s): %.900s", c.n,
+                 eval_status_name(res.status), res.error);
+        eval_result_clear(&res);
+        return 0;
+    }
+    if (db_put_playoff(dv->d, dv->run_id, dv->device_id, problem_id, s->hash, &c, &res, err,
+                       len) != 0) {
+        eval_result_clear(&res);
+        return -1;
+    }
+    int win = 0;
+    double win_us = 0;
+    for (int i = 0; i < c.n; i++) {
+        double m = stats_quantile(res.playoff_samples[i], res.playoff_n[i], 0.5);
+        if (i == 0 || m < win_us) {
+            win = i;
+            win_us = m;
+        }
+    }
+    /* the contenders come fastest median first: config 0 is the winner without the playoff */
+    int changed = win != 0;
+    if (changed)
+        snprintf(note, note_len, "playoff of %d configs within %g%%, %d rounds interleaved: %s "
+                 "(%.2f us there) beats %s (%.2f us there)", c.n,
+                 100.0 * sp->measure.race_margin, res.playoff_n[0], c.config[win], win_us,
+                 c.config[0], stats_quantile(res.playoff_samples[0], res.playoff_n[0], 0.5));
+    snprintf(best_config, best_len, "%s", c.config[win]);
+    *best_us = c.median_us[win];
+    pthread_mutex_lock(&s->mu);
+    s->sum->playoffs++;
+    s->sum->playoff_changed += changed;
+    pthread_mutex_unlock(&s->mu);
+    eval_result_clear(&res);
+    return 0;
+}
+
 int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
 {
     run_shared *s = dv->s;
@@ -114,8 +202,8 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
     else
         snprintf(dv->current, sizeof dv->current, "%s", label);
     pthread_mutex_unlock(&s->mu);
-    int64_t evals = 0;
-    double t0 = run_now_s(), best_us = 0;
+    int64_t evals = 0, fresh = 0;
+    double t0 = run_now_s(), best_us = 0, race_us = 0;
     char config[1024], best_config[1024] = "";
     const char *why = NULL;
     while (st->vt->propose(st, choice) == 1) {
@@ -135,6 +223,8 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
             eval_result_clear(&res);
             db_find_evaluation(dv->d, dv->dev.uuid, opfull, dtype, pb->text, config, &res);
             st->vt->observe(st, choice, res.status, res.stats.median);
+            if (res.status == EVAL_OK && (race_us == 0 || res.stats.median < race_us))
+                race_us = res.stats.median;
             evals++;
             pthread_mutex_lock(&s->mu);
             s->sum->resumed++;
@@ -145,7 +235,8 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
         eval_request req = { .kernel = sp->kernel, .op = op, .dtype = dtype, .problem = pb,
                              .config = config, .measure = sp->measure, .seed = s->seed,
                              .validate = sp->validate.enabled,
-                             .tolerance_scale = sp->validate.tolerance_scale };
+                             .tolerance_scale = sp->validate.tolerance_scale,
+                             .race_us = race_us };
         eval_result_clear(&res);
         int compiled = 1;
         if (build) {
@@ -186,18 +277,32 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
                               &res, bytes, dv->copy_gbps, dv->seq++, err, len) != 0)
             goto done;
         dv->evaluated++;
+        fresh++;
         st->vt->observe(st, choice, res.status, res.stats.median);
         if (res.status == EVAL_OK && (best_us == 0 || res.stats.median < best_us)) {
             best_us = res.stats.median;
             snprintf(best_config, sizeof best_config, "%s", config);
         }
+        if (res.status == EVAL_OK && (race_us == 0 || res.stats.median < race_us))
+            race_us = res.stats.median;
         if (res.status != EVAL_SKIPPED && res.status != EVAL_UNSUPPORTED) evals++;
         pthread_mutex_lock(&s->mu);
         s->sum->evaluated++;
         s->sum->by_status[res.status]++;
+        s->sum->raced += res.raced;
         s->done++;
         progress_show(dv);
         pthread_mutex_unlock(&s->mu);
+    }
+    /* the playoff: the configs within the race margin of the best, re-timed interleaved */
+    char note[1400] = "";
+    if (sp->measure.race_margin > 0) {
+        int got = run_task_playoff(dv, &bind, problem_id, fresh, best_config, sizeof best_config,
+                                   &best_us, note, sizeof note, err, len);
+        if (got != 0) {
+            rc = got;
+            goto done;
+        }
     }
     if (s->o->out && best_us > 0) {
         pthread_mutex_lock(&s->mu);
@@ -209,6 +314,7 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
         if (s->o->n_backends > 1)
             fprintf(s->o->out, "  [%d %s]", dv->index, dv->dev.name);
         fprintf(s->o->out, "\n");
+        if (note[0]) fprintf(s->o->out, "    %s\n", note);
         if (strcmp(s->strategy_name, "exhaustive") != 0)
             fprintf(s->o->out, "    %s: %lld of %lld configs (%.1f%%); %s\n", s->strategy_name,
                     (long long)evals, (long long)configs,

@@ -564,9 +564,9 @@ static int get_int_in(loader *L, const ynode *n, const char *where, int64_t lo, 
 static int load_measure(loader *L, const ynode *n)
 {
     static const char *const keys[] = {"warmup", "min_runs", "max_runs", "rel_ci", "cache",
-                                       "timeout", "max_seconds"};
+                                       "timeout", "max_seconds", "race"};
     measure_settings *m = &L->sp->measure;
-    if (sl_expect_kind(L, n, YNODE_MAP, "measure") != 0 || sl_check_keys(L, n, "measure", keys, 7) != 0)
+    if (sl_expect_kind(L, n, YNODE_MAP, "measure") != 0 || sl_check_keys(L, n, "measure", keys, 8) != 0)
         return -1;
     const ynode *v, *min_node, *max_node;
     if ((v = ynode_get(n, "warmup")) && get_int_in(L, v, "measure.warmup", 0, 1000000, &m->warmup))
@@ -614,6 +614,14 @@ static int load_measure(loader *L, const ynode *n)
             return sl_fail_at(L, v, "measure.max_seconds: must be positive (seconds), found %g",
                            m->max_seconds);
     }
+    if ((v = ynode_get(n, "race"))) {
+        if (sl_get_float(L, v, "measure.race", &m->race_margin) != 0)
+            return -1;
+        if (!(m->race_margin >= 0 && m->race_margin < 1))
+            return sl_fail_at(L, v, "measure.race: must be at least 0 and below 1 (the margin, "
+                              "0.05 for 5%%; 0 turns racing and the playoff off), found %g",
+                              m->race_margin);
+    }
     return 0;
 }
 
@@ -651,6 +659,7 @@ static void set_defaults(space *sp)
     sp->measure.cold = MEASURE_COLD;
     sp->measure.timeout_s = 10;
     sp->measure.max_seconds = 2;
+    sp->measure.race_margin = 0.05;
     sp->validate.enabled = 1;
     sp->validate.tolerance_scale = 1.0;
 }

@@ -324,6 +324,20 @@ int wp_format_eval(wp_buf *b, const eval_request *r)
     if (r->space_path) wp_add(b, "space", r->space_path);
     if (r->module) wp_add(b, "module", r->module);
     if (r->ref_module) wp_add(b, "ref_module", r->ref_module);
+    if (r->measure.race_margin > 0) wp_add_double(b, "race_margin", r->measure.race_margin);
+    if (r->race_us > 0) wp_add_double(b, "race_us", r->race_us);
+    if (r->n_playoff > 0) {
+        wp_add_int(b, "playoff", r->n_playoff);
+        for (int i = 0; i < r->n_playoff && i < EVAL_PLAYOFF_MAX; i++) {
+            char key[16];
+            snprintf(key, sizeof key, "pc%d", i);
+            wp_add(b, key, r->playoff[i] ? r->playoff[i] : "");
+            if (r->playoff_module[i]) {
+                snprintf(key, sizeof key, "pm%d", i);
+                wp_add(b, key, r->playoff_module[i]);
+            }
+        }
+    }
     return wp_end(b);
 }
 
@@ -377,6 +391,79 @@ int wp_parse_eval(const wp_msg *m, wp_eval *out, char *err, size_t len)
                  ms->warmup, ms->min_runs, ms->max_runs);
         return -1;
     }
+    /* optional: racing and the playoff */
+    if ((wp_get(m, "race_margin") && get_f64(m, "race_margin", &ms->race_margin, err, len)) ||
+        (wp_get(m, "race_us") && get_f64(m, "race_us", &out->race_us, err, len)))
+        return -1;
+    if (ms->race_margin < 0 || out->race_us < 0) {
+        snprintf(err, len, "protocol: eval: negative race_margin or race_us");
+        return -1;
+    }
+    if (wp_get(m, "playoff")) {
+        int64_t k;
+        if (get_i64(m, "playoff", 2, EVAL_PLAYOFF_MAX, &k, err, len)) return -1;
+        out->n_playoff = (int)k;
+        for (int i = 0; i < out->n_playoff; i++) {
+            char key[16];
+            snprintf(key, sizeof key, "pc%d", i);
+            if (!(out->playoff[i] = wp_get(m, key)) || !*out->playoff[i]) {
+                snprintf(err, len, "protocol: eval: playoff config %s missing", key);
+                return -1;
+            }
+            snprintf(key, sizeof key, "pm%d", i);
+            out->playoff_module[i] = wp_get(m, key);
+            if (out->space && (!out->playoff_module[i] || !*out->playoff_module[i])) {
+                snprintf(err, len, "protocol: eval: a user kernel's playoff needs %s=", key);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Appends "\tkey=" and the samples as %.9g, comma-separated (one pass for a long list). */
+static void add_samples(wp_buf *b, const char *key, const double *v, int n)
+{
+    char head[24];
+    int h = snprintf(head, sizeof head, "\t%s=", key);
+    buf_append(b, head, (size_t)h);
+    for (int i = 0; i < n; i++) {
+        char num[40];
+        int k = snprintf(num, sizeof num, "%s%.9g", i ? "," : "", v[i]);
+        buf_append(b, num, (size_t)k);
+    }
+}
+
+/* Parses a comma-separated list of finite non-negative numbers into *out (malloc'd; NULL when
+ * empty) and its count into *n. 0, or -1 with err naming what. */
+static int parse_samples(const char *s, const char *what, double **out, int *n, char *err,
+                         size_t len)
+{
+    *out = NULL;
+    *n = 0;
+    if (!s || !*s) return 0;
+    int count = 1;
+    for (const char *c = s; *c; c++) count += *c == ',';
+    double *v = malloc((size_t)count * sizeof *v);
+    if (!v) {
+        snprintf(err, len, "protocol: out of memory");
+        return -1;
+    }
+    const char *c = s;
+    for (int i = 0; i < count; i++) {
+        char *end;
+        errno = 0;
+        double x = strtod(c, &end);
+        if (end == c || (*end && *end != ',') || errno == ERANGE || !isfinite(x) || x < 0) {
+            snprintf(err, len, "protocol: result: %s %d malformed", what, i);
+            free(v);
+            return -1;
+        }
+        v[i] = x;
+        c = *end ? end + 1 : end;
+    }
+    *out = v;
+    *n = count;
     return 0;
 }
 
@@ -387,12 +474,15 @@ int wp_format_result(wp_buf *b, const eval_result *r)
     wp_begin(b, "result");
     wp_add(b, "status", eval_status_name(r->status));
     wp_add(b, "error", r->error);
-    /* Samples: built here rather than through wp_add so a long list costs one pass. */
-    buf_append(b, "\tsamples=", 9);
-    for (int i = 0; i < r->n_samples; i++) {
-        char num[40];
-        int n = snprintf(num, sizeof num, "%s%.9g", i ? "," : "", r->samples[i]);
-        buf_append(b, num, (size_t)n);
+    add_samples(b, "samples", r->samples, r->n_samples);
+    if (r->raced) wp_add_int(b, "raced", 1);
+    if (r->n_playoff > 0) {
+        wp_add_int(b, "playoff", r->n_playoff);
+        for (int i = 0; i < r->n_playoff && i < EVAL_PLAYOFF_MAX; i++) {
+            char key[16];
+            snprintf(key, sizeof key, "ps%d", i);
+            add_samples(b, key, r->playoff_samples[i], r->playoff_n[i]);
+        }
     }
     return wp_end(b);
 }
@@ -413,34 +503,35 @@ int wp_parse_result(const wp_msg *m, eval_result *out, char *err, size_t len)
     }
     const char *error = wp_get(m, "error");
     snprintf(out->error, sizeof out->error, "%s", error ? error : "");
-
-    const char *s = wp_get(m, "samples");
-    int n = 0;
-    if (s && *s) {
-        n = 1;
-        for (const char *c = s; *c; c++) n += *c == ',';
+    if (parse_samples(wp_get(m, "samples"), "sample", &out->samples, &out->n_samples, err, len))
+        goto fail;
+    out->status = (eval_status)st;
+    if (wp_get(m, "raced")) {
+        int64_t raced;
+        if (get_i64(m, "raced", 0, 1, &raced, err, len)) goto fail;
+        out->raced = (int)raced;
     }
-    if (n > 0) {
-        out->samples = malloc((size_t)n * sizeof *out->samples);
-        if (!out->samples) { snprintf(err, len, "protocol: out of memory"); goto fail; }
-        const char *c = s;
-        for (int i = 0; i < n; i++) {
-            char *end;
-            errno = 0;
-            double v = strtod(c, &end);
-            if (end == c || (*end && *end != ',') || errno == ERANGE || !isfinite(v) || v < 0) {
-                snprintf(err, len, "protocol: result: sample %d malformed", i);
-                goto fail;
-            }
-            out->samples[i] = v;
-            c = *end ? end + 1 : end;
+    int64_t k = 0;
+    if (wp_get(m, "playoff") && get_i64(m, "playoff", 2, EVAL_PLAYOFF_MAX, &k, err, len)) goto fail;
+    out->n_playoff = (int)k;
+    for (int i = 0; i < out->n_playoff; i++) {
+        char key[16];
+        snprintf(key, sizeof key, "ps%d", i);
+        if (parse_samples(wp_get(m, key), "playoff sample", &out->playoff_samples[i],
+                          &out->playoff_n[i], err, len))
+            goto fail;
+        if (st == EVAL_OK && (out->playoff_n[i] == 0 || out->playoff_n[i] != out->playoff_n[0])) {
+            snprintf(err, len, "protocol: result: playoff config %d has %d samples, config 0 %d", i,
+                     out->playoff_n[i], out->playoff_n[0]);
+            goto fail;
         }
     }
-    out->n_samples = n;
-    out->status = (eval_status)st;
     if (st == EVAL_OK) {
-        if (n == 0) { snprintf(err, len, "protocol: result: status ok without samples"); goto fail; }
-        stats_summarize(out->samples, n, &out->stats);
+        if (out->n_samples == 0 && out->n_playoff == 0) {
+            snprintf(err, len, "protocol: result: status ok without samples");
+            goto fail;
+        }
+        if (out->n_samples > 0) stats_summarize(out->samples, out->n_samples, &out->stats);
     }
     return 0;
 fail:

@@ -20,12 +20,20 @@
  *                      or:  error   message=...
  *   parent: eval  kernel= op= dtype= problem=<canonical problem text> config=<canonical config>
  *                 seed= validate=0|1 tolerance_scale= warmup= min_runs= max_runs= rel_ci=
- *                 cold=0|1 max_seconds=
+ *                 cold=0|1|2 max_seconds=
  *                 [space=<space file> module=<cubin> ref_module=<cubin>]   (user kernels)
+ *                 [race_margin= race_us=]   (racing: stop once surely slower than
+ *                                            race_us x (1 + race_margin))
+ *                 [playoff=K pc0= .. pc<K-1>= [pm0= ..]]   (a playoff: re-time configs pc0..
+ *                                            interleaved, modules pm0.. for user kernels;
+ *                                            config= is then pc0)
  *           ->  prepared            (the problem's inputs and reference are ready; from here the
  *                                    parent's watchdog, measure.timeout_s, runs)
  *               result  status=<eval_status_name> error=<text, may be empty>
  *                       samples=<µs,µs,...>   (every timed run, %.9g; empty unless status=ok)
+ *                       [raced=1]             (ok, stopped by racing; error= says why)
+ *                       [playoff=K ps0=<µs,...> .. ps<K-1>=]   (a playoff's runs per config,
+ *                                                               the same number each)
  *           or: result without prepared (the problem could not be prepared), or
  *               error   message=...        (a malformed request: the run must stop)
  *           After `result status=fault` the worker exits (its CUDA context is lost).
@@ -39,7 +47,7 @@
 #include "core/device.h"
 #include "core/eval.h"
 
-#define WP_MAX_FIELDS 32
+#define WP_MAX_FIELDS 40
 #define WP_TYPE_MAX 16
 
 /* One parsed line. type, keys and vals point into storage, which the message owns. */
@@ -91,6 +99,9 @@ typedef struct wp_eval {
     double tolerance_scale;
     measure_settings measure;   /* timeout_s is the parent's business and stays 0 */
     const char *space, *module, *ref_module;   /* user kernels; NULL when absent */
+    double race_us;                            /* 0: no racing */
+    int n_playoff;                             /* 0, or 2..EVAL_PLAYOFF_MAX */
+    const char *playoff[EVAL_PLAYOFF_MAX], *playoff_module[EVAL_PLAYOFF_MAX];
 } wp_eval;
 int wp_parse_eval(const wp_msg *m, wp_eval *out, char *err, size_t len);
 

@@ -1,5 +1,6 @@
 /* worker.c: the worker process (`tuner __worker ORDINAL`): opens its GPU, announces it, and serves
- * `copy` and `eval` requests from the parent over stdin/stdout (protocol in protocol.h). It keeps
+ * `copy` and `eval` requests (an evaluation, or a playoff of a problem's closest configs) from
+ * the parent over stdin/stdout (protocol in protocol.h). It keeps
  * the prepared problem of the last request and reuses it while kernel, op, dtype, problem and seed
  * stay the same, so a sweep over configs prepares each problem once. A user kernel's request names
  * its space file, which the worker loads once (tuner/user builds its family), and the compiled
@@ -142,6 +143,19 @@ static int prepare_for(prepared *p, user_space *us, const wp_eval *r, char *err,
     return 0;
 }
 
+/* A playoff's binding of config i for a user kernel (measure_bind_fn). */
+typedef struct playoff_binding {
+    prepared *p;
+    const wp_eval *r;
+} playoff_binding;
+
+static tk_status bind_playoff(void *ctx, int i, char *err, size_t len)
+{
+    playoff_binding *pb = ctx;
+    return pb->p->family->bind_variant(pb->p->inst, pb->r->playoff[i], pb->r->playoff_module[i],
+                                       pb->r->ref_module, err, len);
+}
+
 /* Serves one eval request. Returns 0 to go on, EXIT_CONTEXT_LOST after a context-losing fault,
  * EXIT_IO when the answer cannot be written. */
 static int serve_eval(const wp_msg *m, prepared *p, user_space *us, measure_ctx *mc, wp_buf *b)
@@ -163,7 +177,7 @@ static int serve_eval(const wp_msg *m, prepared *p, user_space *us, measure_ctx 
          * reference that cannot be computed stops the run; a variant that cannot launch is
          * recorded without running. */
         tk_status bound = TK_OK;
-        if (p->family->bind_variant) {
+        if (p->family->bind_variant && r.n_playoff == 0) {
             bound = p->family->bind_variant(p->inst, r.config, r.module, r.ref_module, res.error,
                                             sizeof res.error);
             if (bound == TK_ERR_CUDA) {
@@ -180,8 +194,15 @@ static int serve_eval(const wp_msg *m, prepared *p, user_space *us, measure_ctx 
         } else {
             if (p->family->set_tolerance_scale)
                 p->family->set_tolerance_scale(p->inst, r.tolerance_scale);
-            measure_variant(mc, p->family, p->inst, r.config, &r.measure, r.validate, &res,
-                            &lost);
+            if (r.n_playoff > 0) {
+                playoff_binding pb = { p, &r };
+                measure_playoff(mc, p->family, p->inst, r.n_playoff, r.playoff,
+                                p->family->bind_variant ? bind_playoff : NULL, &pb, &r.measure,
+                                &res, &lost);
+            } else {
+                measure_variant(mc, p->family, p->inst, r.config, &r.measure, r.race_us,
+                                r.validate, &res, &lost);
+            }
         }
     }
     int rc = wp_format_result(b, &res) || send_line(b) ? EXIT_IO : 0;
