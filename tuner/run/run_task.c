@@ -106,6 +106,7 @@ static int run_task_playoff(run_device *dv, const space_binding *bind, int64_t p
     }
     if (build) {
         req.space_path = s->space_abs;
+        req.module = req.playoff_module[0];   /* the request's config is the first contender */
         if (reference_module(build, sp, bind, &req.ref_module, err, len) != 0) return -1;
     }
     eval_result res;
