@@ -244,6 +244,11 @@ static int cmd_run(void)
                    (long long)sum.compiled, sum.compiled == 1 ? "" : "s",
                    (long long)sum.compile_failed, sum.compile_cpu_s, sum.jobs,
                    (long long)sum.compile_cached, sum.backend_s, sum.wall_s);
+        if (sum.user_kernel || sum.wall_s > 0)
+            printf("tuner: time: %.1f s starting (backends, compilers, copy ceiling), %.1f s in "
+                   "the backend, %.1f s waiting for the compiler, %.1f s storing results, "
+                   "%.1f s in all\n", sum.start_s, sum.backend_s, sum.compile_wait_s, sum.store_s,
+                   sum.wall_s);
     }
     return EXIT_OK;
 }

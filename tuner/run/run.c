@@ -229,7 +229,7 @@ static int open_transfer(run_shared *s, const run_device *devs, int n_devs, char
         for (size_t i = 0; i < g.gl_pathc && n < 64; i++) inputs[n++] = g.gl_pathv[i];
     int rc = 0;
     if (n > 0) {
-        if (db_open_dumps(inputs, n, &s->transfer, err, len) != 0) {
+        if (db_open_dumps_summary(inputs, n, sp->kernel, &s->transfer, err, len) != 0) {
             rc = -1;
             goto done;
         }
@@ -425,6 +425,7 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
         }
     }
 
+    sum->start_s = run_now_s() - s.t0;
     if (n_devs == 1) {
         device_main(&devs[0]);
     } else {
@@ -472,6 +473,8 @@ done:
         sum->devices[i].evaluated = devs[i].evaluated;
         sum->devices[i].busy_s = devs[i].busy_s;
         sum->backend_s += devs[i].busy_s;
+        sum->compile_wait_s += devs[i].wait_s;
+        sum->store_s += devs[i].store_s;
         device_close(&devs[i]);
     }
     sum->wall_s = run_now_s() - s.t0;

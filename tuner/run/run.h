@@ -59,6 +59,9 @@ typedef struct run_summary {
     run_device_summary devices[64];
     double wall_s;                /* the whole run */
     double backend_s;             /* inside the backend: preparing problems, measuring */
+    double start_s;               /* before the first task: backends, compilers, copy ceiling */
+    double compile_wait_s;        /* the run loop waiting for a variant's compilation */
+    double store_s;               /* writing evaluations to the database */
     int user_kernel;              /* 1: a user kernel was compiled for this run */
     int64_t compiled, compile_failed, compile_cached;
     double compile_cpu_s;         /* the compiler processes' CPU time */

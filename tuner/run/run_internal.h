@@ -71,6 +71,8 @@ typedef struct run_device {
     int64_t seq;
     int64_t evaluated;       /* this device's new evaluations */
     double busy_s;           /* its time in the backend */
+    double wait_s;           /* its time waiting for compilations */
+    double store_s;          /* its time writing evaluations */
     int fail_after;          /* test hook: the backend "fails" after this many (-1: never) */
     char current[512];       /* what it tunes now, for the progress line */
     pthread_t thread;

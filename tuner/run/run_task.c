@@ -242,8 +242,10 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
         int compiled = 1;
         if (build) {
             char log[4096];
+            double t_wait = run_now_s();
             int got = uk_build_variant(build, &bind, choice, &sp->user->kernel, &req.module, log,
                                        sizeof log, err, len);
+            dv->wait_s += run_now_s() - t_wait;
             if (got < 0) goto done;
             if (got == 1) {
                 compiled = 0;
@@ -274,9 +276,11 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
             st->vt->observe(st, choice, res.status, 0);
             continue;
         }
+        double t_store = run_now_s();
         if (db_put_evaluation(dv->d, dv->run_id, dv->device_id, problem_id, config, s->hash,
                               &res, bytes, dv->copy_gbps, dv->seq++, err, len) != 0)
             goto done;
+        dv->store_s += run_now_s() - t_store;
         dv->evaluated++;
         fresh++;
         st->vt->observe(st, choice, res.status, res.stats.median);
