@@ -802,6 +802,37 @@ static void test_dump(void)
         db_close(m);
         m = NULL;
     }
+    /* the summary reader: every evaluation and its statistics, no sample */
+    {
+        const char *one[] = {tmp("a.sql")};
+        /* another kernel's reader gets none of these evaluations ("element" is no kernel of
+         * "elementwise.mul": the op's kernel is all of what precedes the dot) */
+        const char *others[] = {"reduce", "element", "elementwise.mul"};
+        for (int k = 0; k < 3; k++) {
+            CHECK(db_open_dumps_summary(one, 1, others[k], &m, err, sizeof err) == 0);
+            if (m) CHECK(count(m, "evaluations") == 0 && count(m, "problems") > 0);
+            db_close(m);
+            m = NULL;
+        }
+        CHECK(db_open_dumps_summary(one, 1, "elementwise", &m, err, sizeof err) == 0);
+        if (m) CHECK(count(m, "evaluations") == N_CONTENT);
+        db_close(m);
+        m = NULL;
+        CHECK(db_open_dumps_summary(one, 1, NULL, &m, err, sizeof err) == 0);
+        if (m) {
+            CHECK(count(m, "evaluations") == N_CONTENT);
+            CHECK(count(m, "samples") == 0);
+            CHECK(count(m, "devices") == count(a, "devices") && count(m, "runs") == count(a, "runs"));
+            /* the full import afterwards still brings the samples in */
+            CHECK(db_import(m, tmp("a.sql"), err, sizeof err) == 0);
+            CHECK(count(m, "samples") == 5 * 7);
+            free(dm);
+            dm = dump_of(m);
+            CHECK(same_text(da, dm));
+            db_close(m);
+            m = NULL;
+        }
+    }
 done:
     free(da);
     free(db_);

@@ -25,6 +25,12 @@ int db_open(const char *path, int create, db **out, char *err, size_t len);
  * into memory. */
 int db_open_readonly(const char *path, db **out, char *err, size_t len);
 int db_open_dumps(const char *const *paths, int n, db **out, char *err, size_t len);
+/* The same without the runs' samples (DB_IMPORT_NO_SAMPLES) and, when kernel is not NULL, with
+ * only that kernel's evaluations: for readers of the best configs (the header, the transfer
+ * search), which never read a sample. Several times faster: the samples are most of a dump's
+ * rows. */
+int db_open_dumps_summary(const char *const *paths, int n, const char *kernel, db **out,
+                          char *err, size_t len);
 void db_close(db *d);
 /* 1 when path ends in ".sql" or ".sql.xz" (a dump, db_xz.h, rather than a database file). */
 int db_path_is_dump(const char *path);
@@ -115,6 +121,11 @@ int db_export(db *d, FILE *out, char *err, size_t len);
 /* Imports a dump, .sql or .sql.xz (idempotent: rows already present are skipped), in one
  * transaction. */
 int db_import(db *d, const char *dump_path, char *err, size_t len);
+/* db_import with flags: DB_IMPORT_NO_SAMPLES leaves the samples out (every other row in); a
+ * kernel (not NULL) keeps only the evaluations of its ops ("KERNEL.op") from our dumps. */
+enum { DB_IMPORT_NO_SAMPLES = 1 };
+int db_import_flags(db *d, const char *dump_path, unsigned flags, const char *kernel, char *err,
+                    size_t len);
 /* Merges another database file or dump into d (idempotent), in one transaction, linear in the
  * sizes. A dump is imported into a temporary database first, so that dumps and databases merge
  * the same way. A conflict is an evaluation of the same device, problem, config and kernel hash

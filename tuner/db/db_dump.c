@@ -78,6 +78,23 @@ static const char eval_trigger_sql[] =
     "samples s WHERE s.evaluation_id=e.id);\n"
     "END;";
 
+/* The trigger db_import runs instead of eval_trigger_sql under DB_IMPORT_NO_SAMPLES: its first
+ * statement, the evaluation alone. */
+static const char eval_trigger_no_samples_sql[] =
+    "CREATE TEMP TRIGGER dump_evaluations_insert INSTEAD OF INSERT ON dump_evaluations BEGIN\n"
+    "INSERT OR IGNORE INTO evaluations(run_id,device_id,problem_id,config_id,kernel_hash,status,"
+    "error,median_us,min_us,max_us,mean_us,stddev_us,ci_lo_us,ci_hi_us,n_runs,gbps,frac_copy,seq,"
+    "created_at) SELECT r.id,d.id,p.id,c.id,NEW.kernel_hash,NEW.status,NEW.error,"
+    "json_extract(NEW.stats,'$[0]'),json_extract(NEW.stats,'$[1]'),"
+    "json_extract(NEW.stats,'$[2]'),json_extract(NEW.stats,'$[3]'),"
+    "json_extract(NEW.stats,'$[4]'),json_extract(NEW.stats,'$[5]'),"
+    "json_extract(NEW.stats,'$[6]'),NEW.n_runs,json_extract(NEW.stats,'$[7]'),"
+    "json_extract(NEW.stats,'$[8]'),NEW.seq,NEW.created_at_prefix||NEW.created_at_rest "
+    "FROM devices d,devices rd,runs r,problems p,configs c WHERE d.uuid=NEW.device AND "
+    "rd.uuid=NEW.run_device AND r.device_id=rd.id AND r.started_at=NEW.run_started_at AND "
+    "p.op=NEW.op AND p.dtype=NEW.dtype AND p.shape=NEW.shape AND c.text=NEW.config;\n"
+    "END;";
+
 static const char eval_drop_sql[] = "DROP VIEW dump_evaluations;";
 
 static const char eval_insert_head[] =
@@ -796,6 +813,34 @@ done:
  * the import, even when the dump stops before its DROP. */
 int db_import(db *d, const char *dump_path, char *err, size_t len)
 {
+    return db_import_flags(d, dump_path, 0, NULL, err, len);
+}
+
+/* 1 when a statement of dump_evaluations rows (eval_insert_head ...) is of another kernel than
+ * `kernel`: its fourth value is the op, "KERNEL.op". 0 when it is of the kernel or when the
+ * statement is not one of those. */
+static int other_kernel_rows(const char *sql, size_t n, const char *kernel)
+{
+    size_t head = strlen(eval_insert_head), at = head;
+    if (n <= head || !same_sql(sql, head, eval_insert_head)) return 0;
+    for (int field = 0; field < 4; field++) {
+        while (at < n && (sql[at] == ',' || isspace((unsigned char)sql[at]))) at++;
+        if (at >= n || sql[at] != '\'') return 0;
+        size_t from = ++at;
+        while (at < n && !(sql[at] == '\'' && (at + 1 >= n || sql[at + 1] != '\''))) at += sql[at] == '\'' ? 2 : 1;
+        if (at >= n) return 0;
+        if (field == 3) {
+            size_t k = strlen(kernel);
+            return !(at - from > k && strncmp(sql + from, kernel, k) == 0 && sql[from + k] == '.');
+        }
+        at++;
+    }
+    return 0;
+}
+
+int db_import_flags(db *d, const char *dump_path, unsigned flags, const char *kernel, char *err,
+                    size_t len)
+{
     char *text = db_read_dump_text(dump_path, NULL, err, len);
     char *p, *next;
     int line = 1, version, in_tx = 0, ret = -1;
@@ -820,7 +865,21 @@ int db_import(db *d, const char *dump_path, char *err, size_t len)
         if (starts_with_words(start, "INSERT INTO") ||
             starts_with_words(start, "INSERT OR IGNORE INTO") ||
             is_dump_temp_sql(start, (size_t)(next - start))) {
-            if (import_statement(d, start, (size_t)(next - start), dump_path, line, err, len) < 0)
+            const char *sql = start;
+            size_t n = (size_t)(next - start);
+            if ((flags & DB_IMPORT_NO_SAMPLES) && same_sql(start, n, eval_trigger_sql)) {
+                sql = eval_trigger_no_samples_sql;
+                n = strlen(sql);
+            } else if ((flags & DB_IMPORT_NO_SAMPLES) &&
+                       (starts_with_words(start, "INSERT INTO samples") ||
+                        starts_with_words(start, "INSERT OR IGNORE INTO samples"))) {
+                line += count_lines(start, next);
+                continue;
+            } else if (kernel && other_kernel_rows(start, n, kernel)) {
+                line += count_lines(start, next);
+                continue;
+            }
+            if (import_statement(d, sql, n, dump_path, line, err, len) < 0)
                 goto done;
         } else if (starts_with_words(start, "CREATE TEMP") ||
                    starts_with_words(start, "CREATE TEMPORARY")) {

@@ -76,7 +76,8 @@ fail:
     return -1;
 }
 
-int db_open_dumps(const char *const *paths, int n, db **out, char *err, size_t len)
+static int open_dumps(const char *const *paths, int n, unsigned flags, const char *kernel,
+                      db **out, char *err, size_t len)
 {
     char name[1024];
     db *d;
@@ -101,10 +102,13 @@ int db_open_dumps(const char *const *paths, int n, db **out, char *err, size_t l
         goto fail;
     }
     sqlite3_extended_result_codes(d->h, 1);
-    if (db_configure(d, 0, err, len) < 0 || db_migrate(d, err, len) < 0)
+    /* Temporary tables and statement journals in memory too: a dump's import is one large
+     * transaction, whose journals would otherwise go to temporary files. */
+    if (db_configure(d, 0, err, len) < 0 || db_exec(d, "PRAGMA temp_store = MEMORY", err, len) < 0 ||
+        db_migrate(d, err, len) < 0)
         goto fail;
     for (int i = 0; i < n; i++)
-        if (db_import(d, paths[i], err, len) < 0)
+        if (db_import_flags(d, paths[i], flags, kernel, err, len) < 0)
             goto fail;
     *out = d;
     return 0;
@@ -113,3 +117,13 @@ fail:
     return -1;
 }
 
+int db_open_dumps(const char *const *paths, int n, db **out, char *err, size_t len)
+{
+    return open_dumps(paths, n, 0, NULL, out, err, len);
+}
+
+int db_open_dumps_summary(const char *const *paths, int n, const char *kernel, db **out,
+                          char *err, size_t len)
+{
+    return open_dumps(paths, n, DB_IMPORT_NO_SAMPLES, kernel, out, err, len);
+}

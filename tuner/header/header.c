@@ -91,7 +91,7 @@ int header_generate(const char *const *inputs, int n_inputs, char **out, char *e
     FILE *f = NULL;
     *out = NULL;
     if (n_inputs > 0) {
-        if (db_open_dumps(inputs, n_inputs, &d, err, len) != 0) goto done;
+        if (db_open_dumps_summary(inputs, n_inputs, NULL, &d, err, len) != 0) goto done;
         if (db_each_best(d, NULL, NULL, NULL, collect_row, &c) != 0 || c.oom) {
             snprintf(err, len, "reading the best configs failed%s", c.oom ? " (out of memory)" : "");
             goto done;

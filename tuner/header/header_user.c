@@ -107,7 +107,7 @@ int header_user_generate(const space *sp, const char *const *inputs, int n_input
     snprintf(opfull, sizeof opfull, "%s.%s", sp->kernel, sp->ops[0]);
     *out = NULL;
     if (n_inputs > 0) {
-        if (db_open_dumps(inputs, n_inputs, &d, err, len) != 0)
+        if (db_open_dumps_summary(inputs, n_inputs, sp->kernel, &d, err, len) != 0)
             goto done;
         if (db_each_device(d, add_device, &ds) != 0) {
             snprintf(err, len, "reading the devices failed");
