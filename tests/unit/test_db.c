@@ -807,6 +807,7 @@ static void test_dump(void)
         const char *one[] = {tmp("a.sql")};
         /* another kernel's reader gets none of these evaluations ("element" is no kernel of
          * "elementwise.mul": the op's kernel is all of what precedes the dot) */
+        setenv("TUNEKIT_DUMP_CACHE", "off", 1);   /* the kernel filter applies to imports */
         const char *others[] = {"reduce", "element", "elementwise.mul"};
         for (int k = 0; k < 3; k++) {
             CHECK(db_open_dumps_summary(one, 1, others[k], &m, err, sizeof err) == 0);
@@ -818,6 +819,40 @@ static void test_dump(void)
         if (m) CHECK(count(m, "evaluations") == N_CONTENT);
         db_close(m);
         m = NULL;
+        /* the summaries' cache: made on the first reading, read (not imported) on the next, made
+         * again when it is not a database; off without a folder */
+        char cache[600];
+        snprintf(cache, sizeof cache, "%s", tmp("dump-cache"));
+        setenv("TUNEKIT_DUMP_CACHE", cache, 1);
+        CHECK(db_open_dumps_summary(one, 1, "reduce", &m, err, sizeof err) == 0);
+        if (m) CHECK(count(m, "evaluations") == N_CONTENT);   /* a miss imports every kernel */
+        db_close(m);
+        m = NULL;
+        char ls[700], file[1000] = "";
+        snprintf(ls, sizeof ls, "ls %s/*.db 2>/dev/null", cache);
+        FILE *lp = popen(ls, "r");
+        if (lp) {
+            if (!fgets(file, sizeof file, lp)) file[0] = 0;
+            pclose(lp);
+        }
+        file[strcspn(file, "\n")] = 0;
+        CHECK(file[0] != 0);
+        CHECK(db_open_dumps_summary(one, 1, "reduce", &m, err, sizeof err) == 0);
+        if (m) CHECK(count(m, "evaluations") == N_CONTENT && count(m, "samples") == 0);
+        db_close(m);
+        m = NULL;
+        if (file[0]) {
+            FILE *g = fopen(file, "w");
+            if (g) { fputs("not a database", g); fclose(g); }
+            CHECK(db_open_dumps_summary(one, 1, NULL, &m, err, sizeof err) == 0);
+            if (m) CHECK(count(m, "evaluations") == N_CONTENT);
+            db_close(m);
+            m = NULL;
+            db *again = NULL;
+            CHECK(db_open_readonly(file, &again, err, sizeof err) == 0);   /* made again */
+            db_close(again);
+        }
+        setenv("TUNEKIT_DUMP_CACHE", "off", 1);
         CHECK(db_open_dumps_summary(one, 1, NULL, &m, err, sizeof err) == 0);
         if (m) {
             CHECK(count(m, "evaluations") == N_CONTENT);

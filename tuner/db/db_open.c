@@ -1,11 +1,19 @@
 /* db_open.c: opening a database for writing (db_open: created and migrated as needed), for
- * reading (db_open_readonly: a database file, or a .sql dump loaded into memory), and several
- * dumps as one in-memory database (db_open_dumps). Kept apart from db.c so that the connection
- * layer does not depend on the dump importer. */
+ * reading (db_open_readonly: a database file, or a .sql dump loaded into memory), several dumps
+ * as one in-memory database (db_open_dumps), and their summary without samples
+ * (db_open_dumps_summary), kept in an on-disk cache keyed by the dumps' bytes. Kept apart from
+ * db.c so that the connection layer does not depend on the dump importer. */
 #include "db_internal.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "core/sha256.h"
 
 /* *out is the caller's, closed with db_close (as for db_open_readonly and db_open_dumps). */
 int db_open(const char *path, int create, db **out, char *err, size_t len)
@@ -122,8 +130,94 @@ int db_open_dumps(const char *const *paths, int n, db **out, char *err, size_t l
     return open_dumps(paths, n, 0, NULL, out, err, len);
 }
 
+/* ---- the summaries' cache ---- */
+
+/* The cache folder: $TUNEKIT_DUMP_CACHE ("off": none), else $XDG_CACHE_HOME/tunekit/dumps, else
+ * $HOME/.cache/tunekit/dumps. 0, or -1 when there is none. */
+static int summary_cache_dir(char *out, size_t len)
+{
+    const char *v = getenv("TUNEKIT_DUMP_CACHE");
+    if (v && *v) {
+        if (strcmp(v, "off") == 0) return -1;
+        snprintf(out, len, "%s", v);
+    } else if ((v = getenv("XDG_CACHE_HOME")) && *v) {
+        snprintf(out, len, "%s/tunekit/dumps", v);
+    } else if ((v = getenv("HOME")) && *v) {
+        snprintf(out, len, "%s/.cache/tunekit/dumps", v);
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+/* The key of a summary: the SHA-256 of the schema version and of each input's bytes, in order.
+ * 0, or -1 when an input cannot be read (the import will say why). */
+static int summary_key(const char *const *paths, int n, char key[65])
+{
+    size_t cap = 64 + (size_t)n * 66, at = 0;
+    char *list = malloc(cap);
+    if (!list) return -1;
+    at += (size_t)snprintf(list, cap, "tunekit summary, schema %d", DB_SCHEMA_VERSION);
+    for (int i = 0; i < n; i++) {
+        FILE *f = fopen(paths[i], "rb");
+        char *bytes = NULL;
+        long size = -1;
+        if (f && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+            (bytes = malloc((size_t)size + 1)) && fread(bytes, 1, (size_t)size, f) == (size_t)size) {
+            char hex[65];
+            sha256_hex(bytes, (size_t)size, hex);
+            at += (size_t)snprintf(list + at, cap - at, "|%s", hex);
+        } else {
+            size = -1;
+        }
+        free(bytes);
+        if (f) fclose(f);
+        if (size < 0) {
+            free(list);
+            return -1;
+        }
+    }
+    sha256_hex(list, at, key);
+    free(list);
+    return 0;
+}
+
+/* mkdir -p; 0 or -1 */
+static int make_dirs(const char *path)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s", path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/') continue;
+        *s = 0;
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) return -1;
+        *s = '/';
+    }
+    return mkdir(p, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
 int db_open_dumps_summary(const char *const *paths, int n, const char *kernel, db **out,
                           char *err, size_t len)
 {
-    return open_dumps(paths, n, DB_IMPORT_NO_SAMPLES, kernel, out, err, len);
+    char dir[PATH_MAX], key[65], file[PATH_MAX + 80], tmp[PATH_MAX + 100];
+    if (n < 1 || summary_cache_dir(dir, sizeof dir) != 0 || summary_key(paths, n, key) != 0)
+        return open_dumps(paths, n, DB_IMPORT_NO_SAMPLES, kernel, out, err, len);
+    snprintf(file, sizeof file, "%s/%s.db", dir, key);
+    /* A hit: the summary of every kernel, read-only. One that cannot be read is made again. */
+    if (access(file, R_OK) == 0) {
+        char ignored[512];
+        if (db_open_readonly(file, out, ignored, sizeof ignored) == 0) return 0;
+    }
+    /* A miss: every kernel's evaluations (so that the next space finds them too), written to a
+     * temporary file and renamed into place, so that no reader sees half of one. A cache that
+     * cannot be written costs nothing but the next run's import. */
+    if (open_dumps(paths, n, DB_IMPORT_NO_SAMPLES, NULL, out, err, len) != 0) return -1;
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", file, (long)getpid());
+    if (make_dirs(dir) == 0) {
+        char *sql = sqlite3_mprintf("VACUUM INTO %Q", tmp);
+        int ok = sql && sqlite3_exec((*out)->h, sql, NULL, NULL, NULL) == SQLITE_OK;
+        sqlite3_free(sql);
+        if (!ok || rename(tmp, file) != 0) unlink(tmp);
+    }
+    return 0;
 }
