@@ -110,9 +110,11 @@ $(B)/tuner: $(B)/obj/tuner/cli/main.o $(B)/libtuner.a $(B)/libtunekit.a
 $(B)/tests/%: tests/unit/%.c tests/unit/check.h $(B)/libtuner.a $(B)/libtunekit.a $(GEN)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(B)/libtuner.a $(LDLIBS)
-$(B)/tests/gpu/%: tests/gpu/%.cu $(B)/libtunekit.a
+# The GPU tests also link the tuner's GPU set-up (tuner/ops/gpu_fill.cu): the elementwise and
+# reduce tests check its generator and references.
+$(B)/tests/gpu/%: tests/gpu/%.cu $(B)/libtunekit.a $(B)/obj/tuner/ops/gpu_fill.o
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVFLAGS) -Ikernels -o $@ $< $(B)/libtunekit.a
+	$(NVCC) $(NVFLAGS) -Ikernels -Ituner -o $@ $< $(B)/obj/tuner/ops/gpu_fill.o $(B)/libtunekit.a
 
 # bench/probe.cu: the performance experiments of the closing notes (not part of the tests)
 $(B)/probe: bench/probe.cu $(B)/libtunekit.a

@@ -9,7 +9,9 @@
  * and after the output range must still hold the poison. Then: relu's special values (NaN
  * propagates), n > 2^31 (64-bit indexing), NULL-config calls against
  * tk_elementwise_tuned_config, bad arguments, and the host overhead of a NULL config over an
- * explicit one (10^5 calls each, median of 7; fails above 100 ns per call). The grid-size rule
+ * explicit one (10^5 calls each, median of 7; fails above 100 ns per call), and the tuner's GPU
+ * set-up of this family (tuner/ops/gpu_fill.h: generated inputs bit for bit against the host
+ * twin, the GPU double reference against the CPU one). The grid-size rule
  * (launch.cuh) and the pack alignment helper are checked first, on the CPU, even without a GPU.
  * Prints "N passed, N failed" last; exits non-zero on failure; skips without a GPU. */
 #include <algorithm>
@@ -29,6 +31,7 @@
 #include "pack.cuh"
 #include "decoder.h"
 #include "gpu_check.h"
+#include "gpu_fill_check.h"
 #include "tk_check.h"
 #include "tuned_lookup.h"
 #include "tunekit.h"
@@ -579,6 +582,50 @@ void test_null_config_overhead(Buffers &b, cudaStream_t s)
     expect(cudaGetLastError() == cudaSuccess, "overhead loop left a CUDA error");
 }
 
+/* The tuner's GPU set-up of this family (tuner/ops/gpu_fill.h): the generated inputs equal the
+ * host twin's bit for bit (every dtype, the three input streams, the harness's range [-4, 4)),
+ * and the GPU reference of every op equals the CPU double reference from the same inputs
+ * (exactly, gelu within 1e-14 relative + 1e-300: device and host erfc differ in the last bits). */
+void test_gpu_setup()
+{
+    const int64_t n = 65537;
+    for (tk_dtype dt : kDtypes) {
+        const void *in[3];
+        std::vector<double> host[3];
+        for (int k = 0; k < 3; k++) {
+            in[k] = check_gpu_fill_matches_twin(dt, n, 0x5eedull + (uint64_t)dt, k, -4.0, 4.0);
+            std::vector<unsigned char> bits((size_t)n * tk_dtype_size(dt));
+            CUDA_OK(cudaMemcpy(bits.data(), in[k], bits.size(), cudaMemcpyDeviceToHost));
+            host[k].resize((size_t)n);
+            tk_host_to_double(dt, bits.data(), host[k].data(), n);
+        }
+        double *ref = nullptr;
+        CUDA_OK(cudaMalloc(&ref, (size_t)n * sizeof(double)));
+        std::vector<double> got((size_t)n);
+        for (int op = 0; op < N_OPS; op++) {
+            char err[512] = "";
+            /* OpId and gpu_ew_op list the ops in the same order */
+            const int rc = gpu_ref_elementwise((gpu_ew_op)op, dt, n, in, ref, err, sizeof err);
+            expect(rc == 0, "gpu_ref_elementwise(%s): %s", kOpNames[op], err);
+            CUDA_OK(cudaMemcpy(got.data(), ref, got.size() * sizeof(double), cudaMemcpyDeviceToHost));
+            int64_t bad = 0, first = -1;
+            for (int64_t i = 0; i < n; i++) {
+                const double want = reference((OpId)op, host[0][(size_t)i], host[1][(size_t)i],
+                                              host[2][(size_t)i]);
+                const double tol = op == GELU ? 1e-14 * std::fabs(want) + 1e-300 : 0.0;
+                if (!(std::fabs(got[(size_t)i] - want) <= tol)) {
+                    if (first < 0) first = i;
+                    bad++;
+                }
+            }
+            expect(bad == 0, "GPU reference of %s (dtype %d): %lld of %lld differ from the CPU's, first [%lld]",
+                   kOpNames[op], (int)dt, (long long)bad, (long long)n, (long long)first);
+        }
+        cudaFree(ref);
+        for (int k = 0; k < 3; k++) cudaFree(const_cast<void *>(in[k]));
+    }
+}
+
 } // namespace
 
 int main()
@@ -601,6 +648,7 @@ int main()
     test_tuned_entries_for_this_device();
     test_null_config_overhead(b, s);
     test_beyond_int32(s);
+    test_gpu_setup();
 
     for (int k = 0; k < 3; k++)
         cudaFree(b.in[k]);

@@ -14,7 +14,9 @@
  * mix), the grid of versions 6..9 against launch.cuh's rule on this device, NULL-config calls
  * against tk_reduce_tuned_config and the header's entries for this device, bad arguments,
  * releasing the workspaces, the host overhead of a NULL config (fails above 100 ns per call) and
- * n > 2^31 (64-bit indexing).
+ * n > 2^31 (64-bit indexing). Last, the tuner's GPU set-up of this family (tuner/ops/gpu_fill.h):
+ * generated inputs bit for bit against the host twin, and gpu_ref_sums against a CPU double
+ * reference of the same inputs.
  *
  * Ordering: the launches run on cudaStreamNonBlocking streams, which do not wait for the legacy
  * default stream (and a cudaMemcpy from pageable memory may return before its DMA lands), so
@@ -36,6 +38,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include "gpu_check.h"
+#include "gpu_fill_check.h"
 #include "tk_check.h"
 #include "tuned_lookup.h"
 #include "tunekit.h"
@@ -807,6 +810,46 @@ void test_config_lists()
     }
 }
 
+/* gpu_ref_sums against the CPU in double over the same generated inputs (the harness's range
+ * [-1, 2)): max and min exactly; sum and sum of magnitudes within 1e-11 of the sum of
+ * magnitudes (the two sum in different orders, each with a relative error near n 2^-53); empty
+ * input gives the identities. */
+void test_gpu_setup()
+{
+    const int64_t sizes[] = { 1, 1000, (1 << 20) + 3 };
+    const tk_dtype dtypes[] = { TK_F32, TK_F16, TK_BF16 };
+    for (tk_dtype dt : dtypes)
+        for (int64_t n : sizes) {
+            void *x = check_gpu_fill_matches_twin(dt, n, 0xabcdull + (uint64_t)n, 0, -1.0, 2.0);
+            std::vector<unsigned char> bits((size_t)n * tk_dtype_size(dt));
+            CUDA_OK(cudaMemcpy(bits.data(), x, bits.size(), cudaMemcpyDeviceToHost));
+            std::vector<double> v((size_t)n);
+            tk_host_to_double(dt, bits.data(), v.data(), n);
+            double sum = 0, sum_abs = 0, mx = -INFINITY, mn = INFINITY;
+            for (double e : v) {
+                sum += e;
+                sum_abs += std::fabs(e);
+                mx = std::max(mx, e);
+                mn = std::min(mn, e);
+            }
+            gpu_sums g;
+            char err[512] = "";
+            expect(gpu_ref_sums(dt, n, x, &g, err, sizeof err) == 0, "gpu_ref_sums: %s", err);
+            const double tol = 1e-11 * sum_abs;
+            expect(g.max == mx && g.min == mn, "gpu_ref_sums dtype %d n %lld: max %.17g min %.17g, CPU %.17g %.17g",
+                   (int)dt, (long long)n, g.max, g.min, mx, mn);
+            expect(std::fabs(g.sum - sum) <= tol && std::fabs(g.sum_abs - sum_abs) <= tol,
+                   "gpu_ref_sums dtype %d n %lld: sum %.17g sum_abs %.17g, CPU %.17g %.17g",
+                   (int)dt, (long long)n, g.sum, g.sum_abs, sum, sum_abs);
+            cudaFree(x);
+        }
+    gpu_sums e;
+    char err[512] = "";
+    expect(gpu_ref_sums(TK_F32, 0, nullptr, &e, err, sizeof err) == 0 && e.sum == 0 &&
+               e.sum_abs == 0 && e.max == -INFINITY && e.min == INFINITY,
+           "gpu_ref_sums of nothing: the identities");
+}
+
 } // namespace
 
 int main()
@@ -829,6 +872,7 @@ int main()
     test_release_workspaces(s);
     test_null_config_overhead(s);
     test_beyond_int32(s);
+    test_gpu_setup();
 
     CUDA_OK(cudaStreamSynchronize(s));
     CUDA_OK(cudaGetLastError());

@@ -4,7 +4,8 @@
 # with python3's sqlite3 module that the run exited 0 and finished, that every behaviour got its
 # status (correct -> ok, wrong -> invalid, oob -> fault, hang -> timeout, abort -> fault,
 # unsupported -> unsupported) with a telling error text, that ok rows carry their samples, and
-# that ok rows were measured after the faults (a bad variant costs one row, never the run).
+# that ok rows were measured after the faults (a bad variant costs one row, never the run), and
+# that the summary reports the workers' problem set-up times.
 # Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
@@ -21,6 +22,14 @@ else
     failed=$((failed + 1))
     echo "worker_test: FAIL: tuner run exited $rc"
     printf '%s\n' "$out" | tail -n 30 | sed 's/^/    /'
+fi
+# the workers' problem set-up times reach the summary (a worker restarted after a fault prepares
+# its problem again, so the count is at least the number of problems)
+if printf '%s\n' "$out" | grep -Eq '^tuner: set-up: [0-9]+ problems? prepared by the workers .*median [0-9.]+ ms, max [0-9.]+ ms$'; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+    echo "worker_test: FAIL: no 'tuner: set-up:' line in the run's summary"
 fi
 
 counts=$(python3 - "$tmp/x.db" <<'PY'

@@ -43,7 +43,7 @@ static const char fake_worker[] =
     "  quit*) echo quit >> \"$FAKE_LOG\"; exit 0 ;;\n"
     "  copy*) echo copy >> \"$FAKE_LOG\"; printf 'copy\\tgbps=3000.5\\n' ;;\n"
     "  *config=mode=ok*) printf 'prepared\\n'; "
-    "printf 'result\\tstatus=ok\\terror=\\tsamples=10,12.5,11\\n' ;;\n"
+    "printf 'result\\tstatus=ok\\terror=\\tsamples=10,12.5,11\\tsetup_ms=7.25\\n' ;;\n"
     "  *config=mode=invalid*) printf 'prepared\\nresult\\tstatus=invalid"
     "\\terror=1 of 8 differ%%09[4]\\tsamples=\\n' ;;\n"
     "  *config=mode=hang*) printf 'prepared\\n'; exec sleep 30 ;;\n"
@@ -143,6 +143,7 @@ static void test_lifecycle(void)
     CHECK(r.status == EVAL_OK);
     CHECK(r.n_samples == 3 && r.samples && r.samples[1] == 12.5);
     CHECK(r.stats.n == 3 && r.stats.median == 11 && r.stats.min == 10 && r.stats.max == 12.5);
+    CHECK(r.setup_ms == 7.25);   /* the worker's set-up time reaches the run */
     eval_result_clear(&r);
 
     q = request(&p, "mode=invalid", 5);

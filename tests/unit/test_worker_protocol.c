@@ -452,12 +452,14 @@ static void test_race_and_playoff(void)
     res.samples = s1;
     res.n_samples = 5;
     res.raced = 1;
+    res.setup_ms = 12.625;
     snprintf(res.error, sizeof res.error, "%s after 5 runs", EVAL_RACED_NOTE);
     CHECK(wp_format_result(&b, &res) == 0);
     eval_result back;
     CHECK(parse_line(&b, &m) == 0);
     CHECK(wp_parse_result(&m, &back, err, sizeof err) == 0);
     CHECK(back.raced == 1 && back.n_samples == 5 && back.n_playoff == 0);
+    CHECK(back.setup_ms == 12.625);   /* the worker's preparation time travels with the result */
     CHECK(strncmp(back.error, EVAL_RACED_NOTE, strlen(EVAL_RACED_NOTE)) == 0);
     eval_result_clear(&back);
     wp_msg_clear(&m);
@@ -472,6 +474,7 @@ static void test_race_and_playoff(void)
     CHECK(parse_line(&b, &m) == 0);
     CHECK(wp_parse_result(&m, &back, err, sizeof err) == 0);
     CHECK(back.status == EVAL_OK && back.n_samples == 0 && back.n_playoff == 2);
+    CHECK(back.setup_ms == 0);   /* absent: the problem was prepared before */
     CHECK(back.playoff_n[0] == 3 && back.playoff_n[1] == 3);
     CHECK(back.playoff_samples[1] && back.playoff_samples[1][1] == 9.5);
     eval_result_clear(&back);
@@ -486,6 +489,9 @@ static void test_race_and_playoff(void)
     CHECK(wp_parse_result(&m, &back, err, sizeof err) == -1);
     wp_msg_clear(&m);
     CHECK(parse_text("result\tstatus=ok\terror=\tsamples=1\traced=2", &m, err, sizeof err) == 0);
+    CHECK(wp_parse_result(&m, &back, err, sizeof err) == -1);
+    wp_msg_clear(&m);
+    CHECK(parse_text("result\tstatus=ok\terror=\tsamples=1\tsetup_ms=-1", &m, err, sizeof err) == 0);
     CHECK(wp_parse_result(&m, &back, err, sizeof err) == -1);
     wp_msg_clear(&m);
     wp_buf_free(&b);

@@ -244,6 +244,10 @@ static int cmd_run(void)
                    (long long)sum.compiled, sum.compiled == 1 ? "" : "s",
                    (long long)sum.compile_failed, sum.compile_cpu_s, sum.jobs,
                    (long long)sum.compile_cached, sum.backend_s, sum.wall_s);
+        if (sum.setup_n > 0)
+            printf("tuner: set-up: %lld problem%s prepared by the workers (inputs and reference), "
+                   "median %.1f ms, max %.1f ms\n", (long long)sum.setup_n,
+                   sum.setup_n == 1 ? "" : "s", sum.setup_median_ms, sum.setup_max_ms);
         if (sum.user_kernel || sum.wall_s > 0)
             printf("tuner: time: %.1f s starting (backends, compilers, copy ceiling), %.1f s in "
                    "the backend, %.1f s waiting for the compiler, %.1f s storing results, "

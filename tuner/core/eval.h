@@ -90,6 +90,10 @@ typedef struct eval_result {
     int n_playoff;
     int playoff_n[EVAL_PLAYOFF_MAX];
     double *playoff_samples[EVAL_PLAYOFF_MAX];
+    /* The worker's time preparing the problem (inputs and reference) for this evaluation, in
+     * ms; 0 when it reused the problem prepared for the evaluation before (or has no worker:
+     * replay). */
+    double setup_ms;
 } eval_result;
 
 void eval_result_clear(eval_result *r);

@@ -1,19 +1,25 @@
 /* elementwise.c: the elementwise family's harness: ops relu, gelu (exact erf form), mul, add,
  * fma (x*y+z) over f32/f16/bf16; problems { n, offset } where offset shifts every pointer by that
  * many elements (offset 1 makes 16-byte packs impossible and exercises the scalar fallback).
- * Inputs are uniform in [-4, 4), the reference is computed in double from the inputs as rounded
- * to the dtype, and variants run through the library's public tk_elementwise_* entry points. */
+ * Inputs are uniform in [-4, 4), generated on the GPU (gpu_fill.h), and the reference is computed
+ * there in double from the inputs as rounded to the dtype, once per problem; validation compares
+ * on the GPU too (harness_compare), so set-up and checks copy nothing of the problem's size.
+ * Variants run through the library's public tk_elementwise_* entry points. */
 #include "ops.h"
 #include "harness.h"
+#include "gpu_fill.h"
 #include "tk_check.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
 
-enum ew_op { EW_RELU, EW_GELU, EW_MUL, EW_ADD, EW_FMA };
+enum ew_op { EW_RELU = GPU_EW_RELU, EW_GELU = GPU_EW_GELU, EW_MUL = GPU_EW_MUL, EW_ADD = GPU_EW_ADD,
+             EW_FMA = GPU_EW_FMA };
+/* The inputs are uniform in [EW_INPUT_LO, EW_INPUT_HI), never 0. */
+#define EW_INPUT_LO (-4.0)
+#define EW_INPUT_HI 4.0
 static const char *const ew_ops[] = { "relu", "gelu", "mul", "add", "fma" };
 static const int ew_inputs[] = { 1, 1, 2, 2, 3 };
 static const char *const ew_dtypes[] = { "f32", "f16", "bf16" };
@@ -74,31 +80,9 @@ static int ew_default_config(OP_SELF, const char *dtype, char *buf, size_t len)
     return 0;
 }
 
-static double ew_reference(enum ew_op op, double x, double y, double z)
+static char *shifted(void *base, const op_instance *inst)
 {
-    switch (op) {
-    case EW_RELU: return x > 0 ? x : 0.0;
-    /* = 0.5 x (1 + erf(x / sqrt 2)), without the cancellation of 1 + erf for negative x */
-    case EW_GELU: return 0.5 * x * erfc(-x * M_SQRT1_2);
-    case EW_MUL: return x * y;
-    case EW_ADD: return x + y;
-    case EW_FMA: return x * y + z;
-    }
-    return NAN;
-}
-
-typedef struct ew_ref_job {
-    enum ew_op op;
-    const double *in[3];
-    double *ref;
-} ew_ref_job;
-
-static void ew_ref_chunk(void *ctx, int64_t begin, int64_t end)
-{
-    const ew_ref_job *j = ctx;
-    for (int64_t i = begin; i < end; i++)
-        j->ref[i] = ew_reference(j->op, j->in[0][i], j->in[1] ? j->in[1][i] : 0.0,
-                                 j->in[2] ? j->in[2][i] : 0.0);
+    return (char *)base + (size_t)inst->offset * tk_dtype_size(inst->dtype);
 }
 
 static void ew_release(op_instance *inst)
@@ -110,7 +94,10 @@ static void ew_release(op_instance *inst)
     free(inst);
 }
 
-/* Allocates the instance; the worker releases it with ew_release. */
+/* Allocates the instance on the GPU, fills the inputs there (gpu_fill.h: the same values for the
+ * same seed, whatever the offset) with zeros around them, and computes the reference there in
+ * double: nothing of the size of the problem crosses to the host. The worker releases the
+ * instance with ew_release. */
 static int ew_prepare(OP_SELF, const char *op, const char *dtype, const problem *p, uint64_t seed,
                       op_instance **out, char *err, size_t len)
 {
@@ -121,8 +108,6 @@ static int ew_prepare(OP_SELF, const char *op, const char *dtype, const problem 
         return -1;
     }
     int rc = -1;
-    void *host_in = NULL;
-    double *exact[3] = { NULL, NULL, NULL }, *ref = NULL;
     op_instance *inst = calloc(1, sizeof *inst);
     if (!inst) { snprintf(err, len, "out of host memory"); goto done; }
     inst->op = (enum ew_op)k;
@@ -136,37 +121,28 @@ static int ew_prepare(OP_SELF, const char *op, const char *dtype, const problem 
     size_t alloc_bytes = (size_t)alloc_elems * es;
 
     uint64_t input_seed = harness_seed(seed, op, dtype, p);
-    host_in = calloc((size_t)alloc_elems, es);
-    ref = malloc((size_t)n * sizeof *ref);
-    if (!host_in || !ref) { snprintf(err, len, "out of host memory (n = %lld)", (long long)n); goto done; }
+    const void *in[3] = { NULL, NULL, NULL };
     for (int i = 0; i < inst->n_inputs; i++) {
-        exact[i] = malloc((size_t)n * sizeof(double));
-        if (!exact[i]) { snprintf(err, len, "out of host memory (n = %lld)", (long long)n); goto done; }
-        harness_fill_uniform(input_seed, i, inst->dtype, n, -4.0, 4.0, (char *)host_in + (size_t)inst->offset * es,
-                             exact[i]);
-        if (harness_upload(&inst->in[i], host_in, alloc_bytes, err, len)) goto done;
+        if (harness_upload(&inst->in[i], NULL, alloc_bytes, err, len)) goto done;
+        cudaError_t e = cudaMemset(inst->in[i], 0, alloc_bytes);
+        if (e != cudaSuccess) { snprintf(err, len, "cudaMemset: %s", cudaGetErrorString(e)); goto done; }
+        in[i] = shifted(inst->in[i], inst);
+        if (gpu_fill_uniform(inst->dtype, shifted(inst->in[i], inst), n, input_seed, i,
+                             EW_INPUT_LO, EW_INPUT_HI, err, len))
+            goto done;
     }
-    ew_ref_job job = { inst->op, { exact[0], exact[1], exact[2] }, ref };
-    harness_parallel_for(n, ew_ref_chunk, &job);
-    if (harness_upload((void **)&inst->ref, ref, (size_t)n * sizeof *ref, err, len)) goto done;
+    if (harness_upload((void **)&inst->ref, NULL, (size_t)n * sizeof(double), err, len)) goto done;
+    if (gpu_ref_elementwise((gpu_ew_op)inst->op, inst->dtype, n, in, inst->ref, err, len)) goto done;
     if (harness_upload(&inst->out, NULL, alloc_bytes, err, len)) goto done;
     *out = inst;
     inst = NULL;
     rc = 0;
 done:
     ew_release(inst);
-    for (int i = 0; i < 3; i++) free(exact[i]);
-    free(ref);
-    free(host_in);
     return rc;
 }
 
 static void ew_set_tolerance_scale(op_instance *inst, double scale) { inst->tolerance_scale = scale; }
-
-static char *shifted(void *base, const op_instance *inst)
-{
-    return (char *)base + (size_t)inst->offset * tk_dtype_size(inst->dtype);
-}
 
 static int ew_poison(op_instance *inst, char *err, size_t len)
 {

@@ -1,8 +1,9 @@
 /* harness.h: what every family's worker-side harness shares: a per-problem random stream
- * derived from the run's seed, random inputs drawn in double and rounded to the dtype (keeping
- * the exact rounded values for the reference), device allocation and upload, and the GPU-side
- * comparison with the double reference that formats the first mismatches. One copy of these
- * mechanics; families only say what their op computes. */
+ * derived from the run's seed, random inputs drawn on the CPU in double and rounded to the dtype
+ * (keeping the exact rounded values for the reference; the families other than elementwise and
+ * reduce, which generate on the GPU with gpu_fill.h), device allocation and upload, and the
+ * GPU-side comparison with the double reference that formats the first mismatches. One copy of
+ * these mechanics; families only say what their op computes. */
 #pragma once
 #include <stddef.h>
 #include <stdint.h>

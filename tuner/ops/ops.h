@@ -3,7 +3,8 @@
  * A family's harness (tuner/ops/<family>.c) says which ops, dtypes and problem fields it has and
  * which parameter values the library supports (its tk_*_config_space), computes the fewest bytes
  * a problem must move, and, on the worker side only, builds inputs on the GPU, computes the
- * double-precision CPU reference once per problem and keeps it on the GPU, launches one variant
+ * double-precision reference once per problem (on the GPU for elementwise and reduce, on the CPU
+ * for the others) and keeps it on the GPU, launches one variant
  * through the library's public entry point with an explicit config, and validates the output on
  * the GPU. The parent process only calls the parent-side members (they never touch CUDA). */
 #pragma once
@@ -52,9 +53,11 @@ struct op_family {
     int (*default_config)(const op_family *self, const char *dtype, char *buf, size_t len);
 
     /* ---- worker side: CUDA ---- */
-    /* Allocates inputs and output on the current device, fills inputs with random values from a
-     * GSL generator seeded with seed, computes the reference in double precision on the CPU and
-     * uploads it. Returns 0, or -1 with err (e.g. out of memory). */
+    /* Allocates inputs and output on the current device, fills inputs with random values
+     * reproducible from seed and computes the reference in double precision: elementwise and
+     * reduce generate and compute on the GPU (gpu_fill.h), the other families draw on the CPU
+     * (harness_fill_uniform), compute there and upload. The worker times this call per problem
+     * (the run's "set-up" line). Returns 0, or -1 with err (e.g. out of memory). */
     int (*prepare)(const op_family *self, const char *op, const char *dtype, const problem *p, uint64_t seed,
                    op_instance **out, char *err, size_t len);
     /* Sets the factor the family's per-dtype tolerances are multiplied by (default 1). */

@@ -1,15 +1,18 @@
 /* reduce.c: the reduce family's harness: ops sum, max, min over f32/f16/bf16 inputs (float
  * result), problems { n, offset } where offset shifts the input pointer by that many elements
  * (offset 1 puts it one element past a 16-byte boundary: versions 8 and 9 peel a head).
- * Inputs are uniform in [-1, 2) (reduce.h says why), stored in the dtype; the elements around
- * the input (offset before it, 16 after) hold NaN, so a variant that reads outside x[0 .. n)
- * returns NaN and fails. The reference is computed in double from the stored values. max and min
+ * Inputs are uniform in [-1, 2) (reduce.h says why), generated on the GPU in the dtype
+ * (gpu_fill.h); the elements around the input (offset before it, 16 after) hold NaN, so a
+ * variant that reads outside x[0 .. n) returns NaN and fails. The reference is computed on the
+ * GPU in double from the stored values, once per problem (gpu_ref_sums; reduce_reference below
+ * is its CPU twin, which the tests compare it with). max and min
  * must match exactly; the sum's tolerance is the rigorous bound for the launched config's error
  * depth (tk_reduce_plan_for; reduce.h gives the formula). The result's neighbour out[1] is
  * poisoned too and must stay untouched. Variants run through the library's public tk_reduce. */
 #include "reduce.h"
 #include "ops.h"
 #include "harness.h"
+#include "gpu_fill.h"
 #include "tk_check.h"
 
 #include <float.h>
@@ -147,7 +150,14 @@ static void red_release(op_instance *inst)
     free(inst);
 }
 
-/* Allocates the instance; the worker releases it with red_release. */
+static const void *red_input(const op_instance *inst)
+{
+    return (const char *)inst->in + (size_t)inst->offset * tk_dtype_size(inst->dtype);
+}
+
+/* Allocates the instance on the GPU, fills the input there (gpu_fill.h) between NaN guards and
+ * computes its double sums there (gpu_ref_sums): only the four sums come back to the host. The
+ * worker releases the instance with red_release. */
 static int red_prepare(OP_SELF, const char *op, const char *dtype, const problem *p, uint64_t seed,
                        op_instance **out, char *err, size_t len)
 {
@@ -160,7 +170,6 @@ static int red_prepare(OP_SELF, const char *op, const char *dtype, const problem
         return -1;
     }
     int rc = -1;
-    char *host = NULL;
     op_instance *inst = calloc(1, sizeof *inst);
     if (!inst) { snprintf(err, len, "out of host memory"); goto done; }
     inst->op = (enum red_op)k;
@@ -170,19 +179,18 @@ static int red_prepare(OP_SELF, const char *op, const char *dtype, const problem
     inst->tolerance_scale = 1.0;
     const size_t es = tk_dtype_size(inst->dtype);
     const int64_t n = inst->n, total = inst->offset + n + RED_GUARD;
-    host = malloc((size_t)total * es);
-    if (!host) { snprintf(err, len, "out of host memory (n = %lld)", (long long)n); goto done; }
-    const double nan = NAN;
-    for (int64_t i = 0; i < inst->offset; i++) tk_host_from_double(inst->dtype, &nan, host + (size_t)i * es, 1);
-    for (int64_t i = inst->offset + n; i < total; i++) tk_host_from_double(inst->dtype, &nan, host + (size_t)i * es, 1);
-    char *x = host + (size_t)inst->offset * es;
-    harness_fill_uniform(harness_seed(seed, op, dtype, p), 0, inst->dtype, n, REDUCE_INPUT_LO,
-                         REDUCE_INPUT_HI, x, NULL);
-    reduce_ref ref;
-    reduce_reference(inst->dtype, x, n, &ref);
+    if (harness_upload(&inst->in, NULL, (size_t)total * es, err, len)) goto done;
+    /* NaN everywhere (tk_check_poison's pattern is a NaN in every dtype), then the inputs */
+    tk_status st = tk_check_poison(inst->dtype, total, inst->in, 0);
+    if (st != TK_OK) { snprintf(err, len, "poisoning the input's guards: %s", tk_status_string(st)); goto done; }
+    if (gpu_fill_uniform(inst->dtype, (char *)inst->in + (size_t)inst->offset * es, n,
+                         harness_seed(seed, op, dtype, p), 0, REDUCE_INPUT_LO, REDUCE_INPUT_HI,
+                         err, len))
+        goto done;
+    gpu_sums ref;
+    if (gpu_ref_sums(inst->dtype, n, red_input(inst), &ref, err, len)) goto done;
     inst->sum_abs = ref.sum_abs;
     const double want = inst->op == RED_SUM ? ref.sum : inst->op == RED_MAX ? ref.max : ref.min;
-    if (harness_upload(&inst->in, host, (size_t)total * es, err, len)) goto done;
     if (harness_upload((void **)&inst->ref, &want, sizeof want, err, len)) goto done;
     if (harness_upload((void **)&inst->out, NULL, 2 * sizeof(float), err, len)) goto done;
     *out = inst;
@@ -190,7 +198,6 @@ static int red_prepare(OP_SELF, const char *op, const char *dtype, const problem
     rc = 0;
 done:
     red_release(inst);
-    free(host);
     return rc;
 }
 
@@ -201,11 +208,6 @@ static int red_poison(op_instance *inst, char *err, size_t len)
     tk_status st = tk_check_poison(TK_F32, 2, inst->out, 0);
     if (st != TK_OK) { snprintf(err, len, "poison: %s", tk_status_string(st)); return -1; }
     return 0;
-}
-
-static const void *red_input(const op_instance *inst)
-{
-    return (const char *)inst->in + (size_t)inst->offset * tk_dtype_size(inst->dtype);
 }
 
 /* Parses and plans a config the first time it is launched (the timed launches after it repeat

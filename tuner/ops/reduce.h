@@ -1,12 +1,13 @@
 /* reduce.h: the CPU parts of the reduce harness (tuner/ops/reduce.c) that its unit test
- * (tests/unit/test_reduce.c) checks without a GPU: the double-precision reference and the sum's
- * validation tolerance. The harness itself is reached through the op registry
+ * (tests/unit/test_reduce.c) checks without a GPU: the sum's validation tolerance, and the
+ * double-precision reference on the CPU (the harness computes it on the GPU, gpu_ref_sums in
+ * gpu_fill.h; this is the plain definition the tests hold that to). The harness itself is reached through the op registry
  * (op_family_find("reduce")). */
 #pragma once
 #include <stdint.h>
 #include "tunekit.h"
 
-/* The harness draws inputs uniform in [REDUCE_INPUT_LO, REDUCE_INPUT_HI), never 0: both signs,
+/* The harness generates inputs uniform in [REDUCE_INPUT_LO, REDUCE_INPUT_HI), never 0: both signs,
  * mean 0.5, so a sum does not cancel (its condition number sum |x| / |sum x| is about 5/3 for
  * any n, instead of growing like sqrt(n) for zero-mean data) and a relative error bound on the
  * sum stays meaningful. */

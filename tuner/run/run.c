@@ -267,6 +267,12 @@ static void device_close(run_device *dv)
     if (dv->be) dv->be->vt->close(dv->be);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
 int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
 {
     int rc = 1;
@@ -478,6 +484,14 @@ done:
         device_close(&devs[i]);
     }
     sum->wall_s = run_now_s() - s.t0;
+    if (s.n_setup > 0) {
+        qsort(s.setup_ms, (size_t)s.n_setup, sizeof *s.setup_ms, cmp_double);
+        sum->setup_n = s.n_setup;
+        sum->setup_median_ms = s.n_setup % 2 ? s.setup_ms[s.n_setup / 2]
+                                              : 0.5 * (s.setup_ms[s.n_setup / 2 - 1] + s.setup_ms[s.n_setup / 2]);
+        sum->setup_max_ms = s.setup_ms[s.n_setup - 1];
+    }
+    free(s.setup_ms);
     db_close(s.transfer);
     free(devs);
     free(s.models);

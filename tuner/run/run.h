@@ -73,6 +73,10 @@ typedef struct run_summary {
     int64_t raced;                /* evaluations racing stopped early */
     int64_t playoffs;             /* problems whose contenders played off */
     int64_t playoff_changed;      /* ... where the playoff's winner is not the fastest median */
+    /* The workers' preparations of problems (inputs and reference, eval_result.setup_ms):
+     * how many, the median and the longest, in ms (0 when none: replay). */
+    int64_t setup_n;
+    double setup_median_ms, setup_max_ms;
 } run_summary;
 
 /* Exit-style result: 0 done, 1 runtime failure (err), 2 bad input (err; nothing written). */

@@ -52,6 +52,8 @@ typedef struct run_shared {
     pthread_mutex_t mu;
     run_summary *sum;
     int64_t planned, done;
+    double *setup_ms;        /* every preparation's time the workers reported (run_note_setup) */
+    int64_t n_setup, cap_setup;
     int stop;                /* a fatal error: every device stops */
     int rc;
     char err[2048];
@@ -95,3 +97,6 @@ int run_plan_shard(run_task *tasks, int *n, int k, int shards);
 void run_plan_by_cost(const run_task *tasks, int n, int *order);
 
 double run_now_s(void);
+/* Keeps a worker's preparation time of an evaluation (res->setup_ms, when it has one) for the
+ * summary's set-up line. Takes s->mu. */
+void run_note_setup(run_shared *s, const eval_result *res);

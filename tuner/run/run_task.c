@@ -17,6 +17,22 @@ double run_now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+void run_note_setup(run_shared *s, const eval_result *res)
+{
+    if (!(res->setup_ms > 0)) return;
+    pthread_mutex_lock(&s->mu);
+    if (s->n_setup == s->cap_setup) {
+        int64_t cap = s->cap_setup ? 2 * s->cap_setup : 256;
+        double *grown = realloc(s->setup_ms, (size_t)cap * sizeof *grown);
+        if (grown) {
+            s->setup_ms = grown;
+            s->cap_setup = cap;
+        }
+    }
+    if (s->n_setup < s->cap_setup) s->setup_ms[s->n_setup++] = res->setup_ms;   /* else: dropped */
+    pthread_mutex_unlock(&s->mu);
+}
+
 static void format_duration(double s, char *buf, size_t len)
 {
     if (s < 0) s = 0;
@@ -114,6 +130,7 @@ static int run_task_playoff(run_device *dv, const space_binding *bind, int64_t p
     double t = run_now_s();
     if (dv->be->vt->evaluate(dv->be, &req, &res, err, len) != 0) return 1;
     dv->busy_s += run_now_s() - t;
+    run_note_setup(s, &res);
     if (res.status != EVAL_OK || res.n_playoff != c.n) {
         /* the contenders ran fine in their evaluations: a failing playoff is worth saying, and
          * the winners stay those of the medians */
@@ -268,6 +285,7 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
                 goto done;
             }
             dv->busy_s += run_now_s() - t_eval;
+            run_note_setup(s, &res);
         }
         if (res.status == EVAL_UNRECORDED) {
             pthread_mutex_lock(&s->mu);

@@ -476,6 +476,7 @@ int wp_format_result(wp_buf *b, const eval_result *r)
     wp_add(b, "error", r->error);
     add_samples(b, "samples", r->samples, r->n_samples);
     if (r->raced) wp_add_int(b, "raced", 1);
+    if (r->setup_ms > 0) wp_add_double(b, "setup_ms", r->setup_ms);
     if (r->n_playoff > 0) {
         wp_add_int(b, "playoff", r->n_playoff);
         for (int i = 0; i < r->n_playoff && i < EVAL_PLAYOFF_MAX; i++) {
@@ -510,6 +511,11 @@ int wp_parse_result(const wp_msg *m, eval_result *out, char *err, size_t len)
         int64_t raced;
         if (get_i64(m, "raced", 0, 1, &raced, err, len)) goto fail;
         out->raced = (int)raced;
+    }
+    const char *setup = wp_get(m, "setup_ms");
+    if (setup && (wp_parse_f64(setup, &out->setup_ms) || out->setup_ms < 0)) {
+        snprintf(err, len, "protocol: result: bad setup_ms '%s'", setup);
+        goto fail;
     }
     int64_t k = 0;
     if (wp_get(m, "playoff") && get_i64(m, "playoff", 2, EVAL_PLAYOFF_MAX, &k, err, len)) goto fail;

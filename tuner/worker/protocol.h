@@ -32,6 +32,8 @@
  *               result  status=<eval_status_name> error=<text, may be empty>
  *                       samples=<µs,µs,...>   (every timed run, %.9g; empty unless status=ok)
  *                       [raced=1]             (ok, stopped by racing; error= says why)
+ *                       [setup_ms=]           (ms this request spent preparing the problem:
+ *                                              its inputs and reference; absent when reused)
  *                       [playoff=K ps0=<µs,...> .. ps<K-1>=]   (a playoff's runs per config,
  *                                                               the same number each)
  *           or: result without prepared (the problem could not be prepared), or
