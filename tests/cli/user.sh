@@ -8,7 +8,7 @@
 # replay through `tuner run`, and `tuner header --space` writes a header that a C and a C++
 # program compile and use both ways (run-time lookup, compile-time defines).
 source "$(dirname "$0")/lib.sh"
-DUMP=examples/vector/results/nvidia-h100-80gb-hbm3.sql
+DUMP=examples/vector/results/nvidia-h100-80gb-hbm3.sql.xz
 H100="replay:$DUMP"
 
 # ---- compiling ----
@@ -134,8 +134,8 @@ check_fails "no header for a kernel never measured" 1 $TUNER header --space test
 check_fails "header --space refuses a built-in family" 2 $TUNER header --space spaces/elementwise.yaml -o $T/none.h
 
 # the examples' committed report is what their committed measurements give
-check "report the examples" $TUNER report -o $T/exrep examples/gemm/results/nvidia-h100-80gb-hbm3.sql \
-    examples/conv2d/results/nvidia-h100-80gb-hbm3.sql examples/softmax/results/nvidia-h100-80gb-hbm3.sql \
-    examples/vector/results/nvidia-h100-80gb-hbm3.sql -q
+check "report the examples" $TUNER report -o $T/exrep examples/gemm/results/nvidia-h100-80gb-hbm3.sql.xz \
+    examples/conv2d/results/nvidia-h100-80gb-hbm3.sql.xz examples/softmax/results/nvidia-h100-80gb-hbm3.sql.xz \
+    examples/vector/results/nvidia-h100-80gb-hbm3.sql.xz -q
 check "examples/report is current (regenerate: see examples/README.md)" diff -r $T/exrep examples/report
 finish

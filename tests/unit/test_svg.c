@@ -1,9 +1,12 @@
 /* test_svg.c: unit tests of the SVG plot writer (tuner/report/svg.c): deterministic number text,
  * axis mapping on linear and log scales, tick choice, the colour map, XML escaping, NaN
- * handling in lines and heatmaps, the document frame, and that the same calls give the same
- * bytes. Well-formedness of whole documents is checked with a real XML parser by
+ * handling in lines and heatmaps, the document frame, the compact form (one CSS class per
+ * distinct style, each defined once and every one used defined; coordinates to one decimal;
+ * solid lines of one style merged into one path; the colour bar as a gradient), and that the
+ * same calls give the same bytes. Well-formedness of whole documents is checked with a real XML parser by
  * tests/cli/report.sh. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
@@ -14,6 +17,58 @@ static int count(const char *hay, const char *needle)
     int n = 0;
     for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
     return n;
+}
+
+/* The number of elements that use the class whose CSS declaration is exactly decl (0 when no
+ * class has it). */
+static int uses(const char *doc, const char *decl)
+{
+    char want[256];
+    snprintf(want, sizeof want, "{%s}", decl);
+    const char *hit = strstr(doc, want), *end = strstr(doc, "</style>");
+    if (!hit || !end || hit > end) return 0;
+    const char *dot = hit;
+    while (dot > doc && *dot != '.') dot--;
+    char use[64];
+    snprintf(use, sizeof use, " class=\"%.*s\"", (int)(hit - dot - 1), dot + 1);
+    return count(end, use);
+}
+
+/* Every class attribute names a class the style block defines, and no declaration is defined
+ * twice. */
+static int classes_consistent(const char *doc)
+{
+    const char *style = strstr(doc, "<style>"), *end = strstr(doc, "</style>");
+    if (!style || !end) return strstr(doc, " class=\"") == NULL;
+    for (const char *p = strstr(end, " class=\""); p; p = strstr(p + 1, " class=\"")) {
+        const char *name = p + 8, *q = strchr(name, '"');
+        char def[64];
+        snprintf(def, sizeof def, ".%.*s{", (int)(q - name), name);
+        const char *d = strstr(style, def);
+        if (!d || d > end) return 0;
+    }
+    for (const char *a = strchr(style, '{'); a && a < end; a = strchr(a + 1, '{')) {
+        const char *b = strchr(a, '}');
+        for (const char *c = strchr(b, '{'); c && c < end; c = strchr(c + 1, '{'))
+            if (strncmp(a, c, (size_t)(b - a + 1)) == 0) return 0;
+    }
+    return 1;
+}
+
+/* No number in the body (after the head) has more than one decimal. */
+static int one_decimal(const char *doc)
+{
+    const char *body = strstr(doc, "<rect");
+    for (const char *p = body; p && *p; p++)
+        if (*p == '.' && p[-1] >= '0' && p[-1] <= '9' && p[1] >= '0' && p[1] <= '9' && p[2] >= '0' &&
+            p[2] <= '9') {
+            /* text content (">1.00%<") may hold more decimals: only markup counts */
+            const char *lt = p, *gt = p;
+            while (lt > body && *lt != '<' && *lt != '>') lt--;
+            while (*gt && *gt != '<' && *gt != '>') gt++;
+            if (*lt == '<' && *gt == '>') return 0;
+        }
+    return 1;
 }
 
 static void test_num(void)
@@ -127,17 +182,26 @@ static void test_document(void)
     CHECK(strstr(a, "rotate(-90") != NULL);                   /* the y title is vertical */
     /* the NaN splits the line into two polylines of two points each */
     CHECK(count(a, "<polyline") == 2);
-    CHECK(strstr(a, "stroke=\"#123456\" stroke-width=\"2\" stroke-dasharray=\"4 2\"") != NULL);
+    CHECK(uses(a, "fill:none;stroke:#123456;stroke-width:2;stroke-dasharray:4 2;"
+                  "stroke-linejoin:round") == 2);
+    CHECK(classes_consistent(a));
+    CHECK(one_decimal(a));
+    /* the axes: the grid is one path (grid lines are solid and share a style), so are the ticks */
+    CHECK(uses(a, "fill:none;stroke:#e3e3e3") == 1);
+    CHECK(count(a, "<line") == 0);
     /* four finite points get markers, three with tooltips */
     CHECK(count(a, "<circle") == 4);
     CHECK(strstr(a, "<title>one</title></circle>") && strstr(a, "<title>five</title></circle>"));
     /* heatmap: 5 coloured cells with text, 1 blank cell, the marked cell outlined */
-    CHECK(count(a, "%</text>") == 5);
-    CHECK(strstr(a, ">600.0%</text>") && strstr(a, ">100.0%</text>"));
-    CHECK(count(a, "fill=\"#f6f6f6\"") == 1);
-    CHECK(count(a, "stroke=\"#e0112b\"") == 1);
+    /* each row's values in one <text>, a <tspan> per cell */
+    CHECK(count(a, "%</tspan>") == 5);
+    CHECK(strstr(a, ">600.0%</tspan>") && strstr(a, ">100.0%</tspan>"));
+    CHECK(count(a, "</tspan></text>") == 2 + 2);             /* value rows, row and column labels */
+    CHECK(uses(a, "fill:#f6f6f6;stroke:#ddd;stroke-width:0.5") == 1);
+    CHECK(uses(a, "fill:none;stroke:#e0112b;stroke-width:2") == 1);
+    CHECK(count(a, "<path fill=\"#") == 5);
     CHECK(strstr(a, "fill=\"#440154\"") && strstr(a, "fill=\"#fde725\""));
-    CHECK(strstr(a, ">r1</text>") && strstr(a, ">c2</text>"));
+    CHECK(strstr(a, ">r1</tspan>") && strstr(a, ">c2</tspan>"));
     CHECK(strstr(a, "nan") == NULL && strstr(a, "inf") == NULL);
     /* tags balance */
     CHECK(count(a, "<text") == count(a, "</text>"));
@@ -162,7 +226,15 @@ static void test_reversed_heatmap(void)
     const char *bright = strstr(text, "fill=\"#fde725\""), *dark = strstr(text, "fill=\"#440154\"");
     CHECK(bright && dark && bright < dark);
     CHECK(strstr(text, "<title>") == NULL);
-    CHECK(count(text, "<rect") == 1 + 2 + 32 + 1);          /* page, cells, bar steps, bar frame */
+    CHECK(count(text, "<rect") == 1 + 1 + 1);                /* page, bar, bar frame */
+    CHECK(count(text, "<path fill=\"#") == 2);               /* the cells */
+    /* the bar is the colour map's control points as one gradient, defined once */
+    CHECK(count(text, "fill=\"url(#tunekit-colormap)\"") == 1);
+    CHECK(count(text, "<linearGradient id=\"tunekit-colormap\">") == 1);
+    CHECK(count(text, "<stop ") == 9);
+    CHECK(strstr(text, "<stop offset=\"0\" stop-color=\"#440154\"/>") &&
+          strstr(text, "<stop offset=\"1\" stop-color=\"#fde725\"/>"));
+    CHECK(classes_consistent(text));
     free(text);
 }
 

@@ -1,5 +1,10 @@
-/* svg.c: the tiny SVG plot writer (see svg.h). The document is one growing text buffer; every
- * coordinate is printed through svg_num with two decimals, so output depends only on the calls. */
+/* svg.c: the tiny SVG plot writer (see svg.h). The document's body is one growing text buffer;
+ * svg_finish puts the head in front of it: the root element, the title, a <style> block with one
+ * CSS class per distinct style or font the body used (classes are named in order of first use),
+ * and the colour map's gradient when a colour bar used it. Every coordinate is printed through
+ * svg_num with one decimal (a tenth of a pixel), so output depends only on the calls. Consecutive
+ * solid lines of one style become one <path>; a heatmap's cells of one colour share a <path> and
+ * a row's values one <text>. */
 #include "svg.h"
 
 #include <math.h>
@@ -9,9 +14,16 @@
 #include <string.h>
 
 struct svg {
-    char *buf;
+    char *buf;               /* the body (svg_finish: the whole document) */
     size_t len, cap;
     int oom;
+    double width, height;
+    char *title;             /* NULL: none */
+    char **classes;          /* CSS declarations; class i is named by class_name(i) */
+    int n_classes, cap_classes;
+    int gradient;            /* a colour bar used the colour map's gradient */
+    size_t path_end;         /* the body's length just after the last line path ... */
+    int path_class;          /* ... and its class (-1: none yet) */
 };
 
 /* ---- the text buffer ---- */
@@ -85,11 +97,11 @@ void svg_num(double v, int digits, char *buf, size_t len)
     if (strcmp(buf, "-0") == 0) snprintf(buf, len, "0");
 }
 
-/* A coordinate: two decimals. */
+/* A coordinate: one decimal, a tenth of a pixel. */
 static void put_num(svg *s, double v)
 {
     char b[64];
-    svg_num(v, 2, b, sizeof b);
+    svg_num(v, 1, b, sizeof b);
     puts_(s, b);
 }
 
@@ -97,21 +109,11 @@ svg *svg_new(double width, double height, const char *title)
 {
     svg *s = calloc(1, sizeof *s);
     if (!s) return NULL;
-    puts_(s, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"");
-    put_num(s, width);
-    puts_(s, "\" height=\"");
-    put_num(s, height);
-    puts_(s, "\" viewBox=\"0 0 ");
-    put_num(s, width);
-    puts_(s, " ");
-    put_num(s, height);
-    puts_(s, "\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"11\">\n");
-    if (title) {
-        puts_(s, "<title>");
-        put_escaped(s, title);
-        puts_(s, "</title>\n");
-    }
-    puts_(s, "<rect x=\"0\" y=\"0\" width=\"");
+    s->width = width;
+    s->height = height;
+    s->path_class = -1;
+    if (title && !(s->title = strdup(title))) { free(s); return NULL; }
+    puts_(s, "<rect width=\"");
     put_num(s, width);
     puts_(s, "\" height=\"");
     put_num(s, height);
@@ -120,50 +122,134 @@ svg *svg_new(double width, double height, const char *title)
     return s;
 }
 
+/* Class i's name: a..z, then aa, ab, ... (lower case only: class names stay case-proof). */
+static void class_name(int i, char out[8])
+{
+    char rev[8];
+    int n = 0;
+    do { rev[n++] = (char)('a' + i % 26); i = i / 26 - 1; } while (i >= 0 && n < 7);
+    for (int k = 0; k < n; k++) out[k] = rev[n - 1 - k];
+    out[n] = 0;
+}
+
+/* The class of a CSS declaration, added on first use; -1 when out of memory. */
+static int intern_class(svg *s, const char *decl)
+{
+    for (int i = 0; i < s->n_classes; i++)
+        if (strcmp(s->classes[i], decl) == 0) return i;
+    if (s->n_classes == s->cap_classes) {
+        int cap = s->cap_classes ? 2 * s->cap_classes : 16;
+        char **g = realloc(s->classes, (size_t)cap * sizeof *g);
+        if (!g) { s->oom = 1; return -1; }
+        s->classes = g;
+        s->cap_classes = cap;
+    }
+    if (!(s->classes[s->n_classes] = strdup(decl))) { s->oom = 1; return -1; }
+    return s->n_classes++;
+}
+
+/* ` class="x"` for decl; returns the class (-1: out of memory, nothing written). */
+static int put_class(svg *s, const char *decl)
+{
+    int c = intern_class(s, decl);
+    if (c < 0) return -1;
+    char name[8];
+    class_name(c, name);
+    putf(s, " class=\"%s\"", name);
+    return c;
+}
+
+/* The colour map's nine control points as a left-to-right gradient (defined in svg_finish). */
+#define GRADIENT_ID "tunekit-colormap"
+
 int svg_finish(svg *s, char **text, size_t *len)
 {
     *text = NULL;
     *len = 0;
-    puts_(s, "</svg>\n");
-    if (s->oom) { svg_free(s); return -1; }
-    *text = s->buf;
-    *len = s->len;
-    free(s);
+    svg *d = calloc(1, sizeof *d);
+    if (!d) { svg_free(s); return -1; }
+    puts_(d, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"");
+    put_num(d, s->width);
+    puts_(d, "\" height=\"");
+    put_num(d, s->height);
+    puts_(d, "\" viewBox=\"0 0 ");
+    put_num(d, s->width);
+    puts_(d, " ");
+    put_num(d, s->height);
+    puts_(d, "\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"11\">\n");
+    if (s->title) {
+        puts_(d, "<title>");
+        put_escaped(d, s->title);
+        puts_(d, "</title>\n");
+    }
+    if (s->n_classes) {
+        puts_(d, "<style>");
+        for (int i = 0; i < s->n_classes; i++) {
+            char name[8];
+            class_name(i, name);
+            putf(d, "%s.%s{", i ? "\n" : "", name);
+            put_escaped(d, s->classes[i]);
+            puts_(d, "}");
+        }
+        puts_(d, "</style>\n");
+    }
+    if (s->gradient) {
+        puts_(d, "<defs><linearGradient id=\"" GRADIENT_ID "\">");
+        for (int i = 0; i <= 8; i++) {
+            char col[8], off[16];
+            svg_colormap(i / 8.0, col);
+            svg_num(i / 8.0, 3, off, sizeof off);
+            putf(d, "<stop offset=\"%s\" stop-color=\"%s\"/>", off, col);
+        }
+        puts_(d, "</linearGradient></defs>\n");
+    }
+    if (s->buf) put(d, s->buf, s->len);
+    puts_(d, "</svg>\n");
+    int oom = s->oom || d->oom;
+    svg_free(s);
+    if (oom) { svg_free(d); return -1; }
+    *text = d->buf;
+    *len = d->len;
+    free(d);
     return 0;
 }
 
 void svg_free(svg *s)
 {
     if (!s) return;
+    for (int i = 0; i < s->n_classes; i++) free(s->classes[i]);
+    free(s->classes);
+    free(s->title);
     free(s->buf);
     free(s);
 }
 
 /* ---- primitives ---- */
-static void put_style(svg *s, const svg_style *st)
+/* The CSS declaration of a style (stroke width 1 and full opacity are CSS's defaults). */
+static void style_decl(const svg_style *st, char *d, size_t n)
 {
     const char *stroke = st ? st->stroke : "#222";
     const char *fill = st ? st->fill : NULL;
-    puts_(s, " fill=\"");
-    puts_(s, fill ? fill : "none");
-    puts_(s, "\"");
-    if (stroke) {
-        puts_(s, " stroke=\"");
-        put_escaped(s, stroke);
-        puts_(s, "\" stroke-width=\"");
-        put_num(s, st && st->width > 0 ? st->width : 1);
-        puts_(s, "\"");
-        if (st && st->dash) {
-            puts_(s, " stroke-dasharray=\"");
-            put_escaped(s, st->dash);
-            puts_(s, "\"");
-        }
+    size_t k = (size_t)snprintf(d, n, "fill:%s", fill ? fill : "none");
+    char num[64];
+    if (stroke && k < n) {
+        k += (size_t)snprintf(d + k, n - k, ";stroke:%s", stroke);
+        double w = st && st->width > 0 ? st->width : 1;
+        svg_num(w, 2, num, sizeof num);
+        if (strcmp(num, "1") != 0 && k < n) k += (size_t)snprintf(d + k, n - k, ";stroke-width:%s", num);
+        if (st && st->dash && k < n) k += (size_t)snprintf(d + k, n - k, ";stroke-dasharray:%s", st->dash);
     }
-    if (st && st->opacity > 0 && st->opacity < 1) {
-        puts_(s, " opacity=\"");
-        put_num(s, st->opacity);
-        puts_(s, "\"");
+    if (st && st->opacity > 0 && st->opacity < 1 && k < n) {
+        svg_num(st->opacity, 2, num, sizeof num);
+        snprintf(d + k, n - k, ";opacity:%s", num);
     }
+}
+
+static int put_style(svg *s, const svg_style *st)
+{
+    char decl[512];
+    style_decl(st, decl, sizeof decl);
+    return put_class(s, decl);
 }
 
 static void close_with_title(svg *s, const char *tag, const char *title)
@@ -174,19 +260,46 @@ static void close_with_title(svg *s, const char *tag, const char *title)
     putf(s, "</title></%s>\n", tag);
 }
 
+/* " M x1 y1" then H, V or L to (x2, y2): one straight segment of a path's d. */
+static void put_segment(svg *s, double x1, double y1, double x2, double y2)
+{
+    char a[64], b[64], c[64], e[64];
+    svg_num(x1, 1, a, sizeof a);
+    svg_num(y1, 1, b, sizeof b);
+    svg_num(x2, 1, c, sizeof c);
+    svg_num(y2, 1, e, sizeof e);
+    putf(s, "M%s %s", a, b);
+    if (strcmp(b, e) == 0) putf(s, "H%s", c);
+    else if (strcmp(a, c) == 0) putf(s, "V%s", e);
+    else putf(s, "L%s %s", c, e);
+}
+
 void svg_line(svg *s, double x1, double y1, double x2, double y2, const svg_style *st)
 {
-    puts_(s, "<line x1=\"");
-    put_num(s, x1);
-    puts_(s, "\" y1=\"");
-    put_num(s, y1);
-    puts_(s, "\" x2=\"");
-    put_num(s, x2);
-    puts_(s, "\" y2=\"");
-    put_num(s, y2);
-    puts_(s, "\"");
-    put_style(s, st);
-    puts_(s, "/>\n");
+    /* solid, opaque lines of one style drawn one after another share a path: same pixels, since
+     * separate subpaths are stroked like separate lines (dashes and opacity would not be) */
+    int merge = !(st && (st->dash || (st->opacity > 0 && st->opacity < 1)));
+    char decl[512];
+    style_decl(st, decl, sizeof decl);
+    int c = intern_class(s, decl);
+    if (c < 0) return;
+    static const char tail[] = "\"/>\n";
+    if (merge && s->path_class == c && s->len == s->path_end && s->len >= sizeof tail - 1) {
+        s->len -= sizeof tail - 1;
+        put_segment(s, x1, y1, x2, y2);
+        puts_(s, tail);
+        s->path_end = s->len;
+        return;
+    }
+    char name[8];
+    class_name(c, name);
+    putf(s, "<path class=\"%s\" d=\"", name);
+    put_segment(s, x1, y1, x2, y2);
+    puts_(s, tail);
+    if (merge) {
+        s->path_end = s->len;
+        s->path_class = c;
+    }
 }
 
 void svg_polyline(svg *s, const double *x, const double *y, int n, const svg_style *st)
@@ -200,8 +313,11 @@ void svg_polyline(svg *s, const double *x, const double *y, int n, const svg_sty
         put_num(s, y[i]);
     }
     puts_(s, "\"");
-    put_style(s, st);
-    puts_(s, " stroke-linejoin=\"round\"/>\n");
+    char decl[512];
+    style_decl(st, decl, sizeof decl);
+    strncat(decl, ";stroke-linejoin:round", sizeof decl - strlen(decl) - 1);
+    put_class(s, decl);
+    puts_(s, "/>\n");
 }
 
 void svg_rect(svg *s, double x, double y, double w, double h, const svg_style *st,
@@ -233,26 +349,33 @@ void svg_circle(svg *s, double cx, double cy, double r, const svg_style *st, con
     close_with_title(s, "circle", title);
 }
 
-void svg_text(svg *s, double x, double y, const svg_font *f, const char *text)
+/* The CSS declaration of a font (11 px and start-anchored are the document's defaults). */
+static void font_decl(const svg_font *f, char *decl, size_t n)
 {
     static const char *const anchors[] = {"start", "middle", "end"};
+    char num[64];
+    size_t k = (size_t)snprintf(decl, n, "fill:%s", f->fill ? f->fill : "#222");
+    if (f->size > 0 && f->size != 11 && k < n) {
+        svg_num(f->size, 2, num, sizeof num);
+        k += (size_t)snprintf(decl + k, n - k, ";font-size:%spx", num);
+    }
+    if (f->anchor != SVG_START && k < n)
+        k += (size_t)snprintf(decl + k, n - k, ";text-anchor:%s", anchors[f->anchor]);
+    if (f->bold && k < n) snprintf(decl + k, n - k, ";font-weight:bold");
+}
+
+void svg_text(svg *s, double x, double y, const svg_font *f, const char *text)
+{
     svg_font d = {0, SVG_START, 0, 0, NULL};
     if (!f) f = &d;
+    char decl[256];
+    font_decl(f, decl, sizeof decl);
     puts_(s, "<text x=\"");
     put_num(s, x);
     puts_(s, "\" y=\"");
     put_num(s, y);
     puts_(s, "\"");
-    if (f->size > 0 && f->size != 11) {
-        puts_(s, " font-size=\"");
-        put_num(s, f->size);
-        puts_(s, "\"");
-    }
-    if (f->anchor != SVG_START) putf(s, " text-anchor=\"%s\"", anchors[f->anchor]);
-    if (f->bold) puts_(s, " font-weight=\"bold\"");
-    puts_(s, " fill=\"");
-    put_escaped(s, f->fill ? f->fill : "#222");
-    puts_(s, "\"");
+    put_class(s, decl);
     if (f->vertical) {
         puts_(s, " transform=\"rotate(-90 ");
         put_num(s, x);
@@ -352,26 +475,36 @@ void svg_plot_axes(const svg_plot *p, const char *xtitle, const char *ytitle,
     static const svg_style frame = {"#888", NULL, 1, NULL, 0};
     static const svg_style tick = {"#888", NULL, 1, NULL, 0};
     svg_font small = {10, SVG_MIDDLE, 0, 0, "#444"};
-    double t[32];
     char label[64];
     if (!xfmt) xfmt = svg_tick_default;
     if (!yfmt) yfmt = svg_tick_default;
-    int n = svg_axis_ticks(&p->xa, t, 10);
-    for (int i = 0; i < n; i++) {
-        double px = svg_axis_px(&p->xa, t[i]);
+    /* the grid, then the ticks, then their labels: each set of lines is then one path */
+    double xt[32], yt[32];
+    int nx = svg_axis_ticks(&p->xa, xt, 10), ny = svg_axis_ticks(&p->ya, yt, 6);
+    for (int i = 0; i < nx; i++) {
+        double px = svg_axis_px(&p->xa, xt[i]);
         svg_line(p->doc, px, p->y, px, p->y + p->h, &grid);
-        svg_line(p->doc, px, p->y + p->h, px, p->y + p->h + 4, &tick);
-        xfmt(t[i], label, sizeof label);
-        svg_text(p->doc, px, p->y + p->h + 15, &small, label);
     }
-    n = svg_axis_ticks(&p->ya, t, 6);
-    small.anchor = SVG_END;
-    for (int i = 0; i < n; i++) {
-        double py = svg_axis_px(&p->ya, t[i]);
+    for (int i = 0; i < ny; i++) {
+        double py = svg_axis_px(&p->ya, yt[i]);
         svg_line(p->doc, p->x, py, p->x + p->w, py, &grid);
+    }
+    for (int i = 0; i < nx; i++) {
+        double px = svg_axis_px(&p->xa, xt[i]);
+        svg_line(p->doc, px, p->y + p->h, px, p->y + p->h + 4, &tick);
+    }
+    for (int i = 0; i < ny; i++) {
+        double py = svg_axis_px(&p->ya, yt[i]);
         svg_line(p->doc, p->x - 4, py, p->x, py, &tick);
-        yfmt(t[i], label, sizeof label);
-        svg_text(p->doc, p->x - 6, py + 3.5, &small, label);
+    }
+    for (int i = 0; i < nx; i++) {
+        xfmt(xt[i], label, sizeof label);
+        svg_text(p->doc, svg_axis_px(&p->xa, xt[i]), p->y + p->h + 15, &small, label);
+    }
+    small.anchor = SVG_END;
+    for (int i = 0; i < ny; i++) {
+        yfmt(yt[i], label, sizeof label);
+        svg_text(p->doc, p->x - 6, svg_axis_px(&p->ya, yt[i]) + 3.5, &small, label);
     }
     svg_rect(p->doc, p->x, p->y, p->w, p->h, &frame, NULL);
     svg_font title = {11, SVG_MIDDLE, 0, 0, "#222"};
@@ -488,45 +621,150 @@ static double color_pos(double v, double lo, double hi, int log_scale)
     return (v - lo) / (hi - lo);
 }
 
+/* Heatmap cells are paths with their own fill (a colour is shared by few cells, so a class
+ * would not pay), their corners rounded like every coordinate so that neighbours share their
+ * edges exactly. */
+/* A box from (x0, y0) to (x1, y1) as a closed subpath of a path's d. */
+static void put_box(svg *s, double x0, double y0, double x1, double y1)
+{
+    char a[64], b[64], c[64], d[64];
+    svg_num(x0, 1, a, sizeof a);
+    svg_num(y0, 1, b, sizeof b);
+    svg_num(x1, 1, c, sizeof c);
+    svg_num(y1, 1, d, sizeof d);
+    putf(s, "M%s %sH%sV%sH%sz", a, b, c, d, a);
+}
+
+static void put_cell(svg *s, double x0, double y0, double x1, double y1, const char *fill,
+                     const char *title)
+{
+    puts_(s, "<path fill=\"");
+    put_escaped(s, fill);
+    puts_(s, "\" d=\"");
+    put_box(s, x0, y0, x1, y1);
+    puts_(s, "\"");
+    close_with_title(s, "path", title);
+}
+
+/* Labels (n, may be NULL or hold NULLs) in one <text> of font f, label i a <tspan> at
+ * (x + i dx, y + i dy): an absolute position starts a new chunk, anchored like a <text> of its
+ * own. */
+static void label_chunks(svg *s, const svg_font *f, const char *const *labels, int n, double x,
+                         double y, double dx, double dy)
+{
+    int any = 0;
+    for (int i = 0; labels && i < n; i++) any |= labels[i] != NULL;
+    if (!any) return;
+    char decl[256];
+    font_decl(f, decl, sizeof decl);
+    puts_(s, "<text");
+    put_class(s, decl);
+    puts_(s, ">");
+    for (int i = 0; i < n; i++) {
+        if (!labels[i]) continue;
+        puts_(s, "<tspan x=\"");
+        put_num(s, x + i * dx);
+        puts_(s, "\" y=\"");
+        put_num(s, y + i * dy);
+        puts_(s, "\">");
+        put_escaped(s, labels[i]);
+        puts_(s, "</tspan>");
+    }
+    puts_(s, "</text>\n");
+}
+
 void svg_draw_heatmap(svg *s, double x, double y, double w, double h, const svg_heatmap *hm)
 {
     if (hm->rows < 1 || hm->cols < 1) return;
+    int n = hm->rows * hm->cols;
     double cw = w / hm->cols, ch = h / hm->rows;
     double text_size = ch * 0.62 < 10 ? ch * 0.62 : 10;
     svg_font label = {10, SVG_END, 0, 0, "#222"};
     static const svg_style empty = {"#ddd", "#f6f6f6", 0.5, NULL, 0};
-    for (int r = 0; r < hm->rows; r++) {
-        if (hm->row_labels && hm->row_labels[r])
-            svg_text(s, x - 4, y + ch * r + ch / 2 + 3.5, &label, hm->row_labels[r]);
-        for (int c = 0; c < hm->cols; c++) {
-            double v = hm->v[r * hm->cols + c];
-            const char *title = hm->titles ? hm->titles[r * hm->cols + c] : NULL;
-            double cx = x + cw * c, cy = y + ch * r;
-            if (!isfinite(v)) {
-                svg_rect(s, cx, cy, cw, ch, &empty, title);
+    char (*col)[8] = malloc((size_t)n * sizeof *col);
+    char *done = calloc((size_t)n, 1);
+    if (!col || !done) { s->oom = 1; free(col); free(done); return; }
+    for (int i = 0; i < n; i++)
+        svg_colormap(color_pos(hm->v[i], hm->lo, hm->hi, hm->log), col[i]);
+    /* the row labels: one <text>, a <tspan> (its own chunk) per row */
+    label_chunks(s, &label, hm->row_labels, hm->rows, x - 4, y + ch / 2 + 3.5, 0, ch);
+    /* the cells: those with a tooltip or no data one by one, the others one path per colour
+     * (cells do not overlap, so the order they are filled in does not show) */
+    for (int i = 0; i < n; i++) {
+        if (done[i]) continue;
+        int r = i / hm->cols, c = i % hm->cols;
+        const char *title = hm->titles ? hm->titles[i] : NULL;
+        double cx = x + cw * c, cy = y + ch * r;
+        if (!isfinite(hm->v[i])) {
+            svg_rect(s, cx, cy, cw, ch, &empty, title);
+            continue;
+        }
+        if (title) {
+            put_cell(s, cx, cy, cx + cw, cy + ch, col[i], title);
+            continue;
+        }
+        puts_(s, "<path fill=\"");
+        put_escaped(s, col[i]);
+        puts_(s, "\" d=\"");
+        for (int j = i; j < n; j++) {
+            if (done[j] || !isfinite(hm->v[j]) || (hm->titles && hm->titles[j]) ||
+                strcmp(col[j], col[i]) != 0)
                 continue;
+            done[j] = 1;
+            double jx = x + cw * (j % hm->cols), jy = y + ch * (j / hm->cols);
+            put_box(s, jx, jy, jx + cw, jy + ch);
+        }
+        puts_(s, "\"/>\n");
+    }
+    /* the values: one <text> per row, a <tspan> per cell (each starts its own centred chunk),
+     * in the ink of most of the row's cells; the others name their own */
+    if (hm->digits >= 0) {
+        svg_font f = {text_size, SVG_MIDDLE, 0, 0, NULL};
+        char dark[256], light[256];
+        f.fill = svg_colormap_ink(1);
+        font_decl(&f, dark, sizeof dark);
+        f.fill = svg_colormap_ink(0);
+        font_decl(&f, light, sizeof light);
+        for (int r = 0; r < hm->rows; r++) {
+            int n_dark = 0, n_light = 0;
+            for (int c = 0; c < hm->cols; c++) {
+                double v = hm->v[r * hm->cols + c];
+                if (!isfinite(v)) continue;
+                if (strcmp(svg_colormap_ink(color_pos(v, hm->lo, hm->hi, hm->log)), f.fill) == 0) n_light++;
+                else n_dark++;
             }
-            double t = color_pos(v, hm->lo, hm->hi, hm->log);
-            char col[8];
-            svg_colormap(t, col);
-            svg_style cell = {NULL, col, 0, NULL, 0};
-            svg_rect(s, cx, cy, cw, ch, &cell, title);
-            if (hm->digits >= 0) {
-                char num[64], txt[80];
+            if (n_dark + n_light == 0) continue;
+            const char *row_ink = n_dark >= n_light ? svg_colormap_ink(1) : svg_colormap_ink(0);
+            puts_(s, "<text y=\"");
+            put_num(s, y + ch * r + ch / 2 + text_size * 0.35);
+            puts_(s, "\"");
+            put_class(s, n_dark >= n_light ? dark : light);
+            puts_(s, ">");
+            for (int c = 0; c < hm->cols; c++) {
+                double v = hm->v[r * hm->cols + c];
+                if (!isfinite(v)) continue;
+                char num[64];
                 double shown = v * (hm->scale_text > 0 ? hm->scale_text : 1);
                 snprintf(num, sizeof num, "%.*f", hm->digits > 12 ? 12 : hm->digits, shown);
                 if (strspn(num, "-0.") == strlen(num)) snprintf(num, sizeof num, "%.*f", hm->digits > 12 ? 12 : hm->digits, 0.0);
-                snprintf(txt, sizeof txt, "%s%s", num, hm->suffix ? hm->suffix : "");
-                svg_font f = {text_size, SVG_MIDDLE, 0, 0, svg_colormap_ink(t)};
-                svg_text(s, cx + cw / 2, cy + ch / 2 + text_size * 0.35, &f, txt);
+                const char *ink = svg_colormap_ink(color_pos(v, hm->lo, hm->hi, hm->log));
+                puts_(s, "<tspan x=\"");
+                put_num(s, x + cw * c + cw / 2);
+                puts_(s, "\"");
+                if (strcmp(ink, row_ink) != 0)
+                    put_class(s, strcmp(ink, svg_colormap_ink(0)) == 0 ? light : dark);
+                puts_(s, ">");
+                put_escaped(s, num);
+                if (hm->suffix) put_escaped(s, hm->suffix);
+                puts_(s, "</tspan>");
             }
+            puts_(s, "</text>\n");
         }
     }
+    free(col);
+    free(done);
     label.anchor = SVG_MIDDLE;
-    if (hm->col_labels)
-        for (int c = 0; c < hm->cols; c++)
-            if (hm->col_labels[c])
-                svg_text(s, x + cw * c + cw / 2, y - 4, &label, hm->col_labels[c]);
+    label_chunks(s, &label, hm->col_labels, hm->cols, x + cw / 2, y - 4, cw, 0);
     if (hm->mark_row >= 0 && hm->mark_row < hm->rows && hm->mark_col >= 0 &&
         hm->mark_col < hm->cols) {
         static const svg_style mark = {"#e0112b", NULL, 2, NULL, 0};
@@ -538,13 +776,18 @@ void svg_draw_heatmap(svg *s, double x, double y, double w, double h, const svg_
 void svg_colorbar(svg *s, double x, double y, double w, double h, double lo, double hi, int log_scale,
                   svg_tick_format fmt, const char *title)
 {
-    enum { STEPS = 32 };
-    for (int i = 0; i < STEPS; i++) {
-        char col[8];
-        svg_colormap((i + 0.5) / STEPS, col);
-        svg_style st = {NULL, col, 0, NULL, 0};
-        svg_rect(s, x + w * i / STEPS, y, w / STEPS + 0.01, h, &st, NULL);
-    }
+    /* the colour map itself: its control points as a gradient, interpolated in RGB like
+     * svg_colormap */
+    s->gradient = 1;
+    puts_(s, "<rect x=\"");
+    put_num(s, x);
+    puts_(s, "\" y=\"");
+    put_num(s, y);
+    puts_(s, "\" width=\"");
+    put_num(s, w < 0 ? 0 : w);
+    puts_(s, "\" height=\"");
+    put_num(s, h < 0 ? 0 : h);
+    puts_(s, "\" fill=\"url(#" GRADIENT_ID ")\"/>\n");
     static const svg_style frame = {"#888", NULL, 0.5, NULL, 0};
     svg_rect(s, x, y, w, h, &frame, NULL);
     svg_axis a = {log_scale ? SVG_LOG10 : SVG_LINEAR, lo, hi, x, x + w};
@@ -556,8 +799,10 @@ void svg_colorbar(svg *s, double x, double y, double w, double h, double lo, dou
     for (int i = 0; i < n; i++) {
         double px = svg_axis_px(&a, t[i]);
         svg_line(s, px, y + h, px, y + h + 3, &frame);
+    }
+    for (int i = 0; i < n; i++) {
         fmt(t[i], label, sizeof label);
-        svg_text(s, px, y + h + 12, &f, label);
+        svg_text(s, svg_axis_px(&a, t[i]), y + h + 12, &f, label);
     }
     if (title) {
         svg_font tf = {10, SVG_END, 0, 0, "#222"};

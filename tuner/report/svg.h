@@ -1,9 +1,13 @@
 /* svg.h: a tiny SVG plot writer for the report. A document (svg) collects primitives (lines,
  * polylines, rectangles, circles, text) in pixel coordinates; a plot (svg_plot) maps data to a
  * rectangle of the document through two axes, each linear or logarithmic, and draws its frame,
- * grid, ticks and titles; a heatmap draws a labelled grid of colour-coded cells. Every number in
- * the output goes through svg_num, so the same calls give the same bytes on every machine (no
- * locale, no "-0", trailing zeros trimmed). Text is XML-escaped: the output is well-formed XML.
+ * grid, ticks and titles; a heatmap draws a labelled grid of colour-coded cells. The output is
+ * compact: each distinct style or font becomes one CSS class in a <style> block, coordinates keep
+ * one decimal, runs of solid lines in one style share a <path>, a heatmap's cells of one colour
+ * share a <path> and a row's values one <text>, and a colour bar is one gradient.
+ * Every number in the output goes through svg_num, so the same calls give the same bytes on every
+ * machine (no locale, no "-0", trailing zeros trimmed). Text is XML-escaped: the output is
+ * well-formed XML.
  *
  * Memory: a document that runs out of memory remembers it and svg_finish reports it, so drawing
  * calls return nothing and callers check once. */
@@ -24,7 +28,8 @@ void svg_free(svg *s);
  * trailing point trimmed, never "-0"; non-finite values give "0". */
 void svg_num(double v, int digits, char *buf, size_t len);
 
-/* ---- primitives (pixel coordinates; NULL colours mean "none") ---- */
+/* ---- primitives (pixel coordinates, written to a tenth of a pixel; NULL colours mean
+ * "none") ---- */
 typedef struct svg_style {
     const char *stroke;      /* "#1f77b4", NULL: no stroke */
     const char *fill;        /* NULL: no fill */
