@@ -4,8 +4,9 @@
 # (constraint expressions), dump (dump import), protocol (worker protocol lines), config (config
 # texts). Each has a dictionary, <target>.dict, and seeds built here from the repository's own
 # inputs: the space files of tests/cases, spaces/ and tests/fixtures, their constraints, slices of
-# the committed dumps (db/results/*.sql.xz, tests/fixtures/*.sql.xz), their config texts, and
-# protocol.seeds.
+# the committed dumps (db/results/*.sql.xz, tests/fixtures/*.sql.xz) and their config texts, the
+# dump cases of tests/cases/dumps, and protocol.seeds. What fuzzing finds becomes a case there
+# (tests/cases/invalid/, tests/cases/dumps/, protocol.seeds) and so a seed of every later run.
 #
 #   run.sh have-libfuzzer [CLANG]   exit 0 when CLANG (default clang-14, clang) links libFuzzer
 #   run.sh seeds DIR                writes the seed corpora into DIR/<target>/
@@ -80,6 +81,10 @@ seeds() {
     done
     for d in tests/fixtures/*.sql.xz; do
         [ "$(stat -c %s "$d")" -le 32768 ] && cp "$d" "$dir/dump/$(basename "$d")"
+    done
+    # the dump importer's regression cases (tests/cases/dumps/)
+    for d in tests/cases/dumps/*/dump.sql; do
+        [ -f "$d" ] && cp "$d" "$dir/dump/case-$(basename "$(dirname "$d")")"
     done
     find "$dir/dump" -size 0 -delete
     return 0
