@@ -13,13 +13,15 @@
 #   run.sh smoke                    what `make test` runs: every target for FUZZ_SMOKE_SECONDS
 #                                   (default 3) over its seeds; "N passed, N failed" (one check
 #                                   per target), or a skip line when clang has no libFuzzer
-#   run.sh run SECONDS [JOBS [OUT]] every target for SECONDS on JOBS cores (default 1: one
+#   run.sh run SECONDS [JOBS [OUT]] every target (or those FUZZ_TARGETS names) for SECONDS on
+#                                   JOBS cores (default 1: one
 #                                   process; more: libFuzzer's -fork=JOBS, going on past
 #                                   crashes), corpus kept in OUT/corpus/<target> (default OUT:
 #                                   build-fuzz/out), findings in OUT/crashes/<target>/, logs in
-#                                   OUT/logs/, and OUT/summary.txt: per target the executions,
-#                                   execs/s, coverage (cov, ft, corpus size of the final line) and
-#                                   findings. Exit 1 when anything was found.
+#                                   OUT/logs/, and a row per target in OUT/summary.txt (added to
+#                                   one already there): executions, execs/s, coverage (cov, ft,
+#                                   corpus size of the final line), seconds, cores, findings.
+#                                   Exit 1 when anything was found.
 # FUZZ_BIN (default build-fuzz/fuzz) is where the binaries are.
 set -u
 cd "$(dirname "$0")/../.."
@@ -133,10 +135,10 @@ run)
     mkdir -p "$out/logs" || exit 1
     seeds "$out/seeds" || exit 1
     found=0
-    {
-        printf '%-9s %14s %10s %7s %8s %8s %9s  %s\n' target executions execs/s cov ft corpus seconds findings
-    } > "$out/summary.txt"
-    for t in $TARGETS; do
+    [ -f "$out/summary.txt" ] ||
+        printf '%-9s %14s %10s %7s %8s %8s %9s %5s  %s\n' target executions execs/s cov ft corpus \
+            seconds cores findings > "$out/summary.txt"
+    for t in ${FUZZ_TARGETS:-$TARGETS}; do
         bin=$FUZZ_BIN/fuzz_$t
         [ -x "$bin" ] || { echo "run.sh: $bin is not built (make FUZZ=1 fuzz-bins)" >&2; exit 2; }
         mkdir -p "$out/corpus/$t" "$out/crashes/$t"
@@ -162,8 +164,8 @@ run)
         nf=$(find "$out/crashes/$t" -type f | wc -l)
         [ "$rc" -ne 0 ] && [ "$nf" -eq 0 ] && nf="exit $rc"
         [ "$nf" != 0 ] && found=1
-        printf '%-9s %14s %10s %7s %8s %8s %9s  %s\n' "$t" "$execs" "$((execs / el))" "${cov:-?}" \
-            "${ft:-?}" "${corp:-?}" "$el" "$nf" >> "$out/summary.txt"
+        printf '%-9s %14s %10s %7s %8s %8s %9s %5s  %s\n' "$t" "$execs" "$((execs / el))" "${cov:-?}" \
+            "${ft:-?}" "${corp:-?}" "$el" "$jobs" "$nf" >> "$out/summary.txt"
     done
     cat "$out/summary.txt"
     [ "$found" -eq 0 ]

@@ -777,11 +777,13 @@ static int is_dump_temp_sql(const char *sql, size_t n)
 #define IMPORT_MAX_VALUE (16 << 20)
 #define IMPORT_PROGRESS_EVERY 10000
 
+int64_t db_import_max_steps = IMPORT_MAX_STEPS;
+
 static int import_progress(void *ctx)
 {
     int64_t *steps = ctx;
     *steps += IMPORT_PROGRESS_EVERY;
-    return *steps > IMPORT_MAX_STEPS;
+    return *steps > db_import_max_steps;
 }
 
 /* Runs one statement of a dump. A UNIQUE or PRIMARY KEY conflict is the row already present (a
@@ -804,10 +806,10 @@ static int import_statement(db *d, const char *sql, size_t n, const char *path, 
     sqlite3_progress_handler(d->h, IMPORT_PROGRESS_EVERY, import_progress, &steps);
     rc = sqlite3_step(st);
     sqlite3_progress_handler(d->h, 0, NULL, NULL);
-    if (rc == SQLITE_INTERRUPT && steps > IMPORT_MAX_STEPS) {
+    if (rc == SQLITE_INTERRUPT && steps > db_import_max_steps) {
         snprintf(err, len, "dump '%s': line %d: the statement did not finish within %lld million "
                  "steps (a dump's rows take far fewer: not a dump this tuner wrote?)", path, line,
-                 (long long)(IMPORT_MAX_STEPS / 1000000));
+                 (long long)(db_import_max_steps / 1000000));
         goto done;
     }
     if (rc != SQLITE_DONE && rc != SQLITE_CONSTRAINT_UNIQUE && rc != SQLITE_CONSTRAINT_PRIMARYKEY) {

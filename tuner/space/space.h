@@ -112,6 +112,9 @@ int64_t space_count(const space *sp, const space_binding *b, char *err, size_t l
  * -1 with err "...: the space is too large ..." once the budget runs out, so that a space of
  * billions of configs is an error at load time rather than a run that never ends. */
 #define SPACE_MAX_ENUM_STEPS ((int64_t)100000000)
+/* The budget space_load checks a space within: SPACE_MAX_ENUM_STEPS (2.8 s on one core); the fuzz
+ * target of the loader (tests/fuzz/fuzz_space.c) lowers it so that every input stays fast. */
+extern int64_t space_max_enum_steps;
 int64_t space_count_within(const space *sp, const space_binding *b, int64_t *budget, char *err,
                            size_t len);
 

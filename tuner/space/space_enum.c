@@ -278,6 +278,8 @@ int space_iter_next(space_iter *it, int *choice)
     return 1;
 }
 
+int64_t space_max_enum_steps = SPACE_MAX_ENUM_STEPS;
+
 int64_t space_count(const space *sp, const space_binding *b, char *err, size_t len)
 {
     return space_count_within(sp, b, NULL, err, len);
@@ -305,7 +307,7 @@ int64_t space_count_within(const space *sp, const space_binding *b, int64_t *bud
             space_errorf(err, len, sp->path, 0, 0, "the space is too large to enumerate: its "
                          "configs take more than %" PRId64 " steps to list (%" PRId64 " raw "
                          "points per problem); narrow the parameters' values, or add constraints "
-                         "on the first parameters that prune early", SPACE_MAX_ENUM_STEPS,
+                         "on the first parameters that prune early", space_max_enum_steps,
                          space_raw_size(sp));
         else
             space_errorf(err, len, sp->path, 0, 0, "out of memory");

@@ -470,7 +470,7 @@ static int check_nonempty(loader *L, const ynode *constraints)
     int64_t total = 0;
     /* every config of every (op, dtype, problem) is checked here, within one budget of steps:
      * what the run would enumerate later anyway, bounded now */
-    int64_t budget = SPACE_MAX_ENUM_STEPS;
+    int64_t budget = space_max_enum_steps;
     for (int a = 0; a < sp->n_ops; a++)
         for (int b = 0; b < sp->n_dtypes; b++)
             for (int c = 0; c < sp->n_problems; c++) {
