@@ -75,7 +75,7 @@ FUZZ_SRC    := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN    := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRC))
 
 .PHONY: all deps run test unit gpu-test install clean header-check test-sanitize fuzz fuzz-bins \
-        fuzz-smoke-bins
+        fuzz-smoke-bins fuzz-pack
 all: $(B)/tuner $(B)/libtunekit.a
 
 # ---- dependencies: install the -dev packages when missing (as root), else say how ----
@@ -159,6 +159,11 @@ fuzz-bins: $(FUZZ_BIN)
 # and says so, when it has not).
 fuzz-smoke-bins:
 	@if bash tests/fuzz/run.sh have-libfuzzer "$(CLANG)"; then $(MAKE) FUZZ=1 fuzz-bins; fi
+# The fuzz binaries in one archive, build-fuzz/fuzz-bins.tar.xz: what a GPU machine's call carries
+# for scripts/fuzz_campaign.sh (which unpacks it), under the 64 MiB a call may carry.
+fuzz-pack:
+	@$(MAKE) FUZZ=1 fuzz-bins
+	tar -C build-fuzz -cJf build-fuzz/fuzz-bins.tar.xz $(patsubst tests/fuzz/%.c,fuzz/%,$(FUZZ_SRC))
 # make fuzz FUZZ_SECONDS=N: every target for N seconds on one core, over its corpus.
 fuzz:
 	@$(MAKE) FUZZ=1 fuzz-bins

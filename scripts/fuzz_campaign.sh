@@ -2,8 +2,8 @@
 # fuzz_campaign.sh: the long fuzz runs of issue 21 on a many-core machine. Runs the libFuzzer
 # targets of tests/fuzz/ (built elsewhere by `make FUZZ=1 fuzz-bins`: clang, ASan, UBSan,
 # libFuzzer and SQLite, libyaml, GSL and liblzma linked statically, so the machine needs none of
-# their packages) through tests/fuzz/run.sh, each with libFuzzer's -fork on every core, going on
-# past findings, and packs into OUTDIR/fuzz-campaign.tar.xz: summary.txt (per target and run:
+# their packages) through tests/fuzz/run.sh, each with libFuzzer's -jobs and -workers on every
+# core (a worker that finds something stops with it, the others go on), and packs into OUTDIR/fuzz-campaign.tar.xz: summary.txt (per target and run:
 # executions, execs/s, coverage cov/ft and corpus size from libFuzzer's final line, seconds,
 # cores, findings), totals.txt (per target, the executions and findings of this run and of the
 # campaign's earlier runs added up), every finding (crashes/<target>/), the grown corpus

@@ -14,9 +14,9 @@
 #                                   (default 3) over its seeds; "N passed, N failed" (one check
 #                                   per target), or a skip line when clang has no libFuzzer
 #   run.sh run SECONDS [JOBS [OUT]] every target (or those FUZZ_TARGETS names) for SECONDS on
-#                                   JOBS cores (default 1: one
-#                                   process; more: libFuzzer's -fork=JOBS, going on past
-#                                   crashes), corpus kept in OUT/corpus/<target> (default OUT:
+#                                   JOBS cores (default 1: one process; more: libFuzzer's
+#                                   -jobs=JOBS -workers=JOBS, each worker fuzzing until the end
+#                                   unless it finds something), corpus kept in OUT/corpus/<target> (default OUT:
 #                                   build-fuzz/out), findings in OUT/crashes/<target>/, logs in
 #                                   OUT/logs/, and a row per target in OUT/summary.txt (added to
 #                                   one already there): executions, execs/s, coverage (cov, ft,
@@ -138,34 +138,50 @@ run)
     [ -f "$out/summary.txt" ] ||
         printf '%-9s %14s %10s %7s %8s %8s %9s %5s  %s\n' target executions execs/s cov ft corpus \
             seconds cores findings > "$out/summary.txt"
+    root=$(pwd)
+    abs() { case $1 in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
     for t in ${FUZZ_TARGETS:-$TARGETS}; do
-        bin=$FUZZ_BIN/fuzz_$t
+        bin=$(abs "$FUZZ_BIN/fuzz_$t")
         [ -x "$bin" ] || { echo "run.sh: $bin is not built (make FUZZ=1 fuzz-bins)" >&2; exit 2; }
         mkdir -p "$out/corpus/$t" "$out/crashes/$t"
-        log=$out/logs/$t.log
+        log=$(abs "$out/logs/$t.log")
+        # one process, or JOBS workers fuzzing side by side over the one corpus folder (twice the
+        # executions of -fork's short-lived jobs here), each logging to fuzz-N.log in its folder
+        jdir=$(abs "$out/jobs/$t")
+        rm -rf "$jdir" && mkdir -p "$jdir"
         extra=""
-        [ "$jobs" -gt 1 ] && extra="-fork=$jobs -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1"
+        [ "$jobs" -gt 1 ] && extra="-jobs=$jobs -workers=$jobs"
         echo "fuzz_$t: ${secs}s on $jobs core(s)..." >&2
         start=$(date +%s)
+        # ASan's check of every printf's format costs the dump target a fifth of its time (the
+        # export prints every value): the long runs leave it out unless ASAN_OPTIONS is given
         # shellcheck disable=SC2046,SC2086
-        "$bin" $(common "$t") $extra -max_total_time="$secs" -artifact_prefix="$out/crashes/$t/" \
-            "$out/corpus/$t" "$out/seeds/$t" >"$log" 2>&1
+        ( cd "$jdir" && ASAN_OPTIONS=${ASAN_OPTIONS:-check_printf=0} "$bin" \
+              $(common "$t" | sed "s|-dict=|-dict=$root/|") $extra -max_total_time="$secs" \
+              -artifact_prefix="$(abs "$out/crashes/$t")/" "$(abs "$out/corpus/$t")" \
+              "$(abs "$out/seeds/$t")" ) >"$log" 2>&1
         rc=$?
         el=$(( $(date +%s) - start )); [ "$el" -gt 0 ] || el=1
-        last=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -n 1)
-        execs=$(printf '%s' "$last" | sed -E 's/^#([0-9]+).*/\1/')
-        # fork mode counts the executions of its jobs in the final stats too; take the larger
-        n2=$(grep -E '^stat::number_of_executed_units:' "$log" | awk '{s+=$2} END {print s+0}')
-        [ -n "$execs" ] || execs=0
-        [ "${n2:-0}" -gt "$execs" ] && execs=$n2
-        cov=$(printf '%s' "$last" | grep -oE 'cov: [0-9]+' | grep -oE '[0-9]+')
-        ft=$(printf '%s' "$last" | grep -oE 'ft: [0-9]+' | grep -oE '[0-9]+')
-        corp=$(printf '%s' "$last" | grep -oE 'corp: [0-9]+' | grep -oE '[0-9]+')
+        # the final line(s): the process's, or each worker's
+        logs=("$log"); [ "$jobs" -gt 1 ] && logs=("$jdir"/fuzz-*.log)
+        execs=0 cov=0 ft=0 corp=0
+        for l in "${logs[@]}"; do
+            [ -f "$l" ] || continue
+            last=$(grep -E '^#[0-9]+.*cov: ' "$l" | tail -n 1)
+            [ -n "$last" ] || continue
+            n=$(grep -E '^stat::number_of_executed_units:' "$l" | tail -n 1 | awk '{print $2}')
+            [ -n "$n" ] || n=$(printf '%s' "$last" | sed -E 's/^#([0-9]+).*/\1/')
+            execs=$((execs + n))
+            c=$(printf '%s' "$last" | grep -oE 'cov: [0-9]+' | grep -oE '[0-9]+'); [ "${c:-0}" -gt "$cov" ] && cov=$c
+            f=$(printf '%s' "$last" | grep -oE 'ft: [0-9]+' | grep -oE '[0-9]+'); [ "${f:-0}" -gt "$ft" ] && ft=$f
+            k=$(printf '%s' "$last" | grep -oE 'corp: [0-9]+' | grep -oE '[0-9]+'); [ "${k:-0}" -gt "$corp" ] && corp=$k
+        done
+        [ "$jobs" -gt 1 ] && cat "$jdir"/fuzz-*.log >> "$log" 2>/dev/null
         nf=$(find "$out/crashes/$t" -type f | wc -l)
         [ "$rc" -ne 0 ] && [ "$nf" -eq 0 ] && nf="exit $rc"
         [ "$nf" != 0 ] && found=1
-        printf '%-9s %14s %10s %7s %8s %8s %9s %5s  %s\n' "$t" "$execs" "$((execs / el))" "${cov:-?}" \
-            "${ft:-?}" "${corp:-?}" "$el" "$jobs" "$nf" >> "$out/summary.txt"
+        printf '%-9s %14s %10s %7s %8s %8s %9s %5s  %s\n' "$t" "$execs" "$((execs / el))" "$cov" \
+            "$ft" "$corp" "$el" "$jobs" "$nf" >> "$out/summary.txt"
     done
     cat "$out/summary.txt"
     [ "$found" -eq 0 ]
