@@ -156,8 +156,9 @@ $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(B)/libtuner.a $(B)/libtunekit.a 
 	$(CC) $(CFLAGS) $(LDSAN) -Itests/fuzz -o $@ $< $(B)/libtuner.a $(LDLIBS)
 fuzz-bins: $(FUZZ_BIN)
 # For `make test`: the fuzz binaries when clang has libFuzzer (tests/fuzz/run.sh smoke skips,
-# and says so, when it has not).
-fuzz-smoke-bins:
+# and says so, when it has not). After `all`: the sub-make links the nvcc objects in build/,
+# which it must not compile alongside this make.
+fuzz-smoke-bins: all
 	@if bash tests/fuzz/run.sh have-libfuzzer "$(CLANG)"; then $(MAKE) FUZZ=1 fuzz-bins; fi
 # The fuzz binaries in one archive, build-fuzz/fuzz-bins.tar.xz: what a GPU machine's call carries
 # for scripts/fuzz_campaign.sh (which unpacks it), under the 64 MiB a call may carry.
