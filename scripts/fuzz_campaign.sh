@@ -12,7 +12,7 @@
 # usage: scripts/fuzz_campaign.sh SECONDS OUTDIR [TARGET...]
 #   SECONDS   the whole run, shared out by weight: space and dump (the slowest per input) 3 parts
 #             each, expr, protocol and config 1 part each (of the targets named; default all)
-#   OUTDIR    where the tarball goes (e.g. $OUT); the work folder is OUTDIR/work, removed at the end
+#   OUTDIR    where the tarball goes (e.g. $OUT), alone; the work folder is build-fuzz/campaign
 #   FUZZ_BIN  the binaries' folder (default build-fuzz/fuzz; when it is missing and
 #             build-fuzz/fuzz-bins.tar.xz exists, that is unpacked first: the form to carry)
 #   FUZZ_PREV an earlier run's fuzz-campaign.tar.xz: its corpus seeds this run and its totals
@@ -33,7 +33,7 @@ for t in $targets; do
     [ -x "$FUZZ_BIN/fuzz_$t" ] || { echo "fuzz_campaign.sh: $FUZZ_BIN/fuzz_$t is missing (make FUZZ=1 fuzz-bins)" >&2; exit 2; }
 done
 mkdir -p "$outdir" || exit 2
-work=$outdir/work
+work=build-fuzz/campaign
 rm -rf "$work" && mkdir -p "$work" || exit 2
 if [ -n "${FUZZ_PREV:-}" ]; then
     mkdir -p "$work/prev" && tar -C "$work/prev" -xJf "$FUZZ_PREV" || exit 2
@@ -68,5 +68,4 @@ tar -C "$work" -cJf "$outdir/fuzz-campaign.tar.xz" summary.txt totals.txt crashe
     $( [ -f "$work/summary.earlier.txt" ] && echo summary.earlier.txt )
 cat "$work/summary.txt" "$work/totals.txt"
 ls -l "$outdir/fuzz-campaign.tar.xz"
-rm -rf "$work"
 exit $found

@@ -6,10 +6,11 @@
 # written) and synccheck (illegal barriers), in the tests' small mode (TK_GPU_TEST_SMALL=1,
 # tests/gpu/gpu_check.h: the config sweeps sampled one config in TK_GPU_TEST_SAMPLE, inputs up
 # to 2^17 + 3 elements with every tail and offset, no timing or beyond-2^31 part), each run
-# under a time limit. Writes to $OUT (default build/sanitize-gpu): one log per tool and test,
-# and summary.txt, one screen: per test and tool the sanitizer's error count (or "timeout" /
-# "crash"), and whether the test's own checks passed. Packs logs and summary into
-# $OUT/sanitize-gpu.tar.xz. Exit status 1 when any error, timeout or failed check was found.
+# under a time limit. Writes one log per tool and test and summary.txt, one screen: per test and
+# tool the sanitizer's error count (or "timeout" / "crash") and the run's seconds, and whether
+# the test's own checks passed, into build/sanitize-gpu/, then into $OUT (default that folder)
+# only summary.txt and sanitize-gpu.tar.xz (the summary and every log). Exit status 1 when any
+# error, timeout or failed check was found.
 #
 # usage: scripts/sanitize_gpu.sh [LIMIT_PER_RUN_S (default 15: 4 tools x 9 tests fit in 600 s)] [TOOLS (default "memcheck
 #        racecheck initcheck synccheck")]; BIN_DIR (default build/tests/gpu) names the binaries.
@@ -17,14 +18,15 @@ set -u
 cd "$(dirname "$0")/.."
 limit=${1:-15}
 tools=${2:-memcheck racecheck initcheck synccheck}
-OUT=${OUT:-build/sanitize-gpu}
+work=build/sanitize-gpu
+OUT=${OUT:-$work}
 BIN_DIR=${BIN_DIR:-build/tests/gpu}
 CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n 1)
 [ -n "$CS" ] && [ -x "$CS" ] || { echo "sanitize_gpu.sh: compute-sanitizer not found" >&2; exit 2; }
 tests=()
 for t in "$BIN_DIR"/*_test; do [ -x "$t" ] && tests+=("$t"); done
 [ ${#tests[@]} -gt 0 ] || { echo "sanitize_gpu.sh: no test binaries in $BIN_DIR (make gpu-test builds them)" >&2; exit 2; }
-mkdir -p "$OUT/logs" || exit 2
+rm -rf "$work" && mkdir -p "$work/logs" "$OUT" || exit 2
 export TK_GPU_TEST_SMALL=1
 export TK_GPU_TEST_SAMPLE=${TK_GPU_TEST_SAMPLE:-8}
 
@@ -38,7 +40,7 @@ opts() {
     esac
 }
 
-summary=$OUT/summary.txt
+summary=$work/summary.txt
 {
     echo "compute-sanitizer on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)," \
          "$("$CS" --version 2>/dev/null | grep -oE 'Version [0-9.]+' | head -n 1); small mode, 1 config in" \
@@ -53,7 +55,7 @@ for tool in $tools; do
     tool_start=$SECONDS
     for t in "${tests[@]}"; do
         name=$(basename "$t")
-        log=$OUT/logs/$tool.$name.log
+        log=$work/logs/$tool.$name.log
         start=$SECONDS
         # shellcheck disable=SC2046
         timeout -k 5 "$limit" "$CS" --tool "$tool" $(opts "$tool") --print-limit 50 \
@@ -93,5 +95,6 @@ done
 echo "cells: errors reported by the tool (timeout/N: stopped at the limit after N reports;" \
      "crash: no sanitizer summary), and the run's seconds" >> "$summary"
 cat "$summary"
-tar -C "$OUT" -cJf "$OUT/sanitize-gpu.tar.xz" summary.txt logs
+tar -C "$work" -cJf "$work/sanitize-gpu.tar.xz" summary.txt logs
+[ "$(cd "$OUT" && pwd)" = "$(cd "$work" && pwd)" ] || cp "$summary" "$work/sanitize-gpu.tar.xz" "$OUT/"
 exit $bad
