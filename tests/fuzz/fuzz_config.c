@@ -1,7 +1,8 @@
 /* fuzz_config.c: libFuzzer target of the config text parsers: the kernel library's
  * tk_config_parse (what every family's *_config_from_text and the tuned-config lookup call), over
  * each built-in family's parameter space, and the tuner's space_config_parse, over the committed
- * space files of spaces/ (loaded once; run from the repository root). The input is a config text
+ * space files of spaces/ (loaded once, from the repository root: TUNEKIT_ROOT, default the
+ * current folder). The input is a config text
  * ("k=v,k=v"). A text that parses must hold only supported values, and the canonical text made
  * from those values must parse to the same values again; nothing may crash, overflow or leak. */
 #include "fuzz.h"
@@ -26,10 +27,12 @@ static space *spaces[N_SPACES];
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc; (void)argv;
+    const char *root = getenv("TUNEKIT_ROOT");
     for (int i = 0; i < N_SPACES; i++) {
-        char err[2048];
-        spaces[i] = user_space_load(space_files[i], NULL, err, sizeof err);
-        FUZZ_ASSERT(spaces[i], "run from the repository root: %s", err);
+        char err[2048], path[4096];
+        snprintf(path, sizeof path, "%s/%s", root && *root ? root : ".", space_files[i]);
+        spaces[i] = user_space_load(path, NULL, err, sizeof err);
+        FUZZ_ASSERT(spaces[i], "run from the repository root, or set TUNEKIT_ROOT: %s", err);
     }
     return 0;
 }

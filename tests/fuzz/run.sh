@@ -26,6 +26,8 @@
 set -u
 cd "$(dirname "$0")/../.."
 TARGETS="space expr dump protocol config"
+# fuzz_config loads the committed spaces from here, whatever folder its workers run in
+export TUNEKIT_ROOT=$(pwd)
 FUZZ_BIN=${FUZZ_BIN:-build-fuzz/fuzz}
 # per target: the longest input libFuzzer makes (a dump slice or a space file is bigger than
 # an expression or a protocol line)
