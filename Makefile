@@ -2,6 +2,9 @@
 # `make install PREFIX=...`), the tests, and runs them. `make run` tunes on this machine's GPU (or
 # explains and replays without one); `make test` is what CI runs. STATIC=1 links SQLite, libyaml,
 # GSL and liblzma statically so build/tuner runs on a GPU machine that has none of their packages.
+# SANITIZE=1 builds the driver and the CPU tests with AddressSanitizer and UBSan into build-san/,
+# FUZZ=1 the libFuzzer targets of tests/fuzz/ with clang into build-fuzz/ (docs/robustness.md);
+# `make test-sanitize` and `make fuzz FUZZ_SECONDS=N` run them.
 
 # Parallel by default: one job per core unless the command line gives -j.
 ifeq ($(filter -j%,$(MAKEFLAGS)),)
@@ -13,6 +16,11 @@ NVCC      ?= $(CUDA_HOME)/bin/nvcc
 CC        ?= gcc
 PREFIX    ?= /usr/local
 B         := build
+# The CUDA objects (kernels/*.cu, tuner/*/*.cu) are compiled by nvcc as usual, into build/ in every
+# mode: the sanitizer and fuzz builds link the same objects rather than compiling them again.
+KB        := build
+CLANG     ?= $(or $(shell command -v clang-14 2>/dev/null),$(shell command -v clang 2>/dev/null),clang)
+FUZZ_SECONDS ?= 60
 
 CFLAGS   ?= -O2 -g
 # -Wno-format-truncation: snprintf into fixed error buffers truncates on purpose.
@@ -23,7 +31,28 @@ NVFLAGS  += -std=c++17 -Xcompiler -Wall,-Wextra,-Werror -MMD -MP \
             -gencode arch=compute_90,code=sm_90 \
             -gencode arch=compute_90,code=compute_90
 
-ifeq ($(STATIC),1)
+# Sanitized driver and tests: every C file of tuner/, kernels/ and tests/unit/ with ASan + UBSan
+# (UB aborts, no recovery), linked with the sanitizers' runtimes, in build-san/.
+ifeq ($(SANITIZE),1)
+B        := build-san
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+CFLAGS   += $(SANFLAGS)
+LDSAN    := $(SANFLAGS)
+endif
+# libFuzzer targets: the same C files compiled by clang with coverage for libFuzzer, ASan and UBSan,
+# in build-fuzz/ (clang warns where gcc does not: warnings stay warnings there).
+ifeq ($(FUZZ),1)
+B        := build-fuzz
+CC       := $(CLANG)
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+CFLAGS   := $(filter-out -Werror,$(CFLAGS)) -Wno-unknown-warning-option -fsanitize=fuzzer-no-link $(SANFLAGS)
+LDSAN    := -fsanitize=fuzzer $(SANFLAGS)
+endif
+
+# The fuzz binaries always link SQLite, libyaml, GSL and liblzma statically (libFuzzer and the
+# sanitizer runtimes are static with clang anyway): scripts/fuzz_campaign.sh runs them on a machine
+# that has none of those packages.
+ifneq ($(filter 1,$(STATIC) $(FUZZ)),)
 DEPLIBS := -Wl,-Bstatic -lsqlite3 -lyaml -lgsl -lgslcblas -llzma -Wl,-Bdynamic
 else
 DEPLIBS := -lsqlite3 -lyaml -lgsl -lgslcblas -llzma
@@ -32,18 +61,21 @@ LDLIBS := -L$(CUDA_HOME)/lib64 $(B)/libtunekit.a -lcudart_static $(DEPLIBS) -lst
 
 TUNER_SRC   := $(sort $(wildcard tuner/*/*.c))
 TUNER_CU    := $(sort $(wildcard tuner/*/*.cu))
-TUNER_OBJ   := $(patsubst %.c,$(B)/obj/%.o,$(TUNER_SRC)) $(patsubst %.cu,$(B)/obj/%.o,$(TUNER_CU))
+TUNER_OBJ   := $(patsubst %.c,$(B)/obj/%.o,$(TUNER_SRC)) $(patsubst %.cu,$(KB)/obj/%.o,$(TUNER_CU))
 TUNER_LIB_OBJ := $(filter-out $(B)/obj/tuner/cli/main.o,$(TUNER_OBJ))
 KERNEL_CU   := $(sort $(wildcard kernels/*.cu))
 KERNEL_C    := $(sort $(wildcard kernels/*.c))
-KERNEL_OBJ  := $(patsubst %.cu,$(B)/obj/%.o,$(KERNEL_CU)) $(patsubst %.c,$(B)/obj/%.o,$(KERNEL_C))
+KERNEL_OBJ  := $(patsubst %.cu,$(KB)/obj/%.o,$(KERNEL_CU)) $(patsubst %.c,$(B)/obj/%.o,$(KERNEL_C))
 UNIT_SRC    := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN    := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 GPU_SRC     := $(sort $(wildcard tests/gpu/*.cu))
 GPU_BIN     := $(patsubst tests/gpu/%.cu,$(B)/tests/gpu/%,$(GPU_SRC))
 GEN         := $(B)/gen/schema_sql.h $(B)/gen/family_hashes.h
+FUZZ_SRC    := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN    := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all deps run test unit gpu-test install clean header-check
+.PHONY: all deps run test unit gpu-test install clean header-check test-sanitize fuzz fuzz-bins \
+        fuzz-smoke-bins fuzz-pack
 all: $(B)/tuner $(B)/libtunekit.a
 
 # ---- dependencies: install the -dev packages when missing (as root), else say how ----
@@ -77,11 +109,11 @@ $(B)/gen/family_hashes.h: $(KERNEL_CU) $(KERNEL_SHARED) $(KERNEL_FAMILY_H) | $(B
 $(B)/obj/tuner/%.o: tuner/%.c $(GEN) | $(B)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
-$(B)/obj/tuner/%.o: tuner/%.cu $(GEN) | $(B)/.deps-ok
+$(KB)/obj/tuner/%.o: tuner/%.cu $(GEN) | $(B)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -Ituner -Ikernels -c $< -o $@
 # Kernel objects are position-independent: the same objects make libtunekit.a and libtunekit.so.
-$(B)/obj/kernels/%.o: kernels/%.cu | $(B)/.deps-ok
+$(KB)/obj/kernels/%.o: kernels/%.cu | $(B)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -Xcompiler -fPIC -c $< -o $@
 $(B)/obj/kernels/%.o: kernels/%.c | $(B)/.deps-ok
@@ -104,12 +136,12 @@ $(B)/libtuner.a: $(TUNER_LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 $(B)/tuner: $(B)/obj/tuner/cli/main.o $(B)/libtuner.a $(B)/libtunekit.a
-	$(CC) -o $@ $(B)/obj/tuner/cli/main.o $(B)/libtuner.a $(LDLIBS)
+	$(CC) $(LDSAN) -o $@ $(B)/obj/tuner/cli/main.o $(B)/libtuner.a $(LDLIBS)
 
 # ---- tests ----
 $(B)/tests/%: tests/unit/%.c tests/unit/check.h $(B)/libtuner.a $(B)/libtunekit.a $(GEN)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(B)/libtuner.a $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDSAN) -Itests/unit -o $@ $< $(B)/libtuner.a $(LDLIBS)
 # The GPU tests also link the tuner's GPU set-up (tuner/ops/gpu_fill.cu): the elementwise and
 # reduce tests check its generator and references.
 $(B)/tests/gpu/%: tests/gpu/%.cu $(B)/libtunekit.a $(B)/obj/tuner/ops/gpu_fill.o
@@ -120,9 +152,40 @@ $(B)/tests/gpu/%: tests/gpu/%.cu $(B)/libtunekit.a $(B)/obj/tuner/ops/gpu_fill.o
 $(B)/probe: bench/probe.cu $(B)/libtunekit.a
 	$(NVCC) $(NVFLAGS) -Ikernels -o $@ $< $(B)/libtunekit.a
 
+# ---- fuzz targets (FUZZ=1: clang, libFuzzer, ASan, UBSan; tests/fuzz/run.sh: what each feeds) ----
+$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(B)/libtuner.a $(B)/libtunekit.a $(GEN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDSAN) -Itests/fuzz -o $@ $< $(B)/libtuner.a $(LDLIBS)
+fuzz-bins: $(FUZZ_BIN)
+# For `make test`: the fuzz binaries when clang has libFuzzer (tests/fuzz/run.sh smoke skips,
+# and says so, when it has not). After `all`: the sub-make links the nvcc objects in build/,
+# which it must not compile alongside this make.
+fuzz-smoke-bins: all
+	@if bash tests/fuzz/run.sh have-libfuzzer "$(CLANG)"; then $(MAKE) FUZZ=1 fuzz-bins; fi
+# The fuzz binaries in one archive, build-fuzz/fuzz-bins.tar.xz: what a GPU machine's call carries
+# for scripts/fuzz_campaign.sh (which unpacks it), under the 64 MiB a call may carry.
+fuzz-pack:
+	@$(MAKE) FUZZ=1 fuzz-bins
+	tar -C build-fuzz -cJf build-fuzz/fuzz-bins.tar.xz $(patsubst tests/fuzz/%.c,fuzz/%,$(FUZZ_SRC))
+# make fuzz FUZZ_SECONDS=N: every target for N seconds on one core, over its corpus.
+fuzz:
+	@$(MAKE) FUZZ=1 fuzz-bins
+	@bash tests/fuzz/run.sh run $(FUZZ_SECONDS)
+
 unit: $(UNIT_BIN)
-test: all $(UNIT_BIN) $(GPU_BIN)
+test: all $(UNIT_BIN) $(GPU_BIN) fuzz-smoke-bins
 	@bash tests/run.sh
+
+# The CPU test suite against the sanitized build (tests/sanitize.sh: sanitizer options, reports
+# collected from every process, the parts left out and why). The CUDA objects are not
+# instrumented (nvcc), and no GPU test runs here.
+ifeq ($(SANITIZE),1)
+test-sanitize: all $(UNIT_BIN)
+	@bash tests/sanitize.sh $(B)
+else
+test-sanitize:
+	@$(MAKE) SANITIZE=1 test-sanitize
+endif
 gpu-test: all $(GPU_BIN)
 	@bash tests/gpu/run.sh
 
@@ -139,6 +202,6 @@ install: all $(B)/libtunekit.so
 	    kernels/tunekit.h kernels/tuned_lookup.h $(KERNEL_FAMILY_H)
 
 clean:
-	rm -rf $(B)
+	rm -rf $(B) build-san build-fuzz
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(sort $(B) $(KB)) -name '*.d' 2>/dev/null)

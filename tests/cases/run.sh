@@ -3,7 +3,10 @@
 # `expected`, the exact error line; `tuner space` on it must exit 2, print nothing on stdout,
 # print `expected` as the first line of stderr and leave the working tree as it was (no
 # tunekit.db, nothing new or changed in `git status`). Each tests/cases/valid/*.yaml must load
-# (exit 0) just as cleanly. Prints one line per failure, then "N passed, N failed".
+# (exit 0) just as cleanly. Each tests/cases/dumps/<name>/ holds dump.sql and `expected`: `tuner
+# db import` of it into a new database must exit 1 with `expected` as the first line of stderr
+# (the regressions of the dump importer that fuzzing found, tests/fuzz/). Prints one line per
+# failure, then "N passed, N failed".
 # TUNER overrides the binary (default build/tuner); run from anywhere.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -56,6 +59,16 @@ for dir in tests/cases/invalid/*/; do
 done
 for file in tests/cases/valid/*.yaml; do
     check "valid/$(basename "$file")" 0 "$file"
+done
+for dir in tests/cases/dumps/*/; do
+    name=dumps/$(basename "$dir") why=""
+    rm -f "$tmp"/import.db*
+    timeout 60 "$TUNER" db import "${dir}dump.sql" --db "$tmp/import.db" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 1 ] || why="exit status $rc, want 1"
+    first=$(head -n 1 "$tmp/err")
+    [ "$first" = "$(head -n 1 "${dir}expected")" ] || why="${why:+$why; }stderr: '$first', want '$(head -n 1 "${dir}expected")'"
+    if [ -n "$why" ]; then echo "FAIL $name: $why"; failed=$((failed + 1)); else passed=$((passed + 1)); fi
 done
 
 echo "$passed passed, $failed failed"

@@ -525,7 +525,7 @@ int main()
         test_statistical(dt, rng);
         free_inputs(in);
     }
-    test_huge();
+    GPU_TEST_FULL_ONLY(test_huge());
     time_strategies();
     CUDA_OK(cudaFree(o.dev));
     return gpu_check_done();

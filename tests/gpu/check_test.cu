@@ -369,7 +369,7 @@ int main()
     test_special_reference(s);
     test_poison(s);
     test_planted(s);
-    test_speed(s);
+    GPU_TEST_FULL_ONLY(test_speed(s));
     CUDA_OK(cudaStreamSynchronize(s));
     expect(cudaGetLastError() == cudaSuccess, "no CUDA error left behind");
     cudaStreamDestroy(s);

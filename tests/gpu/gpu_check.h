@@ -3,9 +3,17 @@
  * test cannot go on without the GPU), gpu_check_start() says which GPU and header the test runs
  * with (or that there is no GPU), for_each_tuned_entry() walks the header's entries for this GPU
  * (each family checks that a NULL-config call gets the entry's config), and gpu_check_done()
- * prints "N passed, N failed" for tests/gpu/run.sh to add up and returns the exit status. */
+ * prints "N passed, N failed" for tests/gpu/run.sh to add up and returns the exit status.
+ *
+ * The small mode, TK_GPU_TEST_SMALL=1 (scripts/sanitize_gpu.sh, where compute-sanitizer makes
+ * every launch and access many times slower): the config sweeps run one config in
+ * TK_GPU_TEST_SAMPLE (default 8; rotating, so every value of every parameter still runs, the
+ * largest configs included) on inputs of at most gpu_test_max_n() elements (the tails and
+ * offsets stay: 1, 7, 31, 8191, 65537, ...), and the parts that only measure time or need
+ * more than 2^31 elements (GPU_TEST_FULL_ONLY) are skipped, each saying so. */
 #pragma once
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -89,6 +97,38 @@ int for_each_tuned_entry(const char *prefix, Check check, Unknown unknown)
                 checked, prefix);
     return dev >= 0 ? checked : -1;
 }
+
+/* The small mode (above). */
+inline bool gpu_test_small()
+{
+    const char *v = std::getenv("TK_GPU_TEST_SMALL");
+    return v && *v && std::strcmp(v, "0") != 0;
+}
+/* The largest input a sweep takes: unlimited, or 2^17 + 3 elements in the small mode. */
+inline int64_t gpu_test_max_n()
+{
+    return gpu_test_small() ? (int64_t{1} << 17) + 3 : INT64_MAX;
+}
+/* Whether the sweep runs its next config: always, or one in TK_GPU_TEST_SAMPLE in the small
+ * mode (a counter over the whole test, so that which configs run rotates from size to size). */
+inline bool gpu_test_sample()
+{
+    static long counter = 0;
+    static long every = -1;
+    if (every < 0) {
+        const char *v = std::getenv("TK_GPU_TEST_SAMPLE");
+        every = gpu_test_small() ? (v && std::atol(v) > 0 ? std::atol(v) : 8) : 1;
+    }
+    return counter++ % every == 0;
+}
+/* Runs a part of a test, except in the small mode, where it says it skipped it. */
+#define GPU_TEST_FULL_ONLY(call)                                                               \
+    do {                                                                                       \
+        if (gpu_test_small())                                                                  \
+            std::printf("small mode: %s skipped\n", #call);                                     \
+        else                                                                                   \
+            call;                                                                              \
+    } while (0)
 
 /* Prints the summary line; the exit status for main. */
 inline int gpu_check_done()

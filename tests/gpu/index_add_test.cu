@@ -654,7 +654,7 @@ int main()
     test_duplicates(rng);
     test_contention(rng);
     test_bad_arguments();
-    test_huge();
+    GPU_TEST_FULL_ONLY(test_huge());
     test_null_config(rng);
     return gpu_check_done();
 }

@@ -210,6 +210,7 @@ void run_configs(Case &k, Buffers &b, const Decoder &dec, const std::vector<int>
         for (int block : blocks)
             for (int w : waves)
             for (tk_cache_hint hint : {TK_CACHE_NORMAL, TK_CACHE_EVICT_FIRST}) {
+                if (elements(k.s) > gpu_test_max_n() || !gpu_test_sample()) continue;
                 c.block_size = block;
                 c.waves = w;
                 c.cache_hint = hint;
@@ -655,8 +656,8 @@ int main()
     test_planted_errors(b, st);
     test_null_config(b, st);
     test_tuned_entries_for_this_device();
-    test_null_config_overhead(b, st);
-    test_beyond_int32(st);
+    GPU_TEST_FULL_ONLY(test_null_config_overhead(b, st));
+    GPU_TEST_FULL_ONLY(test_beyond_int32(st));
 
     cudaFree(b.src);
     cudaFree(b.dst);

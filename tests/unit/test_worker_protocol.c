@@ -497,8 +497,23 @@ static void test_race_and_playoff(void)
     wp_buf_free(&b);
 }
 
+/* What fuzzing found (tests/fuzz/fuzz_protocol.c): a value quoted in an error, unescaped, could
+ * hold a line break, and the error then spanned two lines. */
+static void test_errors_one_line(void)
+{
+    static const char line[] = "result\tstatus=inval%0Aid\terror=\tsamples=\n";
+    wp_msg m;
+    eval_result r;
+    char err[256] = "";
+    CHECK(wp_parse(line, strlen(line), &m, err, sizeof err) == 0);
+    CHECK(wp_parse_result(&m, &r, err, sizeof err) == -1);
+    CHECK_STR(err, "protocol: result: status 'inval id' is not a worker status");
+    wp_msg_clear(&m);
+}
+
 int main(void)
 {
+    test_errors_one_line();
     test_race_and_playoff();
     test_escaping();
     test_malformed();

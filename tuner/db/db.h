@@ -126,6 +126,10 @@ int db_import(db *d, const char *dump_path, char *err, size_t len);
 enum { DB_IMPORT_NO_SAMPLES = 1 };
 int db_import_flags(db *d, const char *dump_path, unsigned flags, const char *kernel, char *err,
                     size_t len);
+/* The steps of SQLite's virtual machine one statement of a dump may take (20 million, ten times
+ * the export's largest statement; past it the import stops with an error): the fuzz target of
+ * the importer (tests/fuzz/fuzz_dump.c) lowers it so that every input stays fast. */
+extern int64_t db_import_max_steps;
 /* Merges another database file or dump into d (idempotent), in one transaction, linear in the
  * sizes. A dump is imported into a temporary database first, so that dumps and databases merge
  * the same way. A conflict is an evaluation of the same device, problem, config and kernel hash

@@ -35,6 +35,7 @@
 
 #include <ctype.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -783,6 +784,25 @@ static int is_dump_temp_sql(const char *sql, size_t n)
     return 0;
 }
 
+/* The bounds of one dump statement: an INSERT may hold a SELECT (the export's rows refer to each
+ * other through sub-selects), so a hostile or broken dump could hold one that never ends (a
+ * recursive WITH) or makes a value of gigabytes (randomblob). The export's largest statement
+ * (DUMP_ROWS_PER_STATEMENT evaluations with their samples) takes under 2 million steps of SQLite's
+ * virtual machine; a statement past IMPORT_MAX_STEPS is stopped, and no value may exceed
+ * IMPORT_MAX_VALUE bytes. */
+#define IMPORT_MAX_STEPS ((int64_t)20000000)
+#define IMPORT_MAX_VALUE (16 << 20)
+#define IMPORT_PROGRESS_EVERY 10000
+
+int64_t db_import_max_steps = IMPORT_MAX_STEPS;
+
+static int import_progress(void *ctx)
+{
+    int64_t *steps = ctx;
+    *steps += IMPORT_PROGRESS_EVERY;
+    return *steps > db_import_max_steps;
+}
+
 /* Runs one statement of a dump. A UNIQUE or PRIMARY KEY conflict is the row already present (a
  * plain INSERT in a hand-written fixture): skipped, so importing stays idempotent. */
 static int import_statement(db *d, const char *sql, size_t n, const char *path, int line,
@@ -790,11 +810,25 @@ static int import_statement(db *d, const char *sql, size_t n, const char *path, 
 {
     sqlite3_stmt *st = NULL;
     int rc, ret = -1;
+    int64_t steps = 0;
+    if (n > (size_t)INT_MAX) {
+        snprintf(err, len, "dump '%s': line %d: a statement of more than %d bytes", path, line,
+                 INT_MAX);
+        goto done;
+    }
     if (sqlite3_prepare_v2(d->h, sql, (int)n, &st, NULL) != SQLITE_OK) {
         snprintf(err, len, "dump '%s': line %d: %s", path, line, sqlite3_errmsg(d->h));
         goto done;
     }
+    sqlite3_progress_handler(d->h, IMPORT_PROGRESS_EVERY, import_progress, &steps);
     rc = sqlite3_step(st);
+    sqlite3_progress_handler(d->h, 0, NULL, NULL);
+    if (rc == SQLITE_INTERRUPT && steps > db_import_max_steps) {
+        snprintf(err, len, "dump '%s': line %d: the statement did not finish within %lld million "
+                 "steps (a dump's rows take far fewer: not a dump this tuner wrote?)", path, line,
+                 (long long)(db_import_max_steps / 1000000));
+        goto done;
+    }
     if (rc != SQLITE_DONE && rc != SQLITE_CONSTRAINT_UNIQUE && rc != SQLITE_CONSTRAINT_PRIMARYKEY) {
         snprintf(err, len, "dump '%s': line %d: %s", path, line, sqlite3_errmsg(d->h));
         goto done;
@@ -843,7 +877,7 @@ int db_import_flags(db *d, const char *dump_path, unsigned flags, const char *ke
 {
     char *text = db_read_dump_text(dump_path, NULL, err, len);
     char *p, *next;
-    int line = 1, version, in_tx = 0, ret = -1;
+    int line = 1, version, in_tx = 0, ret = -1, old_limit = -1;
     if (!text)
         return -1;
     version = dump_version(text);
@@ -856,6 +890,7 @@ int db_import_flags(db *d, const char *dump_path, unsigned flags, const char *ke
     if (db_begin(d, err, len) < 0)
         goto done;
     in_tx = 1;
+    old_limit = sqlite3_limit(d->h, SQLITE_LIMIT_LENGTH, IMPORT_MAX_VALUE);
     for (p = text; *p; p = next) {
         char *start = (char *)skip_blank(p);
         line += count_lines(p, start);
@@ -895,11 +930,37 @@ int db_import_flags(db *d, const char *dump_path, unsigned flags, const char *ke
         }
         line += count_lines(start, next);
     }
-    if (db_exec(d, "DROP VIEW IF EXISTS temp.dump_evaluations", err, len) < 0 ||
-        db_commit(d, err, len) < 0)
+    if (db_exec(d, "DROP VIEW IF EXISTS temp.dump_evaluations", err, len) < 0)
+        goto done;
+    /* a dump cut short at a statement's end, or rows written by hand, can leave evaluations
+     * without their samples: refused, as `tuner db check` would find the result broken */
+    {
+        char report[1024] = "";
+        int n_problems = 0;
+        if (db_check_invariants(d, report, sizeof report, &n_problems) < 0) {
+            snprintf(err, len, "dump '%s': cannot check the imported rows: %s", dump_path,
+                     sqlite3_errmsg(d->h));
+            goto done;
+        }
+        if (n_problems) {
+            snprintf(err, len, "dump '%s': its rows are inconsistent (truncated?): %s", dump_path,
+                     report);
+            goto done;
+        }
+    }
+    if (db_commit(d, err, len) < 0)
         goto done;
     ret = 0;
 done:
+    if (old_limit >= 0)
+        sqlite3_limit(d->h, SQLITE_LIMIT_LENGTH, old_limit);
+    /* the messages quote the dump's SQL, which may span lines: one line (line breaks and tabs as
+     * spaces, other control bytes as '?') */
+    for (size_t i = 0; ret < 0 && i < len && err[i]; i++)
+        if (err[i] == '\n' || err[i] == '\r' || err[i] == '\t')
+            err[i] = ' ';
+        else if ((unsigned char)err[i] < 0x20 || err[i] == 0x7f)
+            err[i] = '?';
     if (ret < 0 && in_tx) {
         db_rollback(d);
         sqlite3_exec(d->h, "DROP VIEW IF EXISTS temp.dump_evaluations", NULL, NULL, NULL);

@@ -32,6 +32,11 @@ sqlite3_stmt *db_stmt(db *d, db_stmt_id id);
 
 /* Writes "database 'NAME': WHAT: <sqlite message>" to err; returns -1. */
 int db_fail(db *d, char *err, size_t len, const char *what);
+/* The invariants `tuner db check` holds the rows to beyond SQLite's own checks (ok evaluations
+ * have their samples, no duplicate natural keys, ...): each one broken adds "N what" to report
+ * ("; "-separated) and counts in *n_problems. 0, or -1 when a query fails. db_import holds an
+ * imported dump to them before it commits. */
+int db_check_invariants(db *d, char *report, size_t len, int *n_problems);
 /* Writes "database 'NAME': <formatted>" to err; returns -1. */
 int db_errf(db *d, char *err, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -308,6 +308,26 @@ static int check_pragma(db *d, const char *sql, const char *label, char *err, si
     return rc == SQLITE_DONE ? found : -1;
 }
 
+int db_check_invariants(db *d, char *report, size_t len, int *n_problems)
+{
+    char line[512];
+    for (size_t i = 0; i < sizeof db_invariants / sizeof db_invariants[0]; i++) {
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(d->h, db_invariants[i].count_sql, -1, &st, NULL) != SQLITE_OK ||
+            sqlite3_step(st) != SQLITE_ROW) {
+            sqlite3_finalize(st);
+            return -1;
+        }
+        if (sqlite3_column_int64(st, 0) > 0) {
+            snprintf(line, sizeof line, "%lld %s", (long long)sqlite3_column_int64(st, 0),
+                     db_invariants[i].what);
+            report_add(report, len, n_problems, line);
+        }
+        sqlite3_finalize(st);
+    }
+    return 0;
+}
+
 int db_check(db *d, char *err, size_t len)
 {
     sqlite3_stmt *st = NULL;
@@ -331,19 +351,9 @@ int db_check(db *d, char *err, size_t len)
         db_fail(d, err, len, "checking");
         goto done;
     }
-    for (size_t i = 0; i < sizeof db_invariants / sizeof db_invariants[0]; i++) {
-        sqlite3_finalize(st);
-        st = NULL;
-        if (sqlite3_prepare_v2(d->h, db_invariants[i].count_sql, -1, &st, NULL) != SQLITE_OK ||
-            sqlite3_step(st) != SQLITE_ROW) {
-            db_fail(d, err, len, "checking");
-            goto done;
-        }
-        if (sqlite3_column_int64(st, 0) > 0) {
-            snprintf(line, sizeof line, "%lld %s", (long long)sqlite3_column_int64(st, 0),
-                     db_invariants[i].what);
-            report_add(report, sizeof report, &n_problems, line);
-        }
+    if (db_check_invariants(d, report, sizeof report, &n_problems) < 0) {
+        db_fail(d, err, len, "checking");
+        goto done;
     }
     if (n_problems) {
         db_errf(d, err, len, "check failed: %s", report);

@@ -59,6 +59,12 @@ int db_xz_compress(const char *text, size_t n, char **out, size_t *out_n, char *
     return 0;
 }
 
+/* The largest dump text read (a committed dump is tens of MB), and the most memory the .xz
+ * decoder may take (xz -9e needs 65 MiB): past either, a clear error rather than a machine out
+ * of memory. */
+#define DUMP_MAX_BYTES ((size_t)1 << 30)
+#define XZ_MEMLIMIT ((uint64_t)256 << 20)
+
 /* Reads the file whole; NULL with err. */
 static unsigned char *read_whole(const char *path, size_t *n, char *err, size_t len)
 {
@@ -71,6 +77,11 @@ static unsigned char *read_whole(const char *path, size_t *n, char *err, size_t 
         return NULL;
     }
     for (;;) {
+        if (*n > DUMP_MAX_BYTES) {
+            snprintf(err, len, "dump '%s': larger than %zu MiB (not a dump?)", path,
+                     DUMP_MAX_BYTES >> 20);
+            goto fail;
+        }
         if (cap - *n < 65536) {
             size_t ncap = cap ? 2 * cap : 1 << 20;
             unsigned char *p = realloc(buf, ncap);
@@ -111,6 +122,8 @@ static const char *xz_error(lzma_ret r)
         return ".xz data with options this liblzma does not support";
     case LZMA_MEM_ERROR:
         return "out of memory while decompressing";
+    case LZMA_MEMLIMIT_ERROR:
+        return ".xz data that needs more than 256 MiB of memory to decompress";
     default:
         return "cannot decompress the .xz data";
     }
@@ -124,7 +137,7 @@ static char *xz_decompress(const char *path, const unsigned char *in, size_t n, 
     lzma_stream s = LZMA_STREAM_INIT;
     unsigned char *buf = NULL;
     size_t cap = 0;
-    lzma_ret r = lzma_stream_decoder(&s, UINT64_MAX, LZMA_CONCATENATED);
+    lzma_ret r = lzma_stream_decoder(&s, XZ_MEMLIMIT, LZMA_CONCATENATED);
     if (r != LZMA_OK) {
         snprintf(err, len, "dump '%s': %s", path, xz_error(r));
         return NULL;
@@ -134,6 +147,13 @@ static char *xz_decompress(const char *path, const unsigned char *in, size_t n, 
     do {
         if (s.avail_out == 0) {
             size_t used = (size_t)s.total_out, ncap = cap ? 2 * cap : 8 * n + (1 << 20);
+            if (used > DUMP_MAX_BYTES) {
+                lzma_end(&s);
+                free(buf);
+                snprintf(err, len, "dump '%s': decompresses to more than %zu MiB (not a dump?)",
+                         path, DUMP_MAX_BYTES >> 20);
+                return NULL;
+            }
             unsigned char *p = realloc(buf, ncap);
             if (!p) {
                 r = LZMA_MEM_ERROR;

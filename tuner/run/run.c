@@ -384,6 +384,25 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
         goto done;
     }
     sum->n_tasks = s.n_tasks;
+    /* A built-in family's problem whose buffers alone (the bytes it must move, read + written)
+     * exceed a GPU's memory cannot run there: said now, before anything is measured, rather
+     * than found by a worker that runs out of memory (user kernels: space_user_check above). */
+    if (!sp->user) {
+        for (int i = 0; i < s.n_tasks; i++) {
+            const run_task *t = &s.tasks[i];
+            const problem *pb = &sp->problems[t->prob];
+            int64_t need = sp->family->bytes_moved(sp->family, sp->ops[t->op], sp->dtypes[t->dtype], pb);
+            for (int d = 0; d < n_devs; d++) {
+                if (devs[d].dev.mem_bytes <= 0 || need <= devs[d].dev.mem_bytes) continue;
+                snprintf(err, len, "%s: error: problem '%s' (%s.%s %s) needs %.1f GB of buffers, more than "
+                         "the %.1f GB of %s", sp->path, pb->text, sp->kernel, sp->ops[t->op],
+                         sp->dtypes[t->dtype], (double)need / 1e9,
+                         (double)devs[d].dev.mem_bytes / 1e9, devs[d].dev.name);
+                rc = 2;
+                goto done;
+            }
+        }
+    }
     for (int m = 0; m < s.n_models; m++) {
         run_model *rm = &s.models[m];
         rm->order = malloc((size_t)(s.n_tasks ? s.n_tasks : 1) * sizeof *rm->order);

@@ -94,7 +94,10 @@ typedef struct space_iter {
     int depth;
     int started, finished;
     expr_error err;
-    int err_constraint;      /* index of the failing constraint when next returned -1 */
+    int err_constraint;      /* index of the failing constraint when next returned -1; -2 when
+                              * max_steps ran out */
+    int64_t steps;           /* values assigned so far (nodes of the search tree visited) */
+    int64_t max_steps;       /* 0: no limit; else next returns -1 once steps exceed it */
     void *priv;              /* implementation state */
 } space_iter;
 
@@ -105,6 +108,15 @@ void space_iter_free(space_iter *it);
 /* Number of allowed configs for a binding, or -1 on an evaluation error (err filled as
  * "path:line:col: error: ..."). */
 int64_t space_count(const space *sp, const space_binding *b, char *err, size_t len);
+/* space_count within a budget of enumeration steps (*budget, decremented by the steps taken):
+ * -1 with err "...: the space is too large ..." once the budget runs out, so that a space of
+ * billions of configs is an error at load time rather than a run that never ends. */
+#define SPACE_MAX_ENUM_STEPS ((int64_t)100000000)
+/* The budget space_load checks a space within: SPACE_MAX_ENUM_STEPS (2.8 s on one core); the fuzz
+ * target of the loader (tests/fuzz/fuzz_space.c) lowers it so that every input stays fast. */
+extern int64_t space_max_enum_steps;
+int64_t space_count_within(const space *sp, const space_binding *b, int64_t *budget, char *err,
+                           size_t len);
 
 /* 1 when every constraint holds for a full config (for strategies that propose configs
  * themselves), 0 when one does not, -1 on an evaluation error. */

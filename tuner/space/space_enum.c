@@ -2,6 +2,7 @@
  * expressions are bound to, the pruning odometer behind space_iter (each constraint is tested
  * as soon as the last parameter it reads is assigned, so a rejected prefix is never expanded and
  * nothing is materialised), counting, checking one config, and canonical config text. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,6 +253,11 @@ int space_iter_next(space_iter *it, int *choice)
             it->choice[d]++;
             continue;
         }
+        if (it->max_steps > 0 && ++it->steps > it->max_steps) {
+            it->err_constraint = -2;
+            it->finished = 1;
+            return -1;
+        }
         it->slots[d] = sp->params[d].values[it->choice[d]];
         int r = check_level(it, d);
         if (r < 0) {
@@ -272,19 +278,37 @@ int space_iter_next(space_iter *it, int *choice)
     return 1;
 }
 
+int64_t space_max_enum_steps = SPACE_MAX_ENUM_STEPS;
+
 int64_t space_count(const space *sp, const space_binding *b, char *err, size_t len)
+{
+    return space_count_within(sp, b, NULL, err, len);
+}
+
+int64_t space_count_within(const space *sp, const space_binding *b, int64_t *budget, char *err,
+                           size_t len)
 {
     space_iter it;
     space_iter_init(&it, sp, b);
     int *choice = malloc(((size_t)sp->n_params + 1) * sizeof *choice);
     int64_t count = 0;
     int r = -1;
+    if (budget)
+        it.max_steps = *budget > 0 ? *budget : 1;
     if (choice && it.priv)
         while ((r = space_iter_next(&it, choice)) == 1)
             count++;
+    if (budget)
+        *budget -= it.steps;
     if (r < 0) {
         if (it.err_constraint >= 0)
             space_constraint_error(sp, it.err_constraint, &it.err, err, len);
+        else if (it.err_constraint == -2)
+            space_errorf(err, len, sp->path, 0, 0, "the space is too large to enumerate: its "
+                         "configs take more than %" PRId64 " steps to list (%" PRId64 " raw "
+                         "points per problem); narrow the parameters' values, or add constraints "
+                         "on the first parameters that prune early", space_max_enum_steps,
+                         space_raw_size(sp));
         else
             space_errorf(err, len, sp->path, 0, 0, "out of memory");
         count = -1;

@@ -468,11 +468,14 @@ static int check_nonempty(loader *L, const ynode *constraints)
 {
     space *sp = L->sp;
     int64_t total = 0;
+    /* every config of every (op, dtype, problem) is checked here, within one budget of steps:
+     * what the run would enumerate later anyway, bounded now */
+    int64_t budget = space_max_enum_steps;
     for (int a = 0; a < sp->n_ops; a++)
         for (int b = 0; b < sp->n_dtypes; b++)
             for (int c = 0; c < sp->n_problems; c++) {
                 space_binding bind = {sp->ops[a], sp->dtypes[b], &sp->problems[c], NULL};
-                int64_t n = space_count(sp, &bind, L->err, L->len);
+                int64_t n = space_count_within(sp, &bind, &budget, L->err, L->len);
                 if (n < 0)
                     return -1;
                 total += n;

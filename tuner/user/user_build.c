@@ -819,11 +819,10 @@ static int read_params(const char *cubin, int *sizes, int max)
     if (!text)
         return -1;
     int count = -1;
+    /* the numbers after "params" at the start of a line (no pointer before text: that is UB) */
     char *line = strstr(text, "\nparams");
-    if (!line && strncmp(text, "params", 6) == 0)
-        line = text - 1;
-    if (line) {
-        char *p = line + 7;
+    char *p = line ? line + 7 : strncmp(text, "params", 6) == 0 ? text + 6 : NULL;
+    if (p) {
         count = 0;
         while (count < max) {
             char *end;

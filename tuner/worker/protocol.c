@@ -10,6 +10,18 @@
 
 /* ---- parsing ---- */
 
+/* The parsers' errors quote what they read (a status, a value), which may hold line breaks
+ * once unescaped: line breaks and tabs become spaces and other control bytes '?', so an error
+ * stays one line. */
+static void err_one_line(char *err, size_t len)
+{
+    for (size_t i = 0; i < len && err[i]; i++)
+        if (err[i] == '\n' || err[i] == '\r' || err[i] == '\t')
+            err[i] = ' ';
+        else if ((unsigned char)err[i] < 0x20 || err[i] == 0x7f)
+            err[i] = '?';
+}
+
 static int hex_value(char c)
 {
     if (c >= '0' && c <= '9') return c - '0';
@@ -47,7 +59,7 @@ void wp_msg_clear(wp_msg *m)
     memset(m, 0, sizeof *m);
 }
 
-int wp_parse(const char *line, size_t len, wp_msg *m, char *err, size_t errlen)
+static int wp_parse_lines(const char *line, size_t len, wp_msg *m, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
     if (len > 0 && line[len - 1] == '\n') len--;
@@ -270,7 +282,7 @@ static int get_f64(const wp_msg *m, const char *key, double *out, char *err, siz
     return 0;
 }
 
-int wp_parse_device(const wp_msg *m, device_info *d, char *err, size_t len)
+static int wp_parse_device_lines(const wp_msg *m, device_info *d, char *err, size_t len)
 {
     memset(d, 0, sizeof *d);
     if (strcmp(m->type, "device") != 0) {
@@ -341,7 +353,7 @@ int wp_format_eval(wp_buf *b, const eval_request *r)
     return wp_end(b);
 }
 
-int wp_parse_eval(const wp_msg *m, wp_eval *out, char *err, size_t len)
+static int wp_parse_eval_lines(const wp_msg *m, wp_eval *out, char *err, size_t len)
 {
     memset(out, 0, sizeof *out);
     if (strcmp(m->type, "eval") != 0) {
@@ -488,7 +500,7 @@ int wp_format_result(wp_buf *b, const eval_result *r)
     return wp_end(b);
 }
 
-int wp_parse_result(const wp_msg *m, eval_result *out, char *err, size_t len)
+static int wp_parse_result_lines(const wp_msg *m, eval_result *out, char *err, size_t len)
 {
     memset(out, 0, sizeof *out);
     if (strcmp(m->type, "result") != 0) {
@@ -543,4 +555,36 @@ int wp_parse_result(const wp_msg *m, eval_result *out, char *err, size_t len)
 fail:
     eval_result_clear(out);
     return -1;
+}
+
+int wp_parse(const char *line, size_t len, wp_msg *m, char *err, size_t errlen)
+{
+    int rc = wp_parse_lines(line, len, m, err, errlen);
+    if (rc != 0)
+        err_one_line(err, errlen);
+    return rc;
+}
+
+int wp_parse_device(const wp_msg *m, device_info *d, char *err, size_t len)
+{
+    int rc = wp_parse_device_lines(m, d, err, len);
+    if (rc != 0)
+        err_one_line(err, len);
+    return rc;
+}
+
+int wp_parse_eval(const wp_msg *m, wp_eval *out, char *err, size_t len)
+{
+    int rc = wp_parse_eval_lines(m, out, err, len);
+    if (rc != 0)
+        err_one_line(err, len);
+    return rc;
+}
+
+int wp_parse_result(const wp_msg *m, eval_result *out, char *err, size_t len)
+{
+    int rc = wp_parse_result_lines(m, out, err, len);
+    if (rc != 0)
+        err_one_line(err, len);
+    return rc;
 }

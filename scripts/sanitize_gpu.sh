@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# sanitize_gpu.sh: runs every GPU test (the binaries of `make gpu-test`, build/tests/gpu/*_test,
+# built elsewhere and carried here: this needs neither a compiler nor a -dev package) under each
+# of compute-sanitizer's four tools, memcheck (out-of-bounds and misaligned accesses, leaks of
+# device memory), racecheck (shared-memory hazards), initcheck (reads of device memory never
+# written) and synccheck (illegal barriers), in the tests' small mode (TK_GPU_TEST_SMALL=1,
+# tests/gpu/gpu_check.h: the config sweeps sampled one config in TK_GPU_TEST_SAMPLE, inputs up
+# to 2^17 + 3 elements with every tail and offset, no timing or beyond-2^31 part), each run
+# under a time limit. Writes one log per tool and test and summary.txt, one screen: per test and
+# tool the sanitizer's error count (or "timeout" / "crash") and the run's seconds, and whether
+# the test's own checks passed, into build/sanitize-gpu/, then into $OUT (default that folder)
+# only summary.txt and sanitize-gpu.tar.xz (the summary and every log). Exit status 1 when any
+# error, timeout or failed check was found.
+#
+# usage: scripts/sanitize_gpu.sh [LIMIT_PER_RUN_S (default 15: 4 tools x 9 tests fit in 600 s)] [TOOLS (default "memcheck
+#        racecheck initcheck synccheck")]; BIN_DIR (default build/tests/gpu) names the binaries.
+set -u
+cd "$(dirname "$0")/.."
+limit=${1:-15}
+tools=${2:-memcheck racecheck initcheck synccheck}
+work=build/sanitize-gpu
+OUT=${OUT:-$work}
+BIN_DIR=${BIN_DIR:-build/tests/gpu}
+CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n 1)
+[ -n "$CS" ] && [ -x "$CS" ] || { echo "sanitize_gpu.sh: compute-sanitizer not found" >&2; exit 2; }
+tests=()
+for t in "$BIN_DIR"/*_test; do [ -x "$t" ] && tests+=("$t"); done
+[ ${#tests[@]} -gt 0 ] || { echo "sanitize_gpu.sh: no test binaries in $BIN_DIR (make gpu-test builds them)" >&2; exit 2; }
+rm -rf "$work" && mkdir -p "$work/logs" "$OUT" || exit 2
+export TK_GPU_TEST_SMALL=1
+export TK_GPU_TEST_SAMPLE=${TK_GPU_TEST_SAMPLE:-8}
+
+# tool-specific options: memcheck also reports device memory never freed; racecheck reports
+# hazards as errors
+opts() {
+    case $1 in
+    memcheck) echo "--leak-check full" ;;
+    racecheck) echo "--racecheck-report all" ;;
+    *) echo "" ;;
+    esac
+}
+
+summary=$work/summary.txt
+{
+    echo "compute-sanitizer on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)," \
+         "$("$CS" --version 2>/dev/null | grep -oE 'Version [0-9.]+' | head -n 1); small mode, 1 config in" \
+         "$TK_GPU_TEST_SAMPLE, ${limit}s limit per run"
+    printf '%-20s' test
+    for tool in $tools; do printf ' %-12s' "$tool"; done
+    printf '  %s\n' "test checks (memcheck run)"
+} > "$summary"
+bad=0
+declare -A cell checks
+for tool in $tools; do
+    tool_start=$SECONDS
+    for t in "${tests[@]}"; do
+        name=$(basename "$t")
+        log=$work/logs/$tool.$name.log
+        start=$SECONDS
+        # shellcheck disable=SC2046
+        timeout -k 5 "$limit" "$CS" --tool "$tool" $(opts "$tool") --print-limit 50 \
+            --error-exitcode 86 "$t" > "$log" 2>&1
+        rc=$?
+        took=$((SECONDS - start))
+        n=$(grep -oE '(ERROR SUMMARY|RACECHECK SUMMARY): [0-9]+' "$log" | tail -n 1 | grep -oE '[0-9]+$')
+        # racecheck's summary counts hazards; its errors are the lines it reports as such
+        if [ "$tool" = racecheck ]; then
+            n2=$(grep -oE '\(([0-9]+) errors?' "$log" | tail -n 1 | grep -oE '[0-9]+')
+            [ -n "$n2" ] && n=$n2
+        fi
+        if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+            seen=$(grep -cE '^========= (Invalid|Uninitialized|Race|Barrier|Error|Leaked|Program hit)' "$log")
+            c="timeout/$seen"; bad=1
+        elif [ -z "$n" ]; then
+            c="crash($rc)"; bad=1
+        else
+            c=$n; [ "$n" -eq 0 ] || bad=1
+        fi
+        cell[$tool.$name]="$c ${took}s"
+        line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+        if [ "$tool" = memcheck ] || [ -z "${checks[$name]:-}" ]; then
+            checks[$name]=${line:-"no summary (exit $rc)"}
+        fi
+        case $line in *", 0 failed"*) ;; *) [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] || bad=1 ;; esac
+        echo "$tool $name: $c errors, ${took}s" >&2
+    done
+    echo "$tool: $((SECONDS - tool_start))s for ${#tests[@]} tests" >&2
+done
+for t in "${tests[@]}"; do
+    name=$(basename "$t")
+    printf '%-20s' "$name" >> "$summary"
+    for tool in $tools; do printf ' %-12s' "${cell[$tool.$name]}" >> "$summary"; done
+    printf '  %s\n' "${checks[$name]}" >> "$summary"
+done
+echo "cells: errors reported by the tool (timeout/N: stopped at the limit after N reports;" \
+     "crash: no sanitizer summary), and the run's seconds" >> "$summary"
+cat "$summary"
+tar -C "$work" -cJf "$work/sanitize-gpu.tar.xz" summary.txt logs
+[ "$(cd "$OUT" && pwd)" = "$(cd "$work" && pwd)" ] || cp "$summary" "$work/sanitize-gpu.tar.xz" "$OUT/"
+exit $bad
