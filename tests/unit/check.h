@@ -17,3 +17,11 @@ static int check_passed, check_failed;
                                    ca_ ? ca_ : "(null)", cb_ ? cb_ : "(null)"); } \
 } while (0)
 #define CHECK_DONE() (printf("%d passed, %d failed\n", check_passed, check_failed), check_failed ? 1 : 0)
+
+/* Time limits of the speed checks: as written, or 20 times longer in the sanitizer build
+ * (make SANITIZE=1: ASan and UBSan slow such loops by several times, more on a busy machine). */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZER_SLOWDOWN 20.0
+#else
+#define SANITIZER_SLOWDOWN 1.0
+#endif
