@@ -56,45 +56,36 @@ static const char eval_view_sql[] =
     "NULL,NULL,NULL,NULL,NULL,NULL WHERE 0;";
 
 /* stats is [median,min,max,mean,stddev,ci_lo,ci_hi,gbps,frac_copy] (or NULL); samples is a
- * JSON array of indexes into sample_values. */
-static const char eval_trigger_sql[] =
+ * JSON array of indexes into sample_values. The trigger's head and its first statement (the
+ * evaluation) are shared with the trigger of a summary import (DB_IMPORT_NO_SAMPLES), which
+ * leaves out the second (the samples). */
+#define EVAL_TRIGGER_HEAD                                                                       \
     "CREATE TEMP TRIGGER dump_evaluations_insert INSTEAD OF INSERT ON dump_evaluations BEGIN\n"
-    "INSERT OR IGNORE INTO evaluations(run_id,device_id,problem_id,config_id,kernel_hash,status,"
-    "error,median_us,min_us,max_us,mean_us,stddev_us,ci_lo_us,ci_hi_us,n_runs,gbps,frac_copy,seq,"
-    "created_at) SELECT r.id,d.id,p.id,c.id,NEW.kernel_hash,NEW.status,NEW.error,"
-    "json_extract(NEW.stats,'$[0]'),json_extract(NEW.stats,'$[1]'),"
-    "json_extract(NEW.stats,'$[2]'),json_extract(NEW.stats,'$[3]'),"
-    "json_extract(NEW.stats,'$[4]'),json_extract(NEW.stats,'$[5]'),"
-    "json_extract(NEW.stats,'$[6]'),NEW.n_runs,json_extract(NEW.stats,'$[7]'),"
-    "json_extract(NEW.stats,'$[8]'),NEW.seq,NEW.created_at_prefix||NEW.created_at_rest "
-    "FROM devices d,devices rd,runs r,problems p,configs c WHERE d.uuid=NEW.device AND "
-    "rd.uuid=NEW.run_device AND r.device_id=rd.id AND r.started_at=NEW.run_started_at AND "
+#define EVAL_TRIGGER_EVALUATION                                                                 \
+    "INSERT OR IGNORE INTO evaluations(run_id,device_id,problem_id,config_id,kernel_hash,status,"  \
+    "error,median_us,min_us,max_us,mean_us,stddev_us,ci_lo_us,ci_hi_us,n_runs,gbps,frac_copy,seq," \
+    "created_at) SELECT r.id,d.id,p.id,c.id,NEW.kernel_hash,NEW.status,NEW.error,"                \
+    "json_extract(NEW.stats,'$[0]'),json_extract(NEW.stats,'$[1]'),"                             \
+    "json_extract(NEW.stats,'$[2]'),json_extract(NEW.stats,'$[3]'),"                             \
+    "json_extract(NEW.stats,'$[4]'),json_extract(NEW.stats,'$[5]'),"                             \
+    "json_extract(NEW.stats,'$[6]'),NEW.n_runs,json_extract(NEW.stats,'$[7]'),"                  \
+    "json_extract(NEW.stats,'$[8]'),NEW.seq,NEW.created_at_prefix||NEW.created_at_rest "         \
+    "FROM devices d,devices rd,runs r,problems p,configs c WHERE d.uuid=NEW.device AND "         \
+    "rd.uuid=NEW.run_device AND r.device_id=rd.id AND r.started_at=NEW.run_started_at AND "      \
     "p.op=NEW.op AND p.dtype=NEW.dtype AND p.shape=NEW.shape AND c.text=NEW.config;\n"
-    "INSERT OR IGNORE INTO samples(evaluation_id,idx,us) SELECT e.id,j.key,"
-    "json_extract(NEW.sample_values,'$['||j.value||']') FROM devices d,problems p,configs c,"
-    "evaluations e,json_each(NEW.samples) j WHERE d.uuid=NEW.device AND p.op=NEW.op AND "
-    "p.dtype=NEW.dtype AND p.shape=NEW.shape AND c.text=NEW.config AND e.device_id=d.id AND "
-    "e.problem_id=p.id AND e.config_id=c.id AND e.kernel_hash=NEW.kernel_hash AND "
-    "e.created_at=NEW.created_at_prefix||NEW.created_at_rest AND NOT EXISTS (SELECT 1 FROM "
+#define EVAL_TRIGGER_SAMPLES                                                                    \
+    "INSERT OR IGNORE INTO samples(evaluation_id,idx,us) SELECT e.id,j.key,"                     \
+    "json_extract(NEW.sample_values,'$['||j.value||']') FROM devices d,problems p,configs c,"     \
+    "evaluations e,json_each(NEW.samples) j WHERE d.uuid=NEW.device AND p.op=NEW.op AND "        \
+    "p.dtype=NEW.dtype AND p.shape=NEW.shape AND c.text=NEW.config AND e.device_id=d.id AND "    \
+    "e.problem_id=p.id AND e.config_id=c.id AND e.kernel_hash=NEW.kernel_hash AND "              \
+    "e.created_at=NEW.created_at_prefix||NEW.created_at_rest AND NOT EXISTS (SELECT 1 FROM "     \
     "samples s WHERE s.evaluation_id=e.id);\n"
-    "END;";
 
-/* The trigger db_import runs instead of eval_trigger_sql under DB_IMPORT_NO_SAMPLES: its first
- * statement, the evaluation alone. */
+static const char eval_trigger_sql[] =
+    EVAL_TRIGGER_HEAD EVAL_TRIGGER_EVALUATION EVAL_TRIGGER_SAMPLES "END;";
 static const char eval_trigger_no_samples_sql[] =
-    "CREATE TEMP TRIGGER dump_evaluations_insert INSTEAD OF INSERT ON dump_evaluations BEGIN\n"
-    "INSERT OR IGNORE INTO evaluations(run_id,device_id,problem_id,config_id,kernel_hash,status,"
-    "error,median_us,min_us,max_us,mean_us,stddev_us,ci_lo_us,ci_hi_us,n_runs,gbps,frac_copy,seq,"
-    "created_at) SELECT r.id,d.id,p.id,c.id,NEW.kernel_hash,NEW.status,NEW.error,"
-    "json_extract(NEW.stats,'$[0]'),json_extract(NEW.stats,'$[1]'),"
-    "json_extract(NEW.stats,'$[2]'),json_extract(NEW.stats,'$[3]'),"
-    "json_extract(NEW.stats,'$[4]'),json_extract(NEW.stats,'$[5]'),"
-    "json_extract(NEW.stats,'$[6]'),NEW.n_runs,json_extract(NEW.stats,'$[7]'),"
-    "json_extract(NEW.stats,'$[8]'),NEW.seq,NEW.created_at_prefix||NEW.created_at_rest "
-    "FROM devices d,devices rd,runs r,problems p,configs c WHERE d.uuid=NEW.device AND "
-    "rd.uuid=NEW.run_device AND r.device_id=rd.id AND r.started_at=NEW.run_started_at AND "
-    "p.op=NEW.op AND p.dtype=NEW.dtype AND p.shape=NEW.shape AND c.text=NEW.config;\n"
-    "END;";
+    EVAL_TRIGGER_HEAD EVAL_TRIGGER_EVALUATION "END;";
 
 static const char eval_drop_sql[] = "DROP VIEW dump_evaluations;";
 
