@@ -246,9 +246,13 @@ done:
 int db_each_near_best(db *d, const char *op, const char *dtype, const char *shape, double within,
                       int (*fn)(void *ctx, const best_row *row), void *ctx)
 {
+    /* problem, then device, then its evaluations: the order the index evaluations_by_problem
+     * (device_id, problem_id, status) serves; joined the other way round SQLite scanned every
+     * evaluation once per call (55 ms against 6 ms on the two committed dumps) */
     static const char sql[] =
         "WITH ok AS (SELECT e.device_id, e.median_us, c.text AS config, p.size_key"
-        "  FROM evaluations e JOIN problems p ON p.id = e.problem_id"
+        "  FROM problems p CROSS JOIN devices d0 CROSS JOIN evaluations e"
+        "  ON e.device_id = d0.id AND e.problem_id = p.id"
         "  JOIN configs c ON c.id = e.config_id"
         "  WHERE p.op = ?1 AND p.dtype = ?2 AND p.shape = ?3 AND e.status = 'ok'),"
         " fastest AS (SELECT device_id, min(median_us) AS us FROM ok GROUP BY device_id) "
