@@ -320,8 +320,8 @@ void svg_polyline(svg *s, const double *x, const double *y, int n, const svg_sty
     puts_(s, "/>\n");
 }
 
-void svg_rect(svg *s, double x, double y, double w, double h, const svg_style *st,
-              const char *title)
+/* "<rect x=.. y=.. width=.. height=..", negative sizes as 0, the tag left open */
+static void put_rect_open(svg *s, double x, double y, double w, double h)
 {
     puts_(s, "<rect x=\"");
     put_num(s, x);
@@ -331,6 +331,12 @@ void svg_rect(svg *s, double x, double y, double w, double h, const svg_style *s
     put_num(s, w < 0 ? 0 : w);
     puts_(s, "\" height=\"");
     put_num(s, h < 0 ? 0 : h);
+}
+
+void svg_rect(svg *s, double x, double y, double w, double h, const svg_style *st,
+              const char *title)
+{
+    put_rect_open(s, x, y, w, h);
     puts_(s, "\"");
     put_style(s, st);
     close_with_title(s, "rect", title);
@@ -779,14 +785,7 @@ void svg_colorbar(svg *s, double x, double y, double w, double h, double lo, dou
     /* the colour map itself: its control points as a gradient, interpolated in RGB like
      * svg_colormap */
     s->gradient = 1;
-    puts_(s, "<rect x=\"");
-    put_num(s, x);
-    puts_(s, "\" y=\"");
-    put_num(s, y);
-    puts_(s, "\" width=\"");
-    put_num(s, w < 0 ? 0 : w);
-    puts_(s, "\" height=\"");
-    put_num(s, h < 0 ? 0 : h);
+    put_rect_open(s, x, y, w, h);
     puts_(s, "\" fill=\"url(#" GRADIENT_ID ")\"/>\n");
     static const svg_style frame = {"#888", NULL, 0.5, NULL, 0};
     svg_rect(s, x, y, w, h, &frame, NULL);
