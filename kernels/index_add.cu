@@ -343,7 +343,12 @@ tk_status launch_typed(Kernel k, const Problem &p, T *self, const T *source, con
     unsigned grid = 0;
     tk_status st = grid_for(static_cast<int64_t>(g.units), c, &grid);
     if (st != TK_OK) return st;
-    const size_t smem = static_cast<size_t>(p.n_index) * sizeof(I);
+    /* the indices' bytes rounded up to 16: for the owner kernel's tail (n_index % 4 indices
+     * after the last chunk of four) ptxas emits one 16-byte LDS.128 at the next chunk's start
+     * (sm_90 SASS of small_owner_kernel<float, 1, int, unsigned>), which read up to 12 bytes
+     * past an allocation of exactly n_index * sizeof(I) bytes (compute-sanitizer's memcheck,
+     * n_index = 37); the padding is never written, and the loaded words past n_index unused */
+    const size_t smem = (static_cast<size_t>(p.n_index) * sizeof(I) + 15) / 16 * 16;
     switch (k) {
     case K_OWNER: small_owner_kernel<T, N, Idx, I><<<grid, c.block_size, smem, stream>>>(a); break;
     case K_SPREAD: small_spread_kernel<T, N, Idx, I><<<grid, c.block_size, smem, stream>>>(a); break;
