@@ -13,7 +13,10 @@
 # error, timeout or failed check was found.
 #
 # usage: scripts/sanitize_gpu.sh [LIMIT_PER_RUN_S (default 15: 4 tools x 9 tests fit in 600 s)] [TOOLS (default "memcheck
-#        racecheck initcheck synccheck")]; BIN_DIR (default build/tests/gpu) names the binaries.
+#        racecheck initcheck synccheck")]; BIN_DIR (default build/tests/gpu) names the binaries;
+#        TESTS (names without _test) picks tests;
+#        JOBS (default 1) runs that many at once on the one GPU (the slow tools need minutes per
+#        test: JOBS=12 with a limit of 150 s fits the four tools in ten minutes).
 set -u
 cd "$(dirname "$0")/.."
 limit=${1:-15}
@@ -24,7 +27,12 @@ BIN_DIR=${BIN_DIR:-build/tests/gpu}
 CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n 1)
 [ -n "$CS" ] && [ -x "$CS" ] || { echo "sanitize_gpu.sh: compute-sanitizer not found" >&2; exit 2; }
 tests=()
-for t in "$BIN_DIR"/*_test; do [ -x "$t" ] && tests+=("$t"); done
+for t in "$BIN_DIR"/*_test; do
+    [ -x "$t" ] || continue
+    # TESTS (names without _test, e.g. "reduce conv1d") picks some; default all
+    [ -z "${TESTS:-}" ] || [[ " $TESTS " == *" $(basename "$t" _test) "* ]] || continue
+    tests+=("$t")
+done
 [ ${#tests[@]} -gt 0 ] || { echo "sanitize_gpu.sh: no test binaries in $BIN_DIR (make gpu-test builds them)" >&2; exit 2; }
 rm -rf "$work" && mkdir -p "$work/logs" "$OUT" || exit 2
 export TK_GPU_TEST_SMALL=1
@@ -49,42 +57,59 @@ summary=$work/summary.txt
     for tool in $tools; do printf ' %-12s' "$tool"; done
     printf '  %s\n' "test checks (memcheck run)"
 } > "$summary"
+# run_one TOOL TEST: one run under the limit; writes its cell ("errors seconds"), whether it is
+# bad (1/0) and the test's own summary line into $work/cells/TOOL.NAME
+run_one() {
+    local tool=$1 t=$2 name log start rc took n n2 c seen line isbad=0
+    name=$(basename "$t")
+    log=$work/logs/$tool.$name.log
+    start=$SECONDS
+    # shellcheck disable=SC2046
+    timeout -k 5 "$limit" "$CS" --tool "$tool" $(opts "$tool") --print-limit 50 \
+        --error-exitcode 86 "$t" > "$log" 2>&1
+    rc=$?
+    took=$((SECONDS - start))
+    n=$(grep -oE '(ERROR SUMMARY|RACECHECK SUMMARY): [0-9]+' "$log" | tail -n 1 | grep -oE '[0-9]+$')
+    # racecheck's summary counts hazards; its errors are the lines it reports as such
+    if [ "$tool" = racecheck ]; then
+        n2=$(grep -oE '\(([0-9]+) errors?' "$log" | tail -n 1 | grep -oE '[0-9]+')
+        [ -n "$n2" ] && n=$n2
+    fi
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+        seen=$(grep -cE '^========= (Invalid|Uninitialized|Race|Barrier|Error|Leaked|Program hit)' "$log")
+        c="timeout/$seen"; isbad=1
+    elif [ -z "$n" ]; then
+        c="crash($rc)"; isbad=1
+    else
+        c=$n; [ "$n" -eq 0 ] || isbad=1
+    fi
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+    case $line in *", 0 failed"*) ;; *) [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] || isbad=1 ;; esac
+    printf '%s\n%s\n%s\n' "$c ${took}s" "$isbad" "${line:-no summary (exit $rc)}" > "$work/cells/$tool.$name"
+    echo "$tool $name: $c errors, ${took}s" >&2
+}
+# JOBS runs at once (default 1): the GPU is shared, each run is a process of its own
+mkdir -p "$work/cells"
+jobs_max=${JOBS:-1}
+start_all=$SECONDS
+for tool in $tools; do
+    for t in "${tests[@]}"; do
+        while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+        run_one "$tool" "$t" &
+    done
+done
+wait
+echo "all runs: $((SECONDS - start_all))s, $jobs_max at a time" >&2
 bad=0
 declare -A cell checks
 for tool in $tools; do
-    tool_start=$SECONDS
     for t in "${tests[@]}"; do
         name=$(basename "$t")
-        log=$work/logs/$tool.$name.log
-        start=$SECONDS
-        # shellcheck disable=SC2046
-        timeout -k 5 "$limit" "$CS" --tool "$tool" $(opts "$tool") --print-limit 50 \
-            --error-exitcode 86 "$t" > "$log" 2>&1
-        rc=$?
-        took=$((SECONDS - start))
-        n=$(grep -oE '(ERROR SUMMARY|RACECHECK SUMMARY): [0-9]+' "$log" | tail -n 1 | grep -oE '[0-9]+$')
-        # racecheck's summary counts hazards; its errors are the lines it reports as such
-        if [ "$tool" = racecheck ]; then
-            n2=$(grep -oE '\(([0-9]+) errors?' "$log" | tail -n 1 | grep -oE '[0-9]+')
-            [ -n "$n2" ] && n=$n2
-        fi
-        if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-            seen=$(grep -cE '^========= (Invalid|Uninitialized|Race|Barrier|Error|Leaked|Program hit)' "$log")
-            c="timeout/$seen"; bad=1
-        elif [ -z "$n" ]; then
-            c="crash($rc)"; bad=1
-        else
-            c=$n; [ "$n" -eq 0 ] || bad=1
-        fi
-        cell[$tool.$name]="$c ${took}s"
-        line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-        if [ "$tool" = memcheck ] || [ -z "${checks[$name]:-}" ]; then
-            checks[$name]=${line:-"no summary (exit $rc)"}
-        fi
-        case $line in *", 0 failed"*) ;; *) [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] || bad=1 ;; esac
-        echo "$tool $name: $c errors, ${took}s" >&2
+        { read -r c; read -r isbad; read -r line; } < "$work/cells/$tool.$name"
+        cell[$tool.$name]=$c
+        [ "$isbad" = 1 ] && bad=1
+        if [ "$tool" = memcheck ] || [ -z "${checks[$name]:-}" ]; then checks[$name]=$line; fi
     done
-    echo "$tool: $((SECONDS - tool_start))s for ${#tests[@]} tests" >&2
 done
 for t in "${tests[@]}"; do
     name=$(basename "$t")

@@ -241,7 +241,7 @@ void test_poison(cudaStream_t s)
         const size_t es = tk_dtype_size(dt);
         Case c(dt, n, 3);
         c.upload();
-        CUDA_OK(cudaMemset(c.d_out, 0, n * es + 16));
+        CUDA_OK(memset_sync(c.d_out, 0, n * es + 16));
         expect(tk_check_poison(dt, n, c.d_out, s) == TK_OK, "%s: poison", tk_dtype_name(dt));
         CUDA_OK(cudaStreamSynchronize(s));
         std::vector<unsigned char> bits(n * es + 16);
@@ -330,8 +330,8 @@ void test_speed(cudaStream_t s)
         std::printf("256 Mi comparison: skipped (not enough GPU memory)\n");
         return;
     }
-    CUDA_OK(cudaMemset(out, 0, n * sizeof(float)));
-    CUDA_OK(cudaMemset(ref, 0, n * sizeof(double)));
+    CUDA_OK(memset_sync(out, 0, n * sizeof(float)));
+    CUDA_OK(memset_sync(ref, 0, n * sizeof(double)));
     int64_t n_bad = -1, idx[8];
     tk_check_close(TK_F32, n, out, ref, 1e-6, 0, &n_bad, idx, nullptr, nullptr, 8, s); /* warm */
     double best = 1e30;
@@ -346,7 +346,7 @@ void test_speed(cudaStream_t s)
     std::printf("tk_check_close, 256 Mi f32 elements, none failing: %.2f ms (best of 5)\n", best);
     expect(n_bad == 0 && best < 50.0, "256 Mi comparison took %.2f ms", best);
     /* all failing: the second pass must stay fast too */
-    CUDA_OK(cudaMemset(out, 0xff, n * sizeof(float)));
+    CUDA_OK(memset_sync(out, 0xff, n * sizeof(float)));
     auto t0 = std::chrono::steady_clock::now();
     tk_status st = tk_check_close(TK_F32, n, out, ref, 1e-6, 0, &n_bad, idx, nullptr, nullptr, 8, s);
     auto t1 = std::chrono::steady_clock::now();

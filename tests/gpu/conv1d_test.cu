@@ -434,7 +434,7 @@ void test_const_concurrency()
         expect(bad == 0, "const_smem %s: %d of %d outputs differ from smem", how, bad, calls);
     };
 
-    CUDA_OK(cudaMemset(outs, 0xff, static_cast<size_t>(calls) * lo * 4));
+    CUDA_OK(memset_sync(outs, 0xff, static_cast<size_t>(calls) * lo * 4));
     CUDA_OK(cudaDeviceSynchronize());   /* the poison lands before the calls on s[] write */
     int launched = 0;
     for (int i = 0; i < calls; i++)
@@ -444,7 +444,7 @@ void test_const_concurrency()
     expect(launched == calls, "const_smem alternating streams: %d of %d calls ok", launched, calls);
     verify("on two alternating streams");
 
-    CUDA_OK(cudaMemset(outs, 0xff, static_cast<size_t>(calls) * lo * 4));
+    CUDA_OK(memset_sync(outs, 0xff, static_cast<size_t>(calls) * lo * 4));
     CUDA_OK(cudaDeviceSynchronize());
     int launched_by[2] = {0, 0};
     std::vector<std::thread> threads;
@@ -465,7 +465,7 @@ void test_const_concurrency()
     /* captured into a graph: falls back to smem, same bits */
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
-    CUDA_OK(cudaMemset(outs, 0xff, lo * 4));
+    CUDA_OK(memset_sync(outs, 0xff, lo * 4));
     CUDA_OK(cudaDeviceSynchronize());
     CUDA_OK(cudaStreamBeginCapture(s[1], cudaStreamCaptureModeThreadLocal));
     const tk_status st = tk_conv1d_full(a, la, f, lb, outs, &cst, s[1]);

@@ -410,11 +410,11 @@ void test_null_config(Buffers &b, cudaStream_t s)
                            kOpNames[op], tk_dtype_name(dt));
                 }
                 const void *in[3] = {b.in[0], b.in[1], b.in[2]};
-                CUDA_OK(cudaMemset(b.out, 0xff, n * es));
+                CUDA_OK(memset_sync(b.out, 0xff, n * es));
                 tk_status s1 = call_op(static_cast<OpId>(op), dt, n, in, b.out, nullptr, s);
                 CUDA_OK(cudaStreamSynchronize(s));
                 CUDA_OK(cudaMemcpy(a.data(), b.out, n * es, cudaMemcpyDeviceToHost));
-                CUDA_OK(cudaMemset(b.out, 0xff, n * es));
+                CUDA_OK(memset_sync(b.out, 0xff, n * es));
                 tk_status s2 = call_op(static_cast<OpId>(op), dt, n, in, b.out, &tuned, s);
                 CUDA_OK(cudaStreamSynchronize(s));
                 CUDA_OK(cudaMemcpy(c2.data(), b.out, n * es, cudaMemcpyDeviceToHost));

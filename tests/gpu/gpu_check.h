@@ -52,6 +52,16 @@ inline void expect(bool ok, const char *fmt, ...)
 
 /* Whether there is a GPU to test on: prints "<test>: no CUDA device, GPU part skipped" when not,
  * else the device and the compiled-in header's size; *prop (when not NULL) gets device 0. */
+/* cudaMemset that has finished when it returns: cudaMemset is asynchronous on the legacy
+ * default stream, which does not order itself with the tests' non-blocking streams, so a kernel
+ * launched next on such a stream could run before the memset (compute-sanitizer's racecheck,
+ * by slowing the GPU, made check_test's poison test see its output zeroed after the poison). */
+inline cudaError_t memset_sync(void *p, int value, size_t bytes)
+{
+    const cudaError_t e = cudaMemset(p, value, bytes);
+    return e == cudaSuccess ? cudaDeviceSynchronize() : e;
+}
+
 inline bool gpu_check_start(const char *test, cudaDeviceProp *prop = nullptr)
 {
     int count = 0;

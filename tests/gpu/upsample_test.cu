@@ -367,11 +367,11 @@ void test_null_config(Buffers &b, cudaStream_t st)
                                kOpNames[bwd], tk_dtype_name(dt));
                     }
                     const int64_t n_dst = bwd ? elements(s) : elements(s) * scale * scale;
-                    CUDA_OK(cudaMemset(b.dst, 0xff, n_dst * es));
+                    CUDA_OK(memset_sync(b.dst, 0xff, n_dst * es));
                     const tk_status s1 = call(bwd, dt, s, scale, scale, b.src, b.dst, nullptr, st);
                     CUDA_OK(cudaStreamSynchronize(st));
                     CUDA_OK(cudaMemcpy(a.data(), b.dst, n_dst * es, cudaMemcpyDeviceToHost));
-                    CUDA_OK(cudaMemset(b.dst, 0xff, n_dst * es));
+                    CUDA_OK(memset_sync(b.dst, 0xff, n_dst * es));
                     const tk_status s2 = call(bwd, dt, s, scale, scale, b.src, b.dst, &tuned, st);
                     CUDA_OK(cudaStreamSynchronize(st));
                     CUDA_OK(cudaMemcpy(c2.data(), b.dst, n_dst * es, cudaMemcpyDeviceToHost));
