@@ -14,8 +14,8 @@
  * library with every pair of schemes (a byte8 mask read by ballot32 and back), in-place calls,
  * add_relu_bwd with the addend's gradient NULL or equal to dx, special values (NaN, infinities,
  * signed zeros), n > 2^31, NULL-config calls against tk_relu_mask_tuned_config (and the header's
- * entries for this GPU), bad arguments, and the NULL-config host overhead (limit 100 ns per
- * call).
+ * entries for this GPU), bad arguments, the NULL-config host overhead (limit 100 ns per call),
+ * and the tuner's GPU set-up of the family (its references against the CPU one).
  * Prints "N passed, N failed" last; exits non-zero on failure; skips without a GPU. */
 #include <algorithm>
 #include <chrono>
@@ -31,6 +31,7 @@
 #include <cuda_runtime.h>
 #include "decoder.h"
 #include "gpu_check.h"
+#include "gpu_fill_check.h"
 #include "tk_check.h"
 #include "tuned_lookup.h"
 #include "tunekit.h"
@@ -458,8 +459,8 @@ void test_round_trip(Buffers &b, cudaStream_t s)
                     cb.waves = 3;
                     cb.unroll = 2;
                     uint32_t *m = fs ? b.mask : nullptr;
-                    CUDA_OK(cudaMemset(b.out[0], 0xff, (n + kGuard) * es));
-                    CUDA_OK(cudaMemset(b.out[1], 0xff, (n + kGuard) * es));
+                    CUDA_OK(memset_sync(b.out[0], 0xff, (n + kGuard) * es));
+                    CUDA_OK(memset_sync(b.out[1], 0xff, (n + kGuard) * es));
                     tk_status s1 = add ? tk_add_relu_fwd(dt, n, b.in[0], b.in[1], b.out[0], m, &cf, s)
                                        : tk_relu_fwd(dt, n, b.in[0], b.out[0], m, &cf, s);
                     const void *yv = fs ? nullptr : b.out[0];
@@ -484,7 +485,7 @@ void test_round_trip(Buffers &b, cudaStream_t s)
                     tk_relu_mask_default_config(dt, static_cast<tk_mask_scheme>(scheme));
                 c.unroll = 4;
                 CUDA_OK(cudaMemcpy(b.out[1], add ? b.in[1] : b.in[0], n * es, cudaMemcpyDeviceToDevice));
-                CUDA_OK(cudaMemset(static_cast<char *>(b.out[1]) + n * es, 0xff, kGuard * es));
+                CUDA_OK(memset_sync(static_cast<char *>(b.out[1]) + n * es, 0xff, kGuard * es));
                 uint32_t *m = scheme ? b.mask : nullptr;
                 tk_status st = add ? tk_add_relu_fwd(dt, n, b.in[0], b.out[1], b.out[1], m, &c, s)
                                    : tk_relu_fwd(dt, n, b.out[1], b.out[1], m, &c, s);
@@ -508,8 +509,8 @@ void test_round_trip(Buffers &b, cudaStream_t s)
             want[i] = (mask[i / 32] >> (i % 32)) & 1u ? b.host_in[2][i] : 0.0;
         CUDA_OK(cudaMemcpy(b.mask_in, mask.data(), words(n) * 4, cudaMemcpyHostToDevice));
         for (int alias = 0; alias < 2; alias++) {
-            CUDA_OK(cudaMemset(b.out[0], 0xff, (n + kGuard) * es));
-            CUDA_OK(cudaMemset(b.out[1], 0xff, (n + kGuard) * es));
+            CUDA_OK(memset_sync(b.out[0], 0xff, (n + kGuard) * es));
+            CUDA_OK(memset_sync(b.out[1], 0xff, (n + kGuard) * es));
             const tk_relu_mask_config c = tk_relu_mask_default_config(dt, TK_MASK_BYTE8);
             tk_status st = tk_add_relu_bwd(dt, n, b.in[2], b.mask_in, nullptr, b.out[0],
                                            alias ? b.out[0] : nullptr, &c, s);
@@ -556,8 +557,8 @@ void test_special_values(Buffers &b, cudaStream_t s)
                     tk_relu_mask_config c = tk_relu_mask_default_config(dt, static_cast<tk_mask_scheme>(scheme));
                     c.pack_size = pack;
                     uint32_t *m = scheme ? b.mask : nullptr;
-                    CUDA_OK(cudaMemset(b.out[0], 0xff, (n + kGuard) * es));
-                    CUDA_OK(cudaMemset(b.mask, 0x5a, 8));
+                    CUDA_OK(memset_sync(b.out[0], 0xff, (n + kGuard) * es));
+                    CUDA_OK(memset_sync(b.mask, 0x5a, 8));
                     tk_status st = add ? tk_add_relu_fwd(dt, n, b.in[0], b.in[1], b.out[0], m, &c, s)
                                        : tk_relu_fwd(dt, n, b.in[0], b.out[0], m, &c, s);
                     CUDA_OK(cudaStreamSynchronize(s));
@@ -581,7 +582,7 @@ void test_special_values(Buffers &b, cudaStream_t s)
             for (int i = 0; i < n; i++)
                 dxw[i] = (m2[0] >> i) & 1u ? xd[i] : 0.0;   /* dy = x: NaN dy passes as NaN */
             const tk_relu_mask_config c = tk_relu_mask_default_config(dt, TK_MASK_NONE);
-            CUDA_OK(cudaMemset(b.out[0], 0xff, (n + kGuard) * es));
+            CUDA_OK(memset_sync(b.out[0], 0xff, (n + kGuard) * es));
             tk_status st = tk_relu_bwd(dt, n, b.in[0], nullptr, b.y_in, b.out[0], &c, s);
             CUDA_OK(cudaStreamSynchronize(s));
             CUDA_OK(cudaMemcpy(b.host_out, b.out[0], (n + kGuard) * es, cudaMemcpyDeviceToHost));
@@ -695,7 +696,7 @@ void test_null_config(Buffers &b, cudaStream_t s)
     for (tk_dtype dt : kDtypes) {
         fill_inputs(b, dt, rng);
         const size_t es = tk_dtype_size(dt);
-        CUDA_OK(cudaMemset(b.mask_in, 0x3c, kMaskAlloc * 4));
+        CUDA_OK(memset_sync(b.mask_in, 0x3c, kMaskAlloc * 4));
         CUDA_OK(cudaMemcpy(b.y_in, b.in[2], kAlloc * es, cudaMemcpyDeviceToDevice));
         for (int op = 0; op < N_OPS; op++)
             for (int with_mask = 0; with_mask < 2; with_mask++)
@@ -716,9 +717,9 @@ void test_null_config(Buffers &b, cudaStream_t s)
                                             with_mask ? TK_MASK_BALLOT32 : TK_MASK_NONE);
                     tk_status st[2];
                     for (int pass = 0; pass < 2; pass++) {
-                        CUDA_OK(cudaMemset(b.out[0], 0xff, n * es));
-                        CUDA_OK(cudaMemset(b.out[1], 0xff, n * es));
-                        CUDA_OK(cudaMemset(b.mask, 0xff, words(n) * 4));
+                        CUDA_OK(memset_sync(b.out[0], 0xff, n * es));
+                        CUDA_OK(memset_sync(b.out[1], 0xff, n * es));
+                        CUDA_OK(memset_sync(b.mask, 0xff, words(n) * 4));
                         st[pass] = call(static_cast<OpId>(op), dt, n, p, pass ? &tuned : nullptr, s);
                         CUDA_OK(cudaStreamSynchronize(s));
                         std::vector<unsigned char> &dst = pass ? second : first;
@@ -871,6 +872,135 @@ void test_null_config_overhead(Buffers &b, cudaStream_t s)
     expect(cudaGetLastError() == cudaSuccess, "overhead loop left a CUDA error");
 }
 
+/* Runs the tuner's GPU references (tuner/ops/gpu_fill.h) on stored inputs x (and addend a) of
+ * dtype dt already on the device, whose values are hx (and ha), and checks them against
+ * forward_ref: y in double and in storage (value and sign of zero), the mask bit for bit with its
+ * padding bits cleared, and the gradient gpu_ref_relu_grad makes from that mask with x as dy. */
+void check_gpu_reference(tk_dtype dt, int64_t n, const void *x, const void *a,
+                         const std::vector<double> &hx, const std::vector<double> *ha,
+                         const char *what)
+{
+    std::vector<double> want_y;
+    std::vector<uint32_t> want_mask;
+    forward_ref(dt, n, hx.data(), ha ? ha->data() : nullptr, want_y, want_mask);
+    const int64_t nw = words(n);
+    const size_t es = tk_dtype_size(dt);
+    double *ref = nullptr;
+    void *store = nullptr;
+    uint32_t *mask = nullptr;
+    CUDA_OK(cudaMalloc(&ref, n * sizeof(double)));
+    CUDA_OK(cudaMalloc(&store, n * es));
+    CUDA_OK(cudaMalloc(&mask, nw * 4));
+    CUDA_OK(memset_sync(mask, 0xff, nw * 4));   /* padding bits must be cleared */
+    char err[512] = "";
+    expect(gpu_ref_relu_mask(dt, n, x, a, ref, store, mask, err, sizeof err) == 0,
+           "%s: gpu_ref_relu_mask: %s", what, err);
+    std::vector<double> got_y(n), got_store(n);
+    std::vector<unsigned char> bits(n * es);
+    std::vector<uint32_t> got_mask(nw);
+    CUDA_OK(cudaMemcpy(got_y.data(), ref, n * sizeof(double), cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(bits.data(), store, n * es, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(got_mask.data(), mask, nw * 4, cudaMemcpyDeviceToHost));
+    tk_host_to_double(dt, bits.data(), got_store.data(), n);
+    int64_t bad_y = 0, bad_store = 0, bad_words = 0;
+    for (int64_t i = 0; i < n; i++) {
+        bad_y += !same_value(got_y[i], want_y[i]);
+        bad_store += !same_value(got_store[i], want_y[i]);
+    }
+    for (int64_t w = 0; w < nw; w++) bad_words += got_mask[w] != want_mask[w];
+    expect(bad_y == 0 && bad_store == 0 && bad_words == 0,
+           "%s (dtype %d, n %lld): GPU reference differs from the CPU's in %lld y, %lld stored y, "
+           "%lld mask words", what, (int)dt, (long long)n, (long long)bad_y, (long long)bad_store,
+           (long long)bad_words);
+    expect(gpu_ref_relu_grad(dt, n, x, mask, ref, err, sizeof err) == 0,
+           "%s: gpu_ref_relu_grad: %s", what, err);
+    CUDA_OK(cudaMemcpy(got_y.data(), ref, n * sizeof(double), cudaMemcpyDeviceToHost));
+    int64_t bad_dx = 0;
+    for (int64_t i = 0; i < n; i++)
+        bad_dx += !same_value(got_y[i], (want_mask[i / 32] >> (i % 32) & 1u) ? hx[i] : 0.0);
+    expect(bad_dx == 0, "%s (dtype %d, n %lld): %lld gradient elements differ", what, (int)dt,
+           (long long)n, (long long)bad_dx);
+    cudaFree(ref);
+    cudaFree(store);
+    cudaFree(mask);
+}
+
+/* Uploads values (rounded to dt) and returns the device copy; hv gets the stored values. */
+void *upload_values(tk_dtype dt, const std::vector<double> &v, std::vector<double> &hv)
+{
+    const size_t es = tk_dtype_size(dt);
+    std::vector<unsigned char> bits(v.size() * es);
+    tk_host_from_double(dt, v.data(), bits.data(), static_cast<int64_t>(v.size()));
+    hv.resize(v.size());
+    tk_host_to_double(dt, bits.data(), hv.data(), static_cast<int64_t>(v.size()));
+    void *d = nullptr;
+    CUDA_OK(cudaMalloc(&d, bits.size()));
+    CUDA_OK(cudaMemcpy(d, bits.data(), bits.size(), cudaMemcpyHostToDevice));
+    return d;
+}
+
+/* The tuner's GPU set-up of this family: hand-worked cases (the pass rule with signed zeros, NaN
+ * and infinities; x + addend rounded once at f16 and bf16 ties; the layout across words with 26
+ * padding bits), then the generator's inputs (checked against its host twin) of n = 1, 33 and
+ * 65537 in every dtype, with and without an addend. */
+void test_gpu_setup()
+{
+    const double inf = INFINITY;
+    struct Hand {
+        tk_dtype dt;
+        std::vector<double> x, a, y;   /* a empty: no addend; y: the expected forward */
+        uint32_t mask0;
+    };
+    const Hand hand[] = {
+        {TK_F32, {1.5, -1.5, 0.0, -0.0, NAN, inf, -inf, 1e-30, -1e-30, 3.0}, {},
+         {1.5, 0.0, 0.0, 0.0, NAN, inf, 0.0, (double)1e-30f, 0.0, 3.0}, 0x2b1u},
+        /* f16 spacing 2 at [2048, 4096): 2048 + 1 ties to 2048 (even), 2048 + 3 to 2052 */
+        {TK_F16, {2048.0, 2048.0, 1.0, -3.0, 0.5}, {1.0, 3.0, -1.0, 1.0, -0.25},
+         {2048.0, 2052.0, 0.0, 0.0, 0.25}, 0x13u},
+        {TK_BF16, {256.0, 256.0, -0.5}, {1.0, 3.0, 0.5}, {256.0, 260.0, 0.0}, 0x3u},
+        {TK_F32, {inf, 1.0, -2.0}, {-inf, 0x1p-30, 1.0}, {NAN, 1.0, 0.0}, 0x3u},
+    };
+    for (const Hand &h : hand) {
+        std::vector<double> hx, ha;
+        void *x = upload_values(h.dt, h.x, hx);
+        void *a = h.a.empty() ? nullptr : upload_values(h.dt, h.a, ha);
+        const int64_t n = static_cast<int64_t>(h.x.size());
+        std::vector<double> y;
+        std::vector<uint32_t> m;
+        forward_ref(h.dt, n, hx.data(), a ? ha.data() : nullptr, y, m);
+        bool same = m[0] == h.mask0;
+        for (int64_t i = 0; i < n; i++) same = same && same_value(y[i], h.y[i]);
+        expect(same, "hand-worked relu_mask case (dtype %d, n %lld): the CPU reference is not "
+               "the worked answer", (int)h.dt, (long long)n);
+        check_gpu_reference(h.dt, n, x, a, hx, a ? &ha : nullptr, "hand-worked case");
+        cudaFree(x);
+        cudaFree(a);
+    }
+    {   /* every third element passes, and 69: words 0x49249249, ..., 26 padding bits */
+        std::vector<double> v(70), hv;
+        for (int i = 0; i < 70; i++) v[i] = (i % 3 == 0 || i == 69) ? 1.0 + i : -1.0 - i;
+        void *x = upload_values(TK_F16, v, hv);
+        check_gpu_reference(TK_F16, 70, x, nullptr, hv, nullptr, "layout across words");
+        cudaFree(x);
+    }
+    for (tk_dtype dt : kDtypes)
+        for (int64_t n : {int64_t{1}, int64_t{33}, int64_t{65537}}) {
+            void *in[2];
+            std::vector<double> host[2];
+            for (int k = 0; k < 2; k++) {
+                in[k] = check_gpu_fill_matches_twin(dt, n, 0x5eedull + n, k, -4.0, 4.0);
+                std::vector<unsigned char> bits(n * tk_dtype_size(dt));
+                CUDA_OK(cudaMemcpy(bits.data(), in[k], bits.size(), cudaMemcpyDeviceToHost));
+                host[k].resize(n);
+                tk_host_to_double(dt, bits.data(), host[k].data(), n);
+            }
+            check_gpu_reference(dt, n, in[0], nullptr, host[0], nullptr, "generated, relu");
+            check_gpu_reference(dt, n, in[0], in[1], host[0], &host[1], "generated, add_relu");
+            cudaFree(in[0]);
+            cudaFree(in[1]);
+        }
+}
+
 } // namespace
 
 int main()
@@ -890,6 +1020,7 @@ int main()
     test_tuned_entries_for_this_device();
     GPU_TEST_FULL_ONLY(test_null_config_overhead(b, s));
     GPU_TEST_FULL_ONLY(test_beyond_int32(s));
+    test_gpu_setup();
 
     free_buffers(b);
     cudaStreamDestroy(s);

@@ -1,6 +1,7 @@
 /* gpu_fill.cu: the kernels of gpu_fill.h: the counter-based input fill (gpu_fill_value rounded
- * to the dtype), the elementwise reference in double, and the reduce input's double sums
- * (per-block partials, then one block over the partials). Grid-stride loops over 64-bit indices;
+ * to the dtype), the elementwise reference in double, the reduce input's double sums (per-block
+ * partials, then one block over the partials), and the relu_mask forward (a warp's ballot makes
+ * each mask word) and backward references. Grid-stride loops over 64-bit indices;
  * every entry point waits for its kernels and reports a launch or execution error in err. */
 #include "gpu_fill.h"
 
@@ -121,6 +122,40 @@ __global__ void __launch_bounds__(kSumBlocks) sums_final_kernel(int n_part, doub
         for (int k = 0; k < 4; k++) part[k] = s[k];
 }
 
+/* Element i of the relu_mask forward: the loop runs over whole words (n rounded up to 32, the
+ * grid's step a multiple of 32), so every lane of a warp takes part in each ballot and lane k of
+ * the warp holds element 32 w + k of word w. */
+template <typename T>
+__global__ void __launch_bounds__(kBlock) relu_mask_ref_kernel(int64_t n, const T *x, const T *a,
+                                                               double *y_ref, T *y_store,
+                                                               uint32_t *mask)
+{
+    const int64_t step = (int64_t)gridDim.x * blockDim.x;
+    const int64_t end = (n + 31) / 32 * 32;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < end; i += step) {
+        bool pass = false;
+        if (i < n) {
+            double s = widen(x[i]);
+            if (a) s = widen(narrow<T>(__dadd_rn(s, widen(a[i]))));   /* one rounding */
+            pass = !(s <= 0.0);
+            const double y = pass ? s : 0.0;
+            if (y_ref) y_ref[i] = y;
+            if (y_store) y_store[i] = narrow<T>(y);
+        }
+        const unsigned bits = __ballot_sync(0xffffffffu, pass);
+        if (mask && (threadIdx.x & 31) == 0) mask[i / 32] = bits;
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kBlock)
+    relu_grad_ref_kernel(int64_t n, const T *dy, const uint32_t *mask, double *dx)
+{
+    const int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
+        dx[i] = mask[i / 32] >> (i % 32) & 1u ? widen(dy[i]) : 0.0;
+}
+
 /* Waits for the device and turns a failed launch or kernel into err. */
 int finish(const char *what, char *err, size_t len)
 {
@@ -201,4 +236,38 @@ extern "C" int gpu_ref_sums(tk_dtype dtype, int64_t n, const void *x, gpu_sums *
     if (rc == 0) *out = (gpu_sums){ r[0], r[1], r[2], r[3] };
     cudaFree(part);
     return rc;
+}
+
+extern "C" int gpu_ref_relu_mask(tk_dtype dtype, int64_t n, const void *x, const void *a,
+                                 double *y_ref, void *y_store, uint32_t *mask, char *err,
+                                 size_t len)
+{
+    if (n <= 0) return 0;
+    const unsigned g = blocks_for(n, kMaxBlocks);
+    switch (dtype) {
+#define TK_RM_REF(T)                                                                            \
+    relu_mask_ref_kernel<<<g, kBlock>>>(n, (const T *)x, (const T *)a, y_ref, (T *)y_store, mask)
+    case TK_F32: TK_RM_REF(float); break;
+    case TK_F16: TK_RM_REF(__half); break;
+    case TK_BF16: TK_RM_REF(__nv_bfloat16); break;
+#undef TK_RM_REF
+    default: return bad_dtype("gpu_ref_relu_mask", dtype, err, len);
+    }
+    return finish("the relu_mask reference on the GPU", err, len);
+}
+
+extern "C" int gpu_ref_relu_grad(tk_dtype dtype, int64_t n, const void *dy, const uint32_t *mask,
+                                 double *dx, char *err, size_t len)
+{
+    if (n <= 0) return 0;
+    const unsigned g = blocks_for(n, kMaxBlocks);
+    switch (dtype) {
+    case TK_F32: relu_grad_ref_kernel<<<g, kBlock>>>(n, (const float *)dy, mask, dx); break;
+    case TK_F16: relu_grad_ref_kernel<<<g, kBlock>>>(n, (const __half *)dy, mask, dx); break;
+    case TK_BF16:
+        relu_grad_ref_kernel<<<g, kBlock>>>(n, (const __nv_bfloat16 *)dy, mask, dx);
+        break;
+    default: return bad_dtype("gpu_ref_relu_grad", dtype, err, len);
+    }
+    return finish("the relu_mask backward reference on the GPU", err, len);
 }

@@ -4,8 +4,10 @@
  * references computed on the GPU from those stored inputs (elementwise results, and the sum,
  * sum of magnitudes, max and min of a reduce input). gpu_fill_value is compiled for the host as
  * well: that host twin gives, after tk_host_from_double, the very bits the GPU stores, so tests
- * check the GPU against it without a GPU-side oracle. The kernels are in gpu_fill.cu. The other
- * families still draw inputs and compute references on the CPU (harness_fill_uniform). */
+ * check the GPU against it without a GPU-side oracle. The relu_mask family's references (its
+ * output in double, its stored output and its bitmask; the backward's gradient) are here too.
+ * The kernels are in gpu_fill.cu. The other families still draw inputs and compute references on
+ * the CPU (harness_fill_uniform). */
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
@@ -80,6 +82,19 @@ typedef struct gpu_sums {
  * combine in a tree), then one block combines the partials in double; the four results are
  * copied back. On the current device; waits. 0 or -1 + err. */
 int gpu_ref_sums(tk_dtype dtype, int64_t n, const void *x, gpu_sums *out, char *err, size_t len);
+
+/* The relu_mask forward of the stored inputs x (and addend a; NULL without) in [0, n): s = x, or
+ * x + a rounded once to the dtype; element i passes when !(s <= 0); y = s if it passes, else +0.
+ * Writes, each when not NULL: y_ref (double), y_store (dtype storage) and mask (the documented
+ * layout of tunekit_relu_mask.h: bit k of word w is element 32 w + k, ceil(n / 32) words, the
+ * last word's bits past n zero). On the current device; waits. 0 or -1 + err. */
+int gpu_ref_relu_mask(tk_dtype dtype, int64_t n, const void *x, const void *a, double *y_ref,
+                      void *y_store, uint32_t *mask, char *err, size_t len);
+
+/* The relu_mask backward's reference: dx[i] = dy[i] (widened to double) where bit i of mask is
+ * set, else +0, i in [0, n). On the current device; waits. 0 or -1 + err. */
+int gpu_ref_relu_grad(tk_dtype dtype, int64_t n, const void *dy, const uint32_t *mask,
+                      double *dx, char *err, size_t len);
 
 #ifdef __cplusplus
 }

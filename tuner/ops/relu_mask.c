@@ -6,9 +6,12 @@
  * unmasked pair (scheme none: the backward reads y), measured for comparison and never a header
  * entry. Inputs are uniform in [-4, 4) (both signs, never 0 before rounding).
  *
- * Backward inputs: dy is random; the mask (or y, for scheme none) is computed ON THE CPU from
- * random x (and addend) in the documented layout, not by the library's forward, so a backward is
- * validated independently of the forward (the GPU test also runs forward then backward).
+ * Set-up on the GPU (tuner/ops/gpu_fill.h): inputs from the counter-based generator, the
+ * references in double and the mask in the documented layout from gpu_ref_relu_mask, the
+ * backward's gradient from gpu_ref_relu_grad. Backward inputs: dy is random; the mask (or y, for
+ * scheme none) is computed by that reference forward from random x (and addend), not by the
+ * library's forward, so a backward is validated independently of the forward (the GPU test also
+ * runs forward then backward, and checks the references against a CPU one).
  *
  * Validation is exact (every op is a select and at most one add rounded once; the references
  * round the same way): y, dx and the addend's gradient are compared on the GPU by harness_compare
@@ -17,6 +20,7 @@
  * outputs are poisoned: NaN patterns for the data, the bitwise complement of the expected words
  * for the mask, so a word never written differs in all 32 bits. */
 #include "ops.h"
+#include "gpu_fill.h"
 #include "harness.h"
 #include "relu_mask.h"
 #include "tk_check.h"
@@ -35,56 +39,7 @@ static const problem_field rm_fields[] = {
     { "with_mask", 0, 0, 1, 1 },
 };
 
-/* ---- CPU references (relu_mask.h) ------------------------------------------------------------- */
-
-typedef struct ref_job {
-    tk_dtype dtype;
-    int64_t n;
-    const double *x, *a;
-    void *y_store;
-    double *y_ref;
-    uint32_t *mask;
-} ref_job;
-
-/* Words [begin, end) of the mask: 32 elements each, converted to the dtype 32 at a time. */
-static void ref_words(void *ctx, int64_t begin, int64_t end)
-{
-    const ref_job *j = ctx;
-    const size_t es = tk_dtype_size(j->dtype);
-    double s[32];
-    unsigned char store[32 * 4];
-    for (int64_t w = begin; w < end; w++) {
-        const int64_t e = w * 32;
-        const int m = (int)(j->n - e < 32 ? j->n - e : 32);
-        for (int k = 0; k < m; k++) s[k] = j->x[e + k] + (j->a ? j->a[e + k] : 0.0);
-        if (j->a) {   /* one rounding of the exact sum to the dtype */
-            tk_host_from_double(j->dtype, s, store, m);
-            tk_host_to_double(j->dtype, store, s, m);
-        }
-        uint32_t bits = 0;
-        for (int k = 0; k < m; k++) {
-            const int passes = !(s[k] <= 0.0);
-            bits |= (uint32_t)passes << k;
-            s[k] = passes ? s[k] : 0.0;
-        }
-        if (j->mask) j->mask[w] = bits;
-        if (j->y_ref) memcpy(j->y_ref + e, s, (size_t)m * sizeof *s);
-        if (j->y_store) tk_host_from_double(j->dtype, s, (char *)j->y_store + (size_t)e * es, m);
-    }
-}
-
-void relu_mask_reference(tk_dtype dtype, int64_t n, const double *x, const double *a,
-                         void *y_store, double *y_ref, uint32_t *mask)
-{
-    ref_job j = { dtype, n, x, a, y_store, y_ref, mask };
-    harness_parallel_for(tk_relu_mask_words(n), ref_words, &j);
-}
-
-void relu_mask_grad_reference(int64_t n, const double *dy, const uint32_t *mask, double *dx_ref)
-{
-    for (int64_t i = 0; i < n; i++)
-        dx_ref[i] = (mask[i / 32] >> (i % 32)) & 1u ? dy[i] : 0.0;
-}
+/* ---- CPU helpers (relu_mask.h) ----------------------------------------------------------------- */
 
 int relu_mask_compare_words(const uint32_t *got, const uint32_t *want, int64_t n_words,
                             char *err, size_t len)
@@ -217,92 +172,101 @@ static char *shifted(void *base, const op_instance *inst)
     return base ? (char *)base + (size_t)inst->offset * tk_dtype_size(inst->dtype) : NULL;
 }
 
-/* Host scratch of one prepare; freed by host_free. */
-typedef struct host_bufs {
-    void *store;             /* one data buffer in dtype storage, alloc_bytes */
-    double *exact[3];        /* the inputs' values: fwd x, a; bwd dy, x, a */
-    double *ref;
-    uint32_t *mask;
-} host_bufs;
-
-static void host_free(host_bufs *h)
+/* A zeroed device buffer of alloc_bytes with input `stream` generated on the GPU (gpu_fill.h) in
+ * its [offset, offset + n) elements, uniform in [-4, 4). */
+static int make_input(op_instance *inst, uint64_t seed, int stream, void **dev, char *err,
+                      size_t len)
 {
-    free(h->store);
-    for (int i = 0; i < 3; i++) free(h->exact[i]);
-    free(h->ref);
-    free(h->mask);
-}
-
-/* Fills input `stream` with random values, keeps their exact values in h->exact[stream] and, when
- * dev != NULL, uploads them (shifted by the offset) to a new device buffer *dev. */
-static int make_input(op_instance *inst, host_bufs *h, uint64_t seed, int stream, void **dev,
-                      char *err, size_t len)
-{
-    h->exact[stream] = malloc((size_t)inst->n * sizeof(double));
-    if (!h->exact[stream]) {
-        snprintf(err, len, "out of host memory (n = %lld)", (long long)inst->n);
+    if (harness_upload(dev, NULL, inst->alloc_bytes, err, len)) return -1;
+    const cudaError_t e = cudaMemset(*dev, 0, inst->alloc_bytes);
+    if (e != cudaSuccess) {
+        snprintf(err, len, "cudaMemset: %s", cudaGetErrorString(e));
         return -1;
     }
-    memset(h->store, 0, inst->alloc_bytes);
-    harness_fill_uniform(seed, stream, inst->dtype, inst->n, -4.0, 4.0, shifted(h->store, inst),
-                         h->exact[stream]);
-    return dev ? harness_upload(dev, h->store, inst->alloc_bytes, err, len) : 0;
+    return gpu_fill_uniform(inst->dtype, shifted(*dev, inst), inst->n, seed, stream, -4.0, 4.0,
+                            err, len);
 }
 
-/* Inputs, references and outputs of a forward problem. */
-static int prepare_fwd(op_instance *inst, host_bufs *h, uint64_t seed, char *err, size_t len)
+/* Inputs, references and outputs of a forward problem, made on the GPU; the expected mask words
+ * are copied to the host (the mask is compared there) and their complement is the poison. */
+static int prepare_fwd(op_instance *inst, uint64_t seed, char *err, size_t len)
 {
-    if (make_input(inst, h, seed, 0, &inst->in[0], err, len)) return -1;
-    if (is_add(inst->op) && make_input(inst, h, seed, 1, &inst->in[1], err, len)) return -1;
+    if (make_input(inst, seed, 0, &inst->in[0], err, len)) return -1;
+    if (is_add(inst->op) && make_input(inst, seed, 1, &inst->in[1], err, len)) return -1;
+    if (harness_upload((void **)&inst->ref, NULL, (size_t)inst->n * sizeof(double), err, len))
+        return -1;
+    if (harness_upload(&inst->out[0], NULL, inst->alloc_bytes, err, len)) return -1;
+    const size_t mask_bytes = (size_t)inst->n_words * sizeof(uint32_t);
     if (inst->with_mask) {
-        inst->want = malloc((size_t)inst->n_words * sizeof *inst->want);
-        inst->got = malloc((size_t)inst->n_words * sizeof *inst->got);
+        inst->want = malloc(mask_bytes);
+        inst->got = malloc(mask_bytes);
         if (!inst->want || !inst->got) {
             snprintf(err, len, "out of host memory (n = %lld)", (long long)inst->n);
             return -1;
         }
+        if (harness_upload((void **)&inst->mask, NULL, mask_bytes, err, len) ||
+            harness_upload((void **)&inst->mask_poison, NULL, mask_bytes, err, len))
+            return -1;
     }
-    relu_mask_reference(inst->dtype, inst->n, h->exact[0], h->exact[1], NULL, h->ref,
-                        inst->want);
-    if (harness_upload((void **)&inst->ref, h->ref, (size_t)inst->n * sizeof(double), err, len))
+    /* the expected words go to mask_poison first, then become their complement there */
+    if (gpu_ref_relu_mask(inst->dtype, inst->n, shifted(inst->in[0], inst),
+                          shifted(inst->in[1], inst), inst->ref, NULL, inst->mask_poison, err, len))
         return -1;
-    if (harness_upload(&inst->out[0], NULL, inst->alloc_bytes, err, len)) return -1;
     if (!inst->with_mask) return 0;
-    const size_t mask_bytes = (size_t)inst->n_words * sizeof(uint32_t);
-    for (int64_t w = 0; w < inst->n_words; w++) inst->got[w] = ~inst->want[w];
-    if (harness_upload((void **)&inst->mask_poison, inst->got, mask_bytes, err, len)) return -1;
-    return harness_upload((void **)&inst->mask, NULL, mask_bytes, err, len);
+    cudaError_t e = cudaMemcpy(inst->want, inst->mask_poison, mask_bytes, cudaMemcpyDeviceToHost);
+    for (int64_t w = 0; e == cudaSuccess && w < inst->n_words; w++) inst->got[w] = ~inst->want[w];
+    if (e == cudaSuccess)
+        e = cudaMemcpy(inst->mask_poison, inst->got, mask_bytes, cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) {
+        snprintf(err, len, "the expected mask: %s", cudaGetErrorString(e));
+        return -1;
+    }
+    return 0;
 }
 
-/* Inputs, references and outputs of a backward problem: dy random; x (and addend) random, run
- * through the CPU forward to give the mask or y. */
-static int prepare_bwd(op_instance *inst, host_bufs *h, uint64_t seed, char *err, size_t len)
+/* Inputs, references and outputs of a backward problem, made on the GPU: dy random; x (and
+ * addend) random, run through the reference forward (not the library's) to give the mask, or y
+ * for a problem without one. */
+static int prepare_bwd(op_instance *inst, uint64_t seed, char *err, size_t len)
 {
-    if (make_input(inst, h, seed, 0, &inst->in[0], err, len)) return -1;
-    if (make_input(inst, h, seed, 1, NULL, err, len)) return -1;
-    if (is_add(inst->op) && make_input(inst, h, seed, 2, NULL, err, len)) return -1;
-    h->mask = malloc((size_t)inst->n_words * sizeof *h->mask);
-    if (!h->mask) {
-        snprintf(err, len, "out of host memory (n = %lld)", (long long)inst->n);
-        return -1;
+    void *x = NULL, *a = NULL;
+    uint32_t *mask = NULL;
+    int rc = -1;
+    const size_t mask_bytes = (size_t)inst->n_words * sizeof(uint32_t);
+    if (make_input(inst, seed, 0, &inst->in[0], err, len)) goto done;
+    if (make_input(inst, seed, 1, &x, err, len)) goto done;
+    if (is_add(inst->op) && make_input(inst, seed, 2, &a, err, len)) goto done;
+    if (harness_upload((void **)&mask, NULL, mask_bytes, err, len)) goto done;
+    if (!inst->with_mask) {   /* y, zero around its n elements as the inputs are */
+        if (harness_upload(&inst->in[1], NULL, inst->alloc_bytes, err, len)) goto done;
+        const cudaError_t e = cudaMemset(inst->in[1], 0, inst->alloc_bytes);
+        if (e != cudaSuccess) {
+            snprintf(err, len, "cudaMemset: %s", cudaGetErrorString(e));
+            goto done;
+        }
     }
-    memset(h->store, 0, inst->alloc_bytes);
-    relu_mask_reference(inst->dtype, inst->n, h->exact[1], h->exact[2], shifted(h->store, inst),
-                        NULL, h->mask);
-    if (inst->with_mask) {
-        if (harness_upload((void **)&inst->mask, h->mask,
-                           (size_t)inst->n_words * sizeof(uint32_t), err, len))
-            return -1;
-    } else if (harness_upload(&inst->in[1], h->store, inst->alloc_bytes, err, len)) {
-        return -1;
+    if (gpu_ref_relu_mask(inst->dtype, inst->n, shifted(x, inst), shifted(a, inst), NULL,
+                          shifted(inst->in[1], inst), mask, err, len))
+        goto done;
+    if (harness_upload((void **)&inst->ref, NULL, (size_t)inst->n * sizeof(double), err, len))
+        goto done;
+    if (gpu_ref_relu_grad(inst->dtype, inst->n, shifted(inst->in[0], inst), mask, inst->ref, err,
+                          len))
+        goto done;
+    if (harness_upload(&inst->out[0], NULL, inst->alloc_bytes, err, len)) goto done;
+    if (inst->op == RM_ADD_RELU_BWD &&
+        harness_upload(&inst->out[1], NULL, inst->alloc_bytes, err, len))
+        goto done;
+    if (inst->with_mask) {   /* the instance keeps the mask: the backward reads it */
+        inst->mask = mask;
+        mask = NULL;
     }
-    relu_mask_grad_reference(inst->n, h->exact[0], h->mask, h->ref);
-    if (harness_upload((void **)&inst->ref, h->ref, (size_t)inst->n * sizeof(double), err, len))
-        return -1;
-    if (harness_upload(&inst->out[0], NULL, inst->alloc_bytes, err, len)) return -1;
-    return inst->op == RM_ADD_RELU_BWD
-               ? harness_upload(&inst->out[1], NULL, inst->alloc_bytes, err, len)
-               : 0;
+    rc = 0;
+done:
+    cudaFree(x);
+    cudaFree(a);
+    cudaFree(mask);
+    return rc;
 }
 
 /* Allocates the instance; the worker releases it with rm_release. */
@@ -315,13 +279,10 @@ static int rm_prepare(OP_SELF, const char *op, const char *dtype, const problem 
         snprintf(err, len, "relu_mask: unknown op or dtype %s/%s", op, dtype);
         return -1;
     }
-    int rc = -1;
-    host_bufs h;
-    memset(&h, 0, sizeof h);
     op_instance *inst = calloc(1, sizeof *inst);
     if (!inst) {
         snprintf(err, len, "out of host memory");
-        goto done;
+        return -1;
     }
     inst->op = (enum rm_op)k;
     inst->dtype = (tk_dtype)d;
@@ -330,21 +291,13 @@ static int rm_prepare(OP_SELF, const char *op, const char *dtype, const problem 
     inst->with_mask = problem_int(p, "with_mask", 1) != 0;
     inst->n_words = tk_relu_mask_words(inst->n);
     inst->alloc_bytes = (size_t)(inst->n + inst->offset + 16) * tk_dtype_size(inst->dtype);
-    h.store = malloc(inst->alloc_bytes);
-    h.ref = malloc((size_t)inst->n * sizeof *h.ref);
-    if (!h.store || !h.ref) {
-        snprintf(err, len, "out of host memory (n = %lld)", (long long)inst->n);
-        goto done;
-    }
     const uint64_t input_seed = harness_seed(seed, op, dtype, p);
-    if ((is_fwd(inst->op) ? prepare_fwd : prepare_bwd)(inst, &h, input_seed, err, len)) goto done;
+    if ((is_fwd(inst->op) ? prepare_fwd : prepare_bwd)(inst, input_seed, err, len)) {
+        rm_release(inst);
+        return -1;
+    }
     *out = inst;
-    inst = NULL;
-    rc = 0;
-done:
-    rm_release(inst);
-    host_free(&h);
-    return rc;
+    return 0;
 }
 
 /* The comparisons are exact: any scale of a zero tolerance is zero. */
