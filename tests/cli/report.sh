@@ -19,6 +19,16 @@ n_svg=$(ls $R/*.svg 2>/dev/null | wc -l)
 # 2 ops (bandwidth + importance each) and 4 (op, dtype) groups (slices + distribution each)
 same "figures written" "$n_svg" "12"
 
+# slices: by default each group's largest problem only; --all-problems draws every problem's
+# panels (the fixture's groups hold several problems); the other figures are the same bytes
+check "report --all-problems" $TUNER report --db $FX -o $T/all --all-problems -q
+panels() { grep -c 'class="f">' "$1"; }
+one=$(ls $R/slices-*.svg | head -n 1)
+same "default slices: one problem's panels" "$(panels "$one")" 1
+check "--all-problems: one block of panels per problem" test "$(panels "$T/all/$SLUG/$(basename "$one")")" -gt 1
+check "--all-problems changes only the slices" diff -r -x 'slices-*' -x index.html -x README.md "$R" "$T/all/$SLUG"
+check "the caption says which problems" grep -q 'of the largest problem' "$R/README.md"
+
 check "every SVG and the HTML parse as XML; every figure is shown by both pages" python3 - "$R" <<'PY'
 import glob, os, re, sys
 import xml.etree.ElementTree as ET

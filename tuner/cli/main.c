@@ -44,6 +44,7 @@ static struct options {
     int compare;                 /* --compare */
     int quiet;                   /* -q */
     int warm_start;              /* --warm-start */
+    int all_problems;            /* --all-problems (report) */
     int64_t jobs;                /* --jobs */
     const char *cache;           /* --cache */
     const char *cc;              /* --cc */
@@ -109,6 +110,7 @@ static int parse_args(const char *cmd, int argc, char **argv, const char *allowe
         if (strcmp(a, "--compare") == 0 && strstr(allowed, " compare ")) { opt.compare = 1; continue; }
         if (strcmp(a, "-q") == 0 && strstr(allowed, " q ")) { opt.quiet = 1; continue; }
         if (strcmp(a, "--warm-start") == 0 && strstr(allowed, " warm-start ")) { opt.warm_start = 1; continue; }
+        if (strcmp(a, "--all-problems") == 0 && strstr(allowed, " all-problems ")) { opt.all_problems = 1; continue; }
         char key[64];
         snprintf(key, sizeof key, " %s ", a[1] == '-' ? a + 2 : a + 1);
         if (!strstr(allowed, key)) { cmdline_error(cmd, "unknown option '%s'", a); return -1; }
@@ -801,7 +803,8 @@ static int cmd_report(void)
     if (opt.db) inputs[n++] = opt.db;
     for (int i = 0; i < opt.n_args && n < 64; i++) inputs[n++] = opt.args[i];
     if (n == 0) n = add_committed_dumps(&g, inputs, n, 64);
-    report_options o = { inputs, n, opt.device, opt.out ? opt.out : "reports", opt.quiet ? NULL : stdout };
+    report_options o = { inputs, n, opt.device, opt.out ? opt.out : "reports", opt.quiet ? NULL : stdout,
+                         opt.all_problems };
     char err[4096];
     int rc = report_generate(&o, err, sizeof err);
     globfree(&g);
@@ -919,12 +922,14 @@ static const command commands[] = {
       "  Lists the CUDA devices on this machine (asked through a worker process) and the devices\n"
       "  recorded in the database or in the committed dumps (db/results/)." },
     { "report", cmd_report,
-      "tuner report [-o DIR] [--device NAME|SLUG|UUID] [--db PATH|DUMP.sql] [DUMP...] [-q]\n"
+      "tuner report [-o DIR] [--device NAME|SLUG|UUID] [--db PATH|DUMP.sql] [DUMP...]\n"
+      "             [--all-problems] [-q]\n"
       "  Writes DIR/<device>/index.html, its Markdown twin README.md and SVG figures (default DIR\n"
       "  reports) from the dumps (default db/results/*.sql.xz): per op, dtype and problem the tuned\n"
       "  config, its time, GB/s, share of the copy ceiling, gain over the classic default and\n"
-      "  speedup over the reference library; bandwidth against size; parameter importance and\n"
-      "  slices; all variants' times; strategy convergence. Same inputs, same bytes." },
+      "  speedup over the reference library; bandwidth against size; parameter importance;\n"
+      "  two-parameter slices of each op and dtype's largest problem (--all-problems: of every\n"
+      "  problem); all variants' times; strategy convergence. Same inputs, same bytes." },
     { "strategies", cmd_strategies,
       "tuner strategies SPACE --replay DUMP [--seeds N] [--budget N|P%] [--strategy A,B,...]\n"
       "                 [--op OP] [--dtype DT] [--format table|csv] [--transfer-from OTHER]\n"
@@ -954,7 +959,7 @@ static const char *const allowed_options[] = {
     /* header */  " o output check db space q ",
     /* db */      " db o output q ",
     /* devices */ " db ",
-    /* report */  " o output db device q ",
+    /* report */  " o output db device all-problems q ",
     /* strategies */ " replay seeds budget strategy op dtype format transfer-from ",
     /* retime */  " db against backend format q ",
 };

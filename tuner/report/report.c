@@ -335,7 +335,8 @@ static int add_figure(out_files *f, const char *name, int rc, char **text, size_
     return add_file(f, name, *text, *len);
 }
 
-static int write_op(twin *t, out_files *files, const rp_device *dev, int first_group)
+static int write_op(twin *t, out_files *files, const rp_device *dev, int first_group,
+                    int all_problems)
 {
     const char *op = dev->groups[first_group].op;
     char slug[256], name[512], cap[1024], alt[512];
@@ -369,7 +370,8 @@ static int write_op(twin *t, out_files *files, const rp_device *dev, int first_g
         int nr = rp_group_ranking(dev, g, rank, 4);
         if (nr > 0) write_value_table(t, dev, g, rank[0]);
         snprintf(name, sizeof name, "slices-%s-%s.svg", slug, g->dtype);
-        if (add_figure(files, name, rp_plot_slices(dev, g, &text, &len), &text, &len)) return -1;
+        if (add_figure(files, name, rp_plot_slices(dev, g, !all_problems, &text, &len), &text, &len))
+            return -1;
         snprintf(alt, sizeof alt, "Two-parameter slices, %s %s", g->op, g->dtype);
         char ranked[512];
         size_t n = 0;
@@ -377,9 +379,13 @@ static int write_op(twin *t, out_files *files, const rp_device *dev, int first_g
         for (int k = 0; k < nr && n < sizeof ranked; k++)
             n += (size_t)snprintf(ranked + n, sizeof ranked - n, "%s`%s`", k ? ", " : "", rank[k]);
         snprintf(cap, sizeof cap, "Two-parameter slices over the %s most important parameters "
-                                  "(%s, by summed spread): best time with both fixed over the "
-                                  "winner's; the winner's cell outlined.",
-                 nr == 4 ? "four" : nr == 3 ? "three" : nr == 2 ? "two" : "few", ranked);
+                                  "(%s, by summed spread) %s: best time with both fixed over the "
+                                  "winner's; the winner's cell outlined.%s",
+                 nr == 4 ? "four" : nr == 3 ? "three" : nr == 2 ? "two" : "few", ranked,
+                 all_problems ? "of every problem" : "of the largest problem",
+                 all_problems || g->count == 1
+                     ? ""
+                     : " `tuner report --all-problems` draws them for every problem.");
         twin_image(t, name, alt, cap);
         snprintf(name, sizeof name, "distribution-%s-%s.svg", slug, g->dtype);
         if (add_figure(files, name, rp_plot_distribution(dev, g, &text, &len), &text, &len)) return -1;
@@ -462,7 +468,7 @@ static int build_device(const rp_device *dev, const report_options *o, out_files
     write_summary(&t, dev);
     for (int i = 0; i < dev->n_groups; i++) {
         if (i > 0 && strcmp(dev->groups[i].op, dev->groups[i - 1].op) == 0) continue;
-        if (write_op(&t, files, dev, i) != 0) goto done;
+        if (write_op(&t, files, dev, i, o->all_problems) != 0) goto done;
     }
     if (write_convergence(&t, files, dev) != 0) goto done;
     write_runs(&t, dev);

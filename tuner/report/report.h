@@ -2,7 +2,9 @@
  * in the inputs it writes DIR/<device-slug>/ with index.html, its Markdown twin README.md and
  * the SVG figures the pages show: per op, dtype and problem the tuned config with its time,
  * GB/s, share of the copy ceiling, gain over the classic default and speedup over the peer
- * library; bandwidth against problem size; parameter importance and two-parameter slices;
+ * library; bandwidth against problem size; parameter importance; two-parameter slices (of
+ * each op and dtype's largest problem, or of every problem: their panels are most of a
+ * report's bytes, and the committed reports must stay small);
  * the distribution of all variants' times with statuses counted; the convergence of
  * non-exhaustive strategy runs. The output is a function of the inputs alone (no clock, no
  * locale): the same inputs give the same bytes. A device's folder is replaced as a whole. */
@@ -16,6 +18,7 @@ typedef struct report_options {
     const char *device;          /* a device name, its slug or a card's uuid; NULL: every device */
     const char *out_dir;         /* the folder that receives <device-slug>/ */
     FILE *progress;              /* one line per device written, or NULL */
+    int all_problems;            /* slices of every problem; 0: of each op and dtype's largest */
 } report_options;
 
 /* Writes the reports. Returns 0; 2 when o->device matches no recorded device or the inputs

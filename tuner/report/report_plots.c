@@ -327,8 +327,13 @@ static void param_extent(const rp_device *dev, const rp_group *g, const char *na
     }
 }
 
-int rp_plot_slices(const rp_device *dev, const rp_group *g, char **out, size_t *len)
+int rp_plot_slices(const rp_device *dev, const rp_group *g, int largest_only, char **out,
+                   size_t *len)
 {
+    /* the panels drawn: the group's last problem (problems are in size order) or all of them;
+     * the parameters ranked over the whole group either way */
+    const int from = largest_only ? g->first + g->count - 1 : g->first;
+    const int count = largest_only ? 1 : g->count;
     const char *top[4];
     int nt = rp_group_ranking(dev, g, top, 4), np = 0, rc = -1;
     pair pairs[6];
@@ -368,9 +373,9 @@ int rp_plot_slices(const rp_device *dev, const rp_group *g, char **out, size_t *
     double *cells = malloc((size_t)max_cells * sizeof *cells);
     char title[512];
     snprintf(title, sizeof title, "Two-parameter slices: %s %s on %s", g->op, g->dtype, dev->name);
-    svg *s = svg_new(width, 78 + g->count * block_h, title);
+    svg *s = svg_new(width, 78 + count * block_h, title);
     if (!cells || !s) goto done;
-    for (int i = g->first; i < g->first + g->count; i++)
+    for (int i = from; i < from + count; i++)
         for (int q = 0; q < np; q++) {
             const rp_problem *p = &dev->problems[i];
             int a = rp_param_index(p, pairs[q].row), b = rp_param_index(p, pairs[q].col);
@@ -385,8 +390,8 @@ int rp_plot_slices(const rp_device *dev, const rp_group *g, char **out, size_t *
              "Cell: the best time with both parameters fixed (everything else tuned), over the "
              "winner's. Outlined: the winner. Blank: nothing ran ok there.");
     svg_colorbar(s, width - 300, 46, 260, 10, worst, 1, 1, ratio_tick, "time / best");
-    for (int bi = 0; bi < g->count; bi++) {
-        const rp_problem *p = &dev->problems[g->first + bi];
+    for (int bi = 0; bi < count; bi++) {
+        const rp_problem *p = &dev->problems[from + bi];
         double y0 = 78 + bi * block_h;
         char sz[64], head[512], num[32];
         rp_size_label(p->elements, sz, sizeof sz);

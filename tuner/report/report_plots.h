@@ -15,10 +15,11 @@ int rp_plot_bandwidth(const rp_device *dev, const char *op, char **out, size_t *
  * columns: parameters), the most important parameter of each row outlined. */
 int rp_plot_importance(const rp_device *dev, const char *op, char **out, size_t *len);
 
-/* Two-parameter slices of a group: per problem, a heatmap for each pair among the group's most
- * important parameters (up to four of them), cells the best time with both fixed over the
- * winner's, the winner's cell outlined. */
-int rp_plot_slices(const rp_device *dev, const rp_group *g, char **out, size_t *len);
+/* Two-parameter slices of a group: per problem (every one, or the largest only), a heatmap for
+ * each pair among the group's most important parameters (up to four of them), cells the best
+ * time with both fixed over the winner's, the winner's cell outlined. */
+int rp_plot_slices(const rp_device *dev, const rp_group *g, int largest_only, char **out,
+                   size_t *len);
 
 /* The distribution of all variants' times of a group, one histogram strip per problem on a
  * shared log axis of time over the winner's, with the winner, the default and the peer marked
