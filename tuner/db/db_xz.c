@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define XZ_PRESET (9 | LZMA_PRESET_EXTREME)
 
@@ -76,6 +77,17 @@ static unsigned char *read_whole(const char *path, size_t *n, char *err, size_t 
         snprintf(err, len, "dump '%s': cannot open", path);
         return NULL;
     }
+    /* a regular file's size sizes the buffer (one read, no 1 MiB for a small file); a pipe or
+     * a file that grows is read on in 64 KiB steps */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
+        (uint64_t)st.st_size <= DUMP_MAX_BYTES) {
+        cap = (size_t)st.st_size + 65537;
+        if (!(buf = malloc(cap))) {
+            snprintf(err, len, "dump '%s': out of memory", path);
+            goto fail;
+        }
+    }
     for (;;) {
         if (*n > DUMP_MAX_BYTES) {
             snprintf(err, len, "dump '%s': larger than %zu MiB (not a dump?)", path,
@@ -83,7 +95,7 @@ static unsigned char *read_whole(const char *path, size_t *n, char *err, size_t 
             goto fail;
         }
         if (cap - *n < 65536) {
-            size_t ncap = cap ? 2 * cap : 1 << 20;
+            size_t ncap = cap ? 2 * cap : 65536 * 2;
             unsigned char *p = realloc(buf, ncap);
             if (!p) {
                 snprintf(err, len, "dump '%s': out of memory", path);
@@ -146,7 +158,7 @@ static char *xz_decompress(const char *path, const unsigned char *in, size_t n, 
     s.avail_in = n;
     do {
         if (s.avail_out == 0) {
-            size_t used = (size_t)s.total_out, ncap = cap ? 2 * cap : 8 * n + (1 << 20);
+            size_t used = (size_t)s.total_out, ncap = cap ? 2 * cap : 8 * n + 65536;
             if (used > DUMP_MAX_BYTES) {
                 lzma_end(&s);
                 free(buf);
