@@ -2,6 +2,7 @@
 # `make install PREFIX=...`), the tests, and runs them. `make run` tunes on this machine's GPU (or
 # explains and replays without one); `make test` is what CI runs. STATIC=1 links SQLite, libyaml,
 # GSL and liblzma statically so build/tuner runs on a GPU machine that has none of their packages.
+# DEPS=DIR takes those four from a folder instead of the system (scripts/deps_kit.sh).
 # SANITIZE=1 builds the driver and the CPU tests with AddressSanitizer and UBSan into build-san/,
 # FUZZ=1 the libFuzzer targets of tests/fuzz/ with clang into build-fuzz/ (docs/robustness.md);
 # `make test-sanitize` and `make fuzz FUZZ_SECONDS=N` run them.
@@ -49,6 +50,14 @@ CFLAGS   := $(filter-out -Werror,$(CFLAGS)) -Wno-unknown-warning-option -fsaniti
 LDSAN    := -fsanitize=fuzzer $(SANFLAGS)
 endif
 
+# DEPS=DIR: SQLite, libyaml, GSL and liblzma from DIR/include and DIR/lib (static libraries, as
+# scripts/deps_kit.sh packs them from a machine that has the -dev packages) rather than from the
+# system: how a machine without those packages, such as a GPU machine, builds (with STATIC=1).
+ifneq ($(DEPS),)
+CFLAGS   += -I$(DEPS)/include
+DEPLIBDIR := -L$(DEPS)/lib
+endif
+
 # The fuzz binaries always link SQLite, libyaml, GSL and liblzma statically (libFuzzer and the
 # sanitizer runtimes are static with clang anyway): scripts/fuzz_campaign.sh runs them on a machine
 # that has none of those packages.
@@ -57,7 +66,7 @@ DEPLIBS := -Wl,-Bstatic -lsqlite3 -lyaml -lgsl -lgslcblas -llzma -Wl,-Bdynamic
 else
 DEPLIBS := -lsqlite3 -lyaml -lgsl -lgslcblas -llzma
 endif
-LDLIBS := -L$(CUDA_HOME)/lib64 $(B)/libtunekit.a -lcudart_static $(DEPLIBS) -lstdc++ -lm -ldl -lpthread -lrt
+LDLIBS := -L$(CUDA_HOME)/lib64 $(DEPLIBDIR) $(B)/libtunekit.a -lcudart_static $(DEPLIBS) -lstdc++ -lm -ldl -lpthread -lrt
 
 TUNER_SRC   := $(sort $(wildcard tuner/*/*.c))
 TUNER_CU    := $(sort $(wildcard tuner/*/*.cu))
@@ -80,7 +89,7 @@ all: $(B)/tuner $(B)/libtunekit.a
 
 # ---- dependencies: install the -dev packages when missing (as root), else say how ----
 $(B)/.deps-ok:
-	@sh scripts/deps.sh
+	@DEPS="$(DEPS)" sh scripts/deps.sh
 	@mkdir -p $(B) && touch $@
 deps: $(B)/.deps-ok
 

@@ -1,12 +1,24 @@
 #!/bin/sh
 # deps.sh: makes sure the build's -dev packages (SQLite, libyaml, GSL, liblzma) and the CUDA
 # compiler are present. Installs the packages with apt-get when running as root; otherwise prints
-# the exact command and fails. Called by make before the first compile.
+# the exact command and fails. Called by make before the first compile. With DEPS=DIR (make
+# DEPS=DIR, a folder made by scripts/deps_kit.sh) the headers and static libraries must be there
+# instead, and nothing is installed.
 missing=""
-[ -f /usr/include/sqlite3.h ] || missing="$missing libsqlite3-dev"
-[ -f /usr/include/yaml.h ] || missing="$missing libyaml-dev"
-[ -f /usr/include/gsl/gsl_rng.h ] || missing="$missing libgsl-dev"
-[ -f /usr/include/lzma.h ] || missing="$missing liblzma-dev"
+if [ -n "${DEPS:-}" ]; then
+  for f in include/sqlite3.h include/yaml.h include/gsl/gsl_rng.h include/lzma.h \
+           lib/libsqlite3.a lib/libyaml.a lib/libgsl.a lib/libgslcblas.a lib/liblzma.a; do
+    [ -f "$DEPS/$f" ] || missing="$missing $f"
+  done
+  if [ -n "$missing" ]; then
+    echo "make: error: DEPS=$DEPS lacks$missing (make it with scripts/deps_kit.sh)" >&2
+    exit 1
+  fi
+fi
+[ -n "${DEPS:-}" ] || [ -f /usr/include/sqlite3.h ] || missing="$missing libsqlite3-dev"
+[ -n "${DEPS:-}" ] || [ -f /usr/include/yaml.h ] || missing="$missing libyaml-dev"
+[ -n "${DEPS:-}" ] || [ -f /usr/include/gsl/gsl_rng.h ] || missing="$missing libgsl-dev"
+[ -n "${DEPS:-}" ] || [ -f /usr/include/lzma.h ] || missing="$missing liblzma-dev"
 if [ -n "$missing" ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "make: installing$missing"
