@@ -101,8 +101,10 @@ static int gather(db *d, const space *sp, const space_binding *b, int near, int 
      * each device's fastest first), then the winners by nearness */
     for (size_t i = 0; i < same; i++)
         c.w[i].size_distance = (double)i;   /* keeps their order under the sort below */
-    qsort(c.w, same, sizeof *c.w, nearer);
-    qsort(c.w + same, c.n - same, sizeof *c.w, nearer);
+    if (c.n) {   /* c.w is NULL when nothing was recorded: qsort's array must not be */
+        qsort(c.w, same, sizeof *c.w, nearer);
+        qsort(c.w + same, c.n - same, sizeof *c.w, nearer);
+    }
     int limit = near ? WARM_MAX + TRANSFER_SAME_MAX : WARM_MAX;
     for (size_t i = 0; i < c.n && n < limit; i++) {
         if (i < same && n >= TRANSFER_SAME_MAX) continue;

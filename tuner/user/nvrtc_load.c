@@ -51,8 +51,13 @@ int nvrtc_load(nvrtc_api *api, char *err, size_t len)
     const char *home = getenv("CUDA_HOME");
     snprintf(home_lib, sizeof home_lib, "%s/lib64/libnvrtc.so", home ? home : "/usr/local/cuda");
     const char *const names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", home_lib};
+    /* RTLD_NODELETE: NVRTC stays mapped after nvrtc_unload. It carries its own C++ runtime,
+     * whose start-up allocates an exception pool (72,704 bytes) that only a pointer inside the
+     * library holds; unmapping the library made that a leak (LeakSanitizer reported it at the
+     * exit of every process that compiled), and a library of that kind is not safe to unmap
+     * anyway. A second load finds it mapped. */
     for (size_t i = 0; i < sizeof names / sizeof *names && !api->handle; i++) {
-        api->handle = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        api->handle = dlopen(names[i], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
         if (api->handle)
             snprintf(api->path, sizeof api->path, "%s", names[i]);
     }
