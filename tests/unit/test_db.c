@@ -1462,6 +1462,18 @@ static void test_check(void)
     CHECK(strstr(err, "foreign key: samples") != NULL);
     CHECK(strstr(err, "without samples") != NULL);
     CHECK(strstr(err, "c.db") != NULL);
+    /* text in REAL columns (SQLite keeps it as text), which export refuses: a sample and a
+     * median (found by fuzz_dump) */
+    CHECK(strstr(err, "not a number") == NULL);
+    CHECK(sqlite3_exec(db_handle(d),
+                       "UPDATE samples SET us = 'fast' WHERE (evaluation_id, idx) ="
+                       " (SELECT evaluation_id, idx FROM samples WHERE evaluation_id <> 9999"
+                       " LIMIT 1);"
+                       "UPDATE evaluations SET median_us = 'fast' WHERE id ="
+                       " (SELECT max(id) FROM evaluations);", NULL, NULL, NULL) == SQLITE_OK);
+    CHECK(db_check(d, err, sizeof err) == 1);
+    CHECK(strstr(err, "1 sample(s) that are not a number") != NULL);
+    CHECK(strstr(err, "1 evaluation(s) with a statistic that is not a number") != NULL);
     db_close(d);
 }
 

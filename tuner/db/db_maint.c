@@ -243,6 +243,21 @@ static const db_invariant db_invariants[] = {
     {"SELECT count(*) FROM evaluations e WHERE status = 'ok'"
      " AND n_runs <> (SELECT count(*) FROM samples s WHERE s.evaluation_id = e.id)",
      "ok evaluation(s) whose n_runs differs from their number of samples"},
+    /* export writes timings as numbers and refuses anything else (a column's type is a row's
+     * in SQLite: a REAL column holds text when text is inserted) */
+    {"SELECT count(*) FROM samples WHERE typeof(us) NOT IN ('real', 'integer')",
+     "sample(s) that are not a number"},
+    {"SELECT count(*) FROM evaluations WHERE 0"
+     " OR typeof(median_us) NOT IN ('real', 'integer', 'null')"
+     " OR typeof(min_us) NOT IN ('real', 'integer', 'null')"
+     " OR typeof(max_us) NOT IN ('real', 'integer', 'null')"
+     " OR typeof(mean_us) NOT IN ('real', 'integer', 'null')"
+     " OR typeof(stddev_us) NOT IN ('real', 'integer', 'null')"
+     " OR typeof(ci_lo_us) NOT IN ('real', 'integer', 'null')"
+     " OR typeof(ci_hi_us) NOT IN ('real', 'integer', 'null')"
+     " OR typeof(gbps) NOT IN ('real', 'integer', 'null')"
+     " OR typeof(frac_copy) NOT IN ('real', 'integer', 'null')",
+     "evaluation(s) with a statistic that is not a number"},
     {"SELECT count(*) FROM (SELECT evaluation_id FROM samples GROUP BY evaluation_id"
      " HAVING min(idx) <> 0 OR max(idx) <> count(*) - 1)",
      "evaluation(s) whose sample indexes are not 0..n-1"},
