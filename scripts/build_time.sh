@@ -11,7 +11,7 @@
 set -u
 cd "$(dirname "$0")/.."
 now() { date +%s.%N; }
-step() {   # step NAME COMMAND...: runs it with its output in build-time.log; prints the seconds
+step() {   # step NAME COMMAND...: runs it, its output added to $LOG; prints the seconds
     local name=$1 t0 t1 rc; shift
     t0=$(now)
     "$@" >>"$LOG" 2>&1; rc=$?

@@ -14,11 +14,12 @@ if [ -n "${DEPS:-}" ]; then
     echo "make: error: DEPS=$DEPS lacks$missing (make it with scripts/deps_kit.sh)" >&2
     exit 1
   fi
+else
+  [ -f /usr/include/sqlite3.h ] || missing="$missing libsqlite3-dev"
+  [ -f /usr/include/yaml.h ] || missing="$missing libyaml-dev"
+  [ -f /usr/include/gsl/gsl_rng.h ] || missing="$missing libgsl-dev"
+  [ -f /usr/include/lzma.h ] || missing="$missing liblzma-dev"
 fi
-[ -n "${DEPS:-}" ] || [ -f /usr/include/sqlite3.h ] || missing="$missing libsqlite3-dev"
-[ -n "${DEPS:-}" ] || [ -f /usr/include/yaml.h ] || missing="$missing libyaml-dev"
-[ -n "${DEPS:-}" ] || [ -f /usr/include/gsl/gsl_rng.h ] || missing="$missing libgsl-dev"
-[ -n "${DEPS:-}" ] || [ -f /usr/include/lzma.h ] || missing="$missing liblzma-dev"
 if [ -n "$missing" ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "make: installing$missing"

@@ -935,8 +935,8 @@ int db_import_flags(db *d, const char *dump_path, unsigned flags, const char *ke
             goto done;
         }
         if (n_problems) {
-            snprintf(err, len, "dump '%s': its rows are inconsistent (cut short, or written by hand?): %s", dump_path,
-                     report);
+            snprintf(err, len, "dump '%s': its rows are inconsistent (cut short, or written by "
+                     "hand?): %s", dump_path, report);
             goto done;
         }
     }

@@ -247,17 +247,12 @@ static const db_invariant db_invariants[] = {
      * in SQLite: a REAL column holds text when text is inserted) */
     {"SELECT count(*) FROM samples WHERE typeof(us) NOT IN ('real', 'integer')",
      "sample(s) that are not a number"},
-    {"SELECT count(*) FROM evaluations WHERE 0"
-     " OR typeof(median_us) NOT IN ('real', 'integer', 'null')"
-     " OR typeof(min_us) NOT IN ('real', 'integer', 'null')"
-     " OR typeof(max_us) NOT IN ('real', 'integer', 'null')"
-     " OR typeof(mean_us) NOT IN ('real', 'integer', 'null')"
-     " OR typeof(stddev_us) NOT IN ('real', 'integer', 'null')"
-     " OR typeof(ci_lo_us) NOT IN ('real', 'integer', 'null')"
-     " OR typeof(ci_hi_us) NOT IN ('real', 'integer', 'null')"
-     " OR typeof(gbps) NOT IN ('real', 'integer', 'null')"
-     " OR typeof(frac_copy) NOT IN ('real', 'integer', 'null')",
+#define NOT_NUMBER(col) " OR typeof(" col ") NOT IN ('real', 'integer', 'null')"
+    {"SELECT count(*) FROM evaluations WHERE 0" NOT_NUMBER("median_us") NOT_NUMBER("min_us")
+     NOT_NUMBER("max_us") NOT_NUMBER("mean_us") NOT_NUMBER("stddev_us") NOT_NUMBER("ci_lo_us")
+     NOT_NUMBER("ci_hi_us") NOT_NUMBER("gbps") NOT_NUMBER("frac_copy"),
      "evaluation(s) with a statistic that is not a number"},
+#undef NOT_NUMBER
     {"SELECT count(*) FROM (SELECT evaluation_id FROM samples GROUP BY evaluation_id"
      " HAVING min(idx) <> 0 OR max(idx) <> count(*) - 1)",
      "evaluation(s) whose sample indexes are not 0..n-1"},
