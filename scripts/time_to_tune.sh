@@ -63,18 +63,7 @@ retime_all() {
         printf '%-10s %-28s %s\n' "$name" "$sp" "$(tail -n 1 "$out/$name.log")"
     done
     t1=$(now)
-    python3 - "$out/$name.csv" "$name" "$(secs "$t0" "$t1")" <<'EOF'
-import csv, statistics, sys
-rows = [r for r in csv.reader(open(sys.argv[1])) if r and r[0] != "op"]
-reg = sorted(float(r[7]) for r in rows)
-n = len(reg)
-if n == 0:
-    print(f"{sys.argv[2]:10s} no problem in common"); sys.exit()
-q = lambda p: reg[min(n - 1, int(p * (n - 1) + 0.5))]
-print(f"{sys.argv[2]:10s} all spaces: {n} problems in {sys.argv[3]} s; regret median {100*statistics.median(reg):.2f}%, "
-      f"p90 {100*q(0.9):.2f}%, max {100*reg[-1]:.2f}%; within 1%: {sum(r <= 0.01 for r in reg)}, "
-      f"within 2%: {sum(r <= 0.02 for r in reg)}, same config: {sum(1 for r in rows if r[3] == r[4])}")
-EOF
+    python3 scripts/regret_summary.py "$out/$name.csv" "$(printf '%-10s all spaces' "$name")" "$(secs "$t0" "$t1")"
 }
 
 IFS=, read -r -a todo <<< "$steps"

@@ -50,6 +50,10 @@ static const char fake_worker[] =
     "  *config=mode=crash*) printf 'prepared\\n'; echo 'fake: about to crash' >&2; "
     "kill -SEGV $$ ;;\n"
     "  *config=mode=exit*) echo 'fake: leaving' >&2; exit 5 ;;\n"
+    "  *config=mode=killonce*) if [ -e \"$FAKE_LOG.killed\" ]; then printf 'prepared\\n"
+    "result\\tstatus=ok\\terror=\\tsamples=4\\n'; else : > \"$FAKE_LOG.killed\"; "
+    "printf 'prepared\\n'; kill -KILL $$; fi ;;\n"
+    "  *config=mode=killed*) printf 'prepared\\n'; echo 'fake: killed' >&2; kill -KILL $$ ;;\n"
     "  *config=mode=fault*) printf 'prepared\\nresult\\tstatus=fault"
     "\\terror=kernel: cudaErrorIllegalAddress\\tsamples=\\n'; exit 3 ;;\n"
     "  *config=mode=noisy*) head -c 300000 /dev/zero | tr '\\000' x >&2; "
@@ -188,6 +192,21 @@ static void test_lifecycle(void)
     eval_result_clear(&r);
     CHECK(count_log("start") == 3);
 
+    /* Killed from outside (SIGKILL) mid-evaluation: not the config's doing, so evaluated again
+     * on a fresh worker, once; killed twice, the death is recorded as the config's fault. */
+    int starts = count_log("start");
+    q = request(&p, "mode=killonce", 5);
+    CHECK(b->vt->evaluate(b, &q, &r, err, sizeof err) == 0);
+    CHECK(r.status == EVAL_OK && r.n_samples == 1);
+    eval_result_clear(&r);
+    CHECK(count_log("start") == starts + 1);
+    q = request(&p, "mode=killed", 5);
+    CHECK(b->vt->evaluate(b, &q, &r, err, sizeof err) == 0);
+    CHECK(r.status == EVAL_FAULT);
+    CHECK_STR(r.error, "worker died: signal 9 (fake: killed)");
+    eval_result_clear(&r);
+    CHECK(count_log("start") == starts + 2);   /* the second worker died too; none runs now */
+
     /* Exit before answering (no `prepared` yet). */
     q = request(&p, "mode=exit", 5);
     CHECK(b->vt->evaluate(b, &q, &r, err, sizeof err) == 0);
@@ -201,7 +220,7 @@ static void test_lifecycle(void)
     CHECK(r.status == EVAL_FAULT);
     CHECK_STR(r.error, "kernel: cudaErrorIllegalAddress");
     eval_result_clear(&r);
-    int starts = count_log("start");
+    starts = count_log("start");
     q = request(&p, "mode=ok", 5);
     CHECK(b->vt->evaluate(b, &q, &r, err, sizeof err) == 0);
     CHECK(r.status == EVAL_OK);

@@ -48,6 +48,7 @@ typedef struct cuda_backend {
     int copy_done;
     double copy_gbps;
     wp_buf out;
+    int killed;              /* the last death was SIGKILL from outside (not the watchdog's) */
 } cuda_backend;
 
 typedef enum { READ_LINE, READ_EOF, READ_TIMEOUT, READ_ERROR } read_outcome;
@@ -384,20 +385,23 @@ static double cuda_copy_gbps(backend *b)
     return cb->copy_gbps;
 }
 
-/* The worker died (EOF): reap it and record the death as the evaluation's fault. */
+/* The worker died (EOF): reap it and record the death as the evaluation's fault. A SIGKILL
+ * (the watchdog's own kills never come here) is marked in cb->killed for cuda_evaluate. */
 static int result_died(cuda_backend *cb, eval_result *out)
 {
     int status = worker_reap(cb, QUIT_GRACE_MS);
     out->status = EVAL_FAULT;
     death_message(cb, status, out->error, sizeof out->error);
+    cb->killed = status >= 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
     return 0;
 }
 
-static int cuda_evaluate(backend *b, const eval_request *req, eval_result *out, char *err,
+/* One evaluation on the worker (started or restarted as needed); see cuda_evaluate. */
+static int evaluate_once(cuda_backend *cb, const eval_request *req, eval_result *out, char *err,
                          size_t len)
 {
-    cuda_backend *cb = (cuda_backend *)b;
     memset(out, 0, sizeof *out);
+    cb->killed = 0;
     if (wp_format_eval(&cb->out, req)) { snprintf(err, len, "out of memory"); return -1; }
     /* A worker that died while idle is restarted once; a second failure stops the run. */
     for (int attempt = 0;; attempt++) {
@@ -458,6 +462,24 @@ static int cuda_evaluate(backend *b, const eval_request *req, eval_result *out, 
         worker_kill(cb);
         return -1;
     }
+}
+
+/* A worker killed from outside by SIGKILL (an operator, the out-of-memory killer) says nothing
+ * about the config: the evaluation is repeated once on a fresh worker, and said on stderr. A
+ * second death, or any other (a signal the worker raised itself, an exit, a fault it reported),
+ * is the config's and recorded as its fault. */
+static int cuda_evaluate(backend *b, const eval_request *req, eval_result *out, char *err,
+                         size_t len)
+{
+    cuda_backend *cb = (cuda_backend *)b;
+    int rc = evaluate_once(cb, req, out, err, len);
+    if (rc == 0 && out->status == EVAL_FAULT && cb->killed) {
+        fprintf(stderr, "\ntuner: cuda:%d: %s during an evaluation, not by its own doing; "
+                "evaluating it again on a fresh worker\n", cb->ordinal, out->error);
+        eval_result_clear(out);
+        rc = evaluate_once(cb, req, out, err, len);
+    }
+    return rc;
 }
 
 static void cuda_close(backend *b)
