@@ -3,7 +3,8 @@
  * is the worker's stdin and stdout (protocol in tuner/worker/protocol.h), keeps the last lines of its stderr,
  * and watches every evaluation with poll(): a worker that hangs past measure.timeout_s is killed
  * (EVAL_TIMEOUT), one that dies is reaped (EVAL_FAULT with its signal and last stderr line), and
- * the next request starts a fresh one. A bad variant costs one row, never the run. */
+ * the next request starts a fresh one; one SIGKILLed from outside has its evaluation repeated
+ * once first. A bad variant costs one row, never the run. */
 #include "backend.h"
 #include "worker/protocol.h"
 
