@@ -64,6 +64,9 @@ inline cudaError_t memset_sync(void *p, int value, size_t bytes)
 
 inline bool gpu_check_start(const char *test, cudaDeviceProp *prop = nullptr)
 {
+    /* line-buffered even into a file or pipe: a run cut by a time limit (compute-sanitizer's,
+     * the GPU machine's) still shows how far it got */
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         std::printf("%s: no CUDA device, GPU part skipped\n", test);
