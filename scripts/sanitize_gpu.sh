@@ -14,7 +14,8 @@
 #
 # usage: scripts/sanitize_gpu.sh [LIMIT_PER_RUN_S (default 15: 4 tools x 9 tests fit in 600 s)] [TOOLS (default "memcheck
 #        racecheck initcheck synccheck")]; BIN_DIR (default build/tests/gpu) names the binaries;
-#        TESTS (names without _test) picks tests;
+#        TESTS (names without _test) picks tests; TK_GPU_TEST_SAMPLE (default 8) and
+#        TK_GPU_TEST_MAX_N (default 2^17 + 3) narrow the sweeps for the slow tools;
 #        JOBS (default 1) runs that many at once on the one GPU (the slow tools need minutes per
 #        test: JOBS=12 with a limit of 150 s fits the four tools in ten minutes).
 set -u
@@ -52,7 +53,7 @@ summary=$work/summary.txt
 {
     echo "compute-sanitizer on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)," \
          "$("$CS" --version 2>/dev/null | grep -oE 'Version [0-9.]+' | head -n 1); small mode, 1 config in" \
-         "$TK_GPU_TEST_SAMPLE, ${limit}s limit per run"
+         "$TK_GPU_TEST_SAMPLE${TK_GPU_TEST_MAX_N:+, inputs up to $TK_GPU_TEST_MAX_N elements}, ${limit}s limit per run"
     printf '%-20s' test
     for tool in $tools; do printf ' %-12s' "$tool"; done
     printf '  %s\n' "test checks (memcheck run)"

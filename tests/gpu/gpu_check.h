@@ -117,10 +117,13 @@ inline bool gpu_test_small()
     const char *v = std::getenv("TK_GPU_TEST_SMALL");
     return v && *v && std::strcmp(v, "0") != 0;
 }
-/* The largest input a sweep takes: unlimited, or 2^17 + 3 elements in the small mode. */
+/* The largest input a sweep takes: unlimited, or in the small mode 2^17 + 3 elements, or
+ * TK_GPU_TEST_MAX_N (racecheck, which instruments every shared-memory access, wants smaller). */
 inline int64_t gpu_test_max_n()
 {
-    return gpu_test_small() ? (int64_t{1} << 17) + 3 : INT64_MAX;
+    if (!gpu_test_small()) return INT64_MAX;
+    const char *v = std::getenv("TK_GPU_TEST_MAX_N");
+    return v && std::atoll(v) > 0 ? std::atoll(v) : (int64_t{1} << 17) + 3;
 }
 /* Whether the sweep runs its next config: always, or one in TK_GPU_TEST_SAMPLE in the small
  * mode (a counter over the whole test, so that which configs run rotates from size to size). */
