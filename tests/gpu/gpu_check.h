@@ -121,9 +121,13 @@ inline bool gpu_test_small()
  * TK_GPU_TEST_MAX_N (racecheck, which instruments every shared-memory access, wants smaller). */
 inline int64_t gpu_test_max_n()
 {
-    if (!gpu_test_small()) return INT64_MAX;
-    const char *v = std::getenv("TK_GPU_TEST_MAX_N");
-    return v && std::atoll(v) > 0 ? std::atoll(v) : (int64_t{1} << 17) + 3;
+    static int64_t max_n = 0;   /* read once, as gpu_test_sample reads its setting */
+    if (max_n == 0) {
+        const char *v = std::getenv("TK_GPU_TEST_MAX_N");
+        max_n = !gpu_test_small() ? INT64_MAX
+                : v && std::atoll(v) > 0 ? std::atoll(v) : (int64_t{1} << 17) + 3;
+    }
+    return max_n;
 }
 /* Whether the sweep runs its next config: always, or one in TK_GPU_TEST_SAMPLE in the small
  * mode (a counter over the whole test, so that which configs run rotates from size to size). */

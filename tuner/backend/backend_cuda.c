@@ -49,7 +49,6 @@ typedef struct cuda_backend {
     int copy_done;
     double copy_gbps;
     wp_buf out;
-    int killed;              /* the last death was SIGKILL from outside (not the watchdog's) */
 } cuda_backend;
 
 typedef enum { READ_LINE, READ_EOF, READ_TIMEOUT, READ_ERROR } read_outcome;
@@ -386,23 +385,24 @@ static double cuda_copy_gbps(backend *b)
     return cb->copy_gbps;
 }
 
-/* The worker died (EOF): reap it and record the death as the evaluation's fault. A SIGKILL
- * (the watchdog's own kills never come here) is marked in cb->killed for cuda_evaluate. */
-static int result_died(cuda_backend *cb, eval_result *out)
+/* The worker died (EOF): reap it and record the death as the evaluation's fault; *killed says
+ * whether it was a SIGKILL (the watchdog's own kills never come here). */
+static int result_died(cuda_backend *cb, eval_result *out, int *killed)
 {
     int status = worker_reap(cb, QUIT_GRACE_MS);
     out->status = EVAL_FAULT;
     death_message(cb, status, out->error, sizeof out->error);
-    cb->killed = status >= 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+    *killed = status >= 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
     return 0;
 }
 
-/* One evaluation on the worker (started or restarted as needed); see cuda_evaluate. */
-static int evaluate_once(cuda_backend *cb, const eval_request *req, eval_result *out, char *err,
-                         size_t len)
+/* One evaluation on the worker (started or restarted as needed); *killed: the worker was
+ * SIGKILLed during it (see cuda_evaluate). */
+static int evaluate_once(cuda_backend *cb, const eval_request *req, eval_result *out,
+                         int *killed, char *err, size_t len)
 {
     memset(out, 0, sizeof *out);
-    cb->killed = 0;
+    *killed = 0;
     if (wp_format_eval(&cb->out, req)) { snprintf(err, len, "out of memory"); return -1; }
     /* A worker that died while idle is restarted once; a second failure stops the run. */
     for (int attempt = 0;; attempt++) {
@@ -418,7 +418,7 @@ static int evaluate_once(cuda_backend *cb, const eval_request *req, eval_result 
         char *line;
         size_t n;
         read_outcome ro = read_line(cb, deadline, &line, &n, err, len);
-        if (ro == READ_EOF) return result_died(cb, out);
+        if (ro == READ_EOF) return result_died(cb, out, killed);
         if (ro == READ_ERROR) { worker_kill(cb); return -1; }
         if (ro == READ_TIMEOUT) {
             worker_kill(cb);
@@ -473,12 +473,13 @@ static int cuda_evaluate(backend *b, const eval_request *req, eval_result *out, 
                          size_t len)
 {
     cuda_backend *cb = (cuda_backend *)b;
-    int rc = evaluate_once(cb, req, out, err, len);
-    if (rc == 0 && out->status == EVAL_FAULT && cb->killed) {
+    int killed;
+    int rc = evaluate_once(cb, req, out, &killed, err, len);
+    if (rc == 0 && out->status == EVAL_FAULT && killed) {
         fprintf(stderr, "\ntuner: cuda:%d: %s during an evaluation, not by its own doing; "
                 "evaluating it again on a fresh worker\n", cb->ordinal, out->error);
         eval_result_clear(out);
-        rc = evaluate_once(cb, req, out, err, len);
+        rc = evaluate_once(cb, req, out, &killed, err, len);
     }
     return rc;
 }
