@@ -17,7 +17,8 @@
 #        TESTS (names without _test) picks tests; TK_GPU_TEST_SAMPLE (default 8) and
 #        TK_GPU_TEST_MAX_N (default 2^17 + 3) narrow the sweeps for the slow tools;
 #        JOBS (default 1) runs that many at once on the one GPU (the slow tools need minutes per
-#        test: JOBS=12 with a limit of 150 s fits the four tools in ten minutes).
+#        test: JOBS=12 with a limit of 150 s fits the four tools in ten minutes); GPUS (e.g.
+#        "0 1 2", default the one CUDA picks) deals the runs to those GPUs in turn.
 set -u
 cd "$(dirname "$0")/.."
 limit=${1:-15}
@@ -61,12 +62,12 @@ summary=$work/summary.txt
 # run_one TOOL TEST: one run under the limit; writes its cell ("errors seconds"), whether it is
 # bad (1/0) and the test's own summary line into $work/cells/TOOL.NAME
 run_one() {
-    local tool=$1 t=$2 name log start rc took n n2 c seen line isbad=0
+    local tool=$1 t=$2 gpu=${3:-} name log start rc took n n2 c seen line isbad=0
     name=$(basename "$t")
     log=$work/logs/$tool.$name.log
     start=$SECONDS
     # shellcheck disable=SC2046
-    timeout -k 5 "$limit" "$CS" --tool "$tool" $(opts "$tool") --print-limit 50 \
+    ${gpu:+env CUDA_VISIBLE_DEVICES=$gpu} timeout -k 5 "$limit" "$CS" --tool "$tool" $(opts "$tool") --print-limit 50 \
         --error-exitcode 86 "$t" > "$log" 2>&1
     rc=$?
     took=$((SECONDS - start))
@@ -85,18 +86,25 @@ run_one() {
         c=$n; [ "$n" -eq 0 ] || isbad=1
     fi
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+    # the test died before its own summary: a crash whatever the tool counted
+    if [ -z "$line" ] && [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ]; then c="crash($rc)/$c"; isbad=1; fi
     case $line in *", 0 failed"*) ;; *) [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] || isbad=1 ;; esac
     printf '%s\n%s\n%s\n' "$c ${took}s" "$isbad" "${line:-no summary (exit $rc)}" > "$work/cells/$tool.$name"
-    echo "$tool $name: $c errors, ${took}s" >&2
+    echo "$tool $name${gpu:+ (GPU $gpu)}: $c errors, ${took}s" >&2
 }
 # JOBS runs at once (default 1): the GPU is shared, each run is a process of its own
 mkdir -p "$work/cells"
 jobs_max=${JOBS:-1}
 start_all=$SECONDS
+read -r -a gpus <<< "${GPUS:-}"
+k=0
 for tool in $tools; do
     for t in "${tests[@]}"; do
         while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
-        run_one "$tool" "$t" &
+        gpu=
+        [ ${#gpus[@]} -eq 0 ] || gpu=${gpus[$((k % ${#gpus[@]}))]}
+        run_one "$tool" "$t" "$gpu" &
+        k=$((k + 1))
     done
 done
 wait
@@ -119,7 +127,7 @@ for t in "${tests[@]}"; do
     printf '  %s\n' "${checks[$name]}" >> "$summary"
 done
 echo "cells: errors reported by the tool (timeout/N: stopped at the limit after N reports;" \
-     "crash: no sanitizer summary), and the run's seconds" >> "$summary"
+     "crash(rc): no sanitizer summary, or the test died before its own), and the run's seconds" >> "$summary"
 cat "$summary"
 tar -C "$work" -cJf "$work/sanitize-gpu.tar.xz" summary.txt logs
 [ "$(cd "$OUT" && pwd)" = "$(cd "$work" && pwd)" ] || cp "$summary" "$work/sanitize-gpu.tar.xz" "$OUT/"

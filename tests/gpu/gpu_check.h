@@ -3,7 +3,8 @@
  * test cannot go on without the GPU), gpu_check_start() says which GPU and header the test runs
  * with (or that there is no GPU), for_each_tuned_entry() walks the header's entries for this GPU
  * (each family checks that a NULL-config call gets the entry's config), and gpu_check_done()
- * prints "N passed, N failed" for tests/gpu/run.sh to add up and returns the exit status.
+ * prints "N passed, N failed" for tests/gpu/run.sh to add up and returns the exit status. A
+ * test that crashes prints its stack's return addresses first.
  *
  * The small mode, TK_GPU_TEST_SMALL=1 (scripts/sanitize_gpu.sh, where compute-sanitizer makes
  * every launch and access many times slower): the config sweeps run one config in
@@ -12,11 +13,14 @@
  * offsets stay: 1, 7, 31, 8191, 65537, ...), and the parts that only measure time or need
  * more than 2^31 elements (GPU_TEST_FULL_ONLY) are skipped, each saying so. */
 #pragma once
+#include <csignal>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <execinfo.h>
+#include <unistd.h>
 #include <cuda_runtime.h>
 #include "tuned_lookup.h"
 #include "tuned_configs.h"
@@ -62,11 +66,25 @@ inline cudaError_t memset_sync(void *p, int value, size_t bytes)
     return e == cudaSuccess ? cudaDeviceSynchronize() : e;
 }
 
+/* A crash of the test's own host code says where: the signal and the return addresses
+ * (binary+offset: `addr2line -e BINARY OFFSET` on the machine that built it), then dies of it. */
+inline void gpu_check_on_crash(int sig)
+{
+    char line[64];
+    const int len = std::snprintf(line, sizeof line, "\ncrashed: signal %d; stack:\n", sig);
+    if (len > 0 && write(2, line, static_cast<size_t>(len)) < 0) {}
+    void *frames[48];
+    backtrace_symbols_fd(frames, backtrace(frames, 48), 2);
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+}
+
 inline bool gpu_check_start(const char *test, cudaDeviceProp *prop = nullptr)
 {
     /* line-buffered even into a file or pipe: a run cut by a time limit (compute-sanitizer's,
      * the GPU machine's) still shows how far it got */
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, gpu_check_on_crash);
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         std::printf("%s: no CUDA device, GPU part skipped\n", test);
