@@ -299,6 +299,20 @@ __global__ void flush_read_kernel(const uint4 *p, size_t n)
     if (acc == 0x9e3779b9u) flush_sink = acc;   /* keeps the loads; almost never stores */
 }
 
+/* one thread: spins until the host-written word reaches until (wrapping compare) or max_ns
+ * have passed on the GPU's global timer */
+__global__ void hold_kernel(const volatile unsigned *flag, unsigned until, unsigned long long max_ns)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    for (;;) {
+        if (static_cast<int>(*flag - until) >= 0) return;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (t - t0 >= max_ns) return;
+        __nanosleep(500);
+    }
+}
+
 /* word i = a 32-bit hash (murmur3's finaliser) of i and the seed */
 __global__ void fill_random_kernel(uint32_t *p, size_t n, uint32_t seed)
 {
@@ -330,5 +344,13 @@ extern "C" tk_status tk_check_flush_l2(const void *buf, size_t bytes, cudaStream
     const size_t n = bytes / 16;
     if (n == 0) return TK_OK;
     flush_read_kernel<<<1024, 512, 0, stream>>>(static_cast<const uint4 *>(buf), n);
+    return cudaGetLastError() == cudaSuccess ? TK_OK : TK_ERR_LAUNCH;
+}
+
+extern "C" tk_status tk_check_hold(const volatile unsigned *flag, unsigned until, uint64_t max_ns,
+                                   cudaStream_t stream)
+{
+    if (!flag) return TK_ERR_INVALID_ARGUMENT;
+    hold_kernel<<<1, 1, 0, stream>>>(flag, until, static_cast<unsigned long long>(max_ns));
     return cudaGetLastError() == cudaSuccess ? TK_OK : TK_ERR_LAUNCH;
 }

@@ -1,6 +1,7 @@
 /* tk_check.h: GPU-side validation and measuring helpers the tuner uses (part of libtunekit so
  * every family shares them): poison an output with a NaN pattern, compare an output with a
- * double-precision reference kept on the GPU, flush L2 by reading, fill with random bits. Not part of the public kernel API (tunekit.h). */
+ * double-precision reference kept on the GPU, flush L2 by reading, fill with random bits, hold a
+ * stream until the host says go. Not part of the public kernel API (tunekit.h). */
 #ifndef TUNEKIT_CHECK_H
 #define TUNEKIT_CHECK_H
 
@@ -21,6 +22,14 @@ tk_status tk_check_poison(tk_dtype dtype, int64_t n, void *out, cudaStream_t str
  * kernel pays no write-back of a flush's dirty lines (which a memset flush would leave, taxing
  * small kernels with up to L2-size extra DRAM writes). Writes nothing the caller can see. */
 tk_status tk_check_flush_l2(const void *buf, size_t bytes, cudaStream_t stream);
+
+/* Holds the stream: one thread spins until *flag (host memory mapped for the device, written by
+ * the host) reaches until (compared as a wrapping counter), or max_ns nanoseconds have passed,
+ * whichever comes first. The tuner queues it before a batch of timed runs and writes the flag
+ * once the batch's first run is queued whole, so that the GPU cannot reach that run's start
+ * event before its launch is in the queue. */
+tk_status tk_check_hold(const volatile unsigned *flag, unsigned until, uint64_t max_ns,
+                        cudaStream_t stream);
 
 /* Fills buf[0..bytes) (4-byte aligned, bytes a multiple of 4) with pseudo-random 32-bit words, a
  * hash of their index and seed: data for bandwidth references that must not run on a constant

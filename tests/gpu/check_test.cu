@@ -6,7 +6,8 @@
  * got / expected values), many errors (count exact, first max_report in order), NaN and Inf in
  * the reference, max_report 0 and larger than the number of failures, n = 0, bad arguments. tk_check_poison: the NaN bit
  * patterns, and a poisoned output fails everywhere. Also the time of a 256 Mi element f32
- * comparison (printed; fails above 50 ms).
+ * comparison (printed; fails above 50 ms). tk_check_hold: held work waits for the host's word,
+ * goes when it comes, and goes after the limit when it never does.
  * Prints "N passed, N failed" last; exits non-zero on failure; skips without a GPU. */
 #include <chrono>
 #include <cmath>
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <thread>
 #include <vector>
 #include <cuda_runtime.h>
 #include "gpu_check.h"
@@ -358,6 +360,45 @@ void test_speed(cudaStream_t s)
     cudaFree(ref);
 }
 
+/* tk_check_hold: work queued behind a hold waits for the host's word, and goes at once when it
+ * comes; a word that never comes lets the stream go after max_ns; a NULL word is refused. */
+void test_hold(cudaStream_t s)
+{
+    unsigned *word = nullptr;
+    CUDA_OK(cudaHostAlloc(reinterpret_cast<void **>(&word), sizeof *word, cudaHostAllocMapped));
+    *word = 0;
+    cudaEvent_t after;
+    CUDA_OK(cudaEventCreate(&after));
+    /* released by the host */
+    expect(tk_check_hold(word, 1, 2000000000ull, s) == TK_OK, "hold launches");
+    CUDA_OK(cudaEventRecord(after, s));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    expect(cudaEventQuery(after) == cudaErrorNotReady, "the work behind an unreleased hold waits");
+    auto t0 = std::chrono::steady_clock::now();
+    __atomic_store_n(word, 1u, __ATOMIC_RELEASE);
+    CUDA_OK(cudaEventSynchronize(after));
+    const double release_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    expect(release_ms < 50.0, "released hold let the stream go in %.3f ms", release_ms);
+    /* a wrapping counter: word 0xffffffff is at or past until 0xfffffffe, not past 1 */
+    *word = 0xffffffffu;
+    expect(tk_check_hold(word, 0xfffffffeu, 2000000000ull, s) == TK_OK, "hold launches");
+    CUDA_OK(cudaStreamSynchronize(s));
+    /* never released: the limit lets it go */
+    t0 = std::chrono::steady_clock::now();
+    expect(tk_check_hold(word, 5, 30000000ull, s) == TK_OK, "hold launches");
+    CUDA_OK(cudaStreamSynchronize(s));
+    const double limit_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    expect(limit_ms >= 29.0 && limit_ms < 2000.0, "unreleased hold with a 30 ms limit took %.1f ms",
+           limit_ms);
+    expect(tk_check_hold(nullptr, 1, 1000, s) == TK_ERR_INVALID_ARGUMENT, "NULL word refused");
+    std::printf("hold: released after 20 ms, went in %.3f ms; unreleased with a 30 ms limit: %.1f ms\n",
+                release_ms, limit_ms);
+    cudaEventDestroy(after);
+    cudaFreeHost(word);
+}
+
 } // namespace
 
 int main()
@@ -369,6 +410,7 @@ int main()
     test_special_reference(s);
     test_poison(s);
     test_planted(s);
+    test_hold(s);
     GPU_TEST_FULL_ONLY(test_speed(s));
     CUDA_OK(cudaStreamSynchronize(s));
     expect(cudaGetLastError() == cudaSuccess, "no CUDA error left behind");
