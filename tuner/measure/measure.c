@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "core/stats.h"
 #include "tk_check.h"
 
@@ -18,6 +19,57 @@ struct measure_ctx {
     int64_t mem_bytes;
     unsigned flush_count;    /* cold: the byte value changes every time */
 };
+
+/* ---- where the worker's time goes (one worker process, one thread) ---- */
+
+static struct {
+    double last_ms, ms[MP_N];
+    long evals, playoffs, batches, runs;
+} profile;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+void measure_profile_mark(measure_phase phase)
+{
+    const double t = now_ms();
+    if (profile.last_ms > 0 && phase >= 0 && phase < MP_N) profile.ms[phase] += t - profile.last_ms;
+    profile.last_ms = t;
+}
+
+void measure_profile_count(int playoff, int batches, int runs)
+{
+    if (playoff) profile.playoffs++;
+    else profile.evals++;
+    profile.batches += batches;
+    profile.runs += runs;
+}
+
+void measure_profile_write(int ordinal)
+{
+    static const char *const names[MP_N] = {
+        "waiting for the parent", "preparing", "poison and validation launch", "comparing",
+        "warm-up", "queueing batches", "waiting for batches", "reading times and planning",
+        "formatting answers", "writing answers",
+    };
+    const char *path = getenv("TK_WORKER_PROFILE");
+    if (!path || !*path) return;
+    FILE *to = fopen(path, "a");   /* the worker's stderr goes to the parent's error tail */
+    if (!to) return;
+    double total = 0;
+    for (int i = 0; i < MP_N; i++) total += profile.ms[i];
+    fprintf(to, "worker cuda:%d: time: %.1f s over %ld evaluations and %ld playoffs (%ld batches, "
+            "%ld timed runs):", ordinal, total / 1e3, profile.evals, profile.playoffs,
+            profile.batches, profile.runs);
+    for (int i = 0; i < MP_N; i++)
+        fprintf(to, "%s %.2f s %s", i ? "," : "", profile.ms[i] / 1e3, names[i]);
+    fprintf(to, "\n");
+    fclose(to);
+}
 
 /* ---- status rules ---- */
 
@@ -166,6 +218,7 @@ static int run_checked(measure_ctx *c, const op_family *f, op_instance *inst, co
         return -1;
     }
     cudaError_t e = cudaStreamSynchronize(c->stream);
+    measure_profile_mark(MP_CHECK);
     if (e != cudaSuccess) {
         set_fault(out, lost, "kernel", e);
         return -1;
@@ -173,6 +226,7 @@ static int run_checked(measure_ctx *c, const op_family *f, op_instance *inst, co
     if (!validate) return 0;
     text[0] = 0;
     int rc = f->validate(inst, text, sizeof text);
+    measure_profile_mark(MP_VALIDATE);
     if (rc == 1) {
         out->status = EVAL_INVALID;
         snprintf(out->error, sizeof out->error, "%s", text);
@@ -247,7 +301,10 @@ static int timed_batch(measure_ctx *c, const runner *r, int first, int n,
             return -1;
         }
     }
-    if ((e = cudaEventSynchronize(c->run_stop[n - 1])) != cudaSuccess) {
+    measure_profile_mark(MP_QUEUE);
+    e = cudaEventSynchronize(c->run_stop[n - 1]);
+    measure_profile_mark(MP_GPU_WAIT);
+    if (e != cudaSuccess) {
         set_fault(out, lost, "timed run", e);
         return -1;
     }
@@ -277,7 +334,9 @@ void measure_variant(measure_ctx *c, const op_family *f, op_instance *inst, cons
 
     for (int w = 0; w < ms->warmup; w++)
         if (launch_run(c, &r, 0, out, context_lost)) goto done;
-    if ((e = cudaStreamSynchronize(c->stream)) != cudaSuccess) {
+    e = cudaStreamSynchronize(c->stream);
+    measure_profile_mark(MP_WARMUP);
+    if (e != cudaSuccess) {
         set_fault(out, context_lost, "warm-up", e);
         goto done;
     }
@@ -290,11 +349,15 @@ void measure_variant(measure_ctx *c, const op_family *f, op_instance *inst, cons
         snprintf(out->error, sizeof out->error, "out of host memory for %d samples", plan.max_runs);
         goto done;
     }
-    int n = 0, batch;
+    int n = 0, batch, batches = 0;
     while ((batch = measure_plan_next(&plan, samples, n)) > 0) {
+        measure_profile_mark(MP_PLAN);
         if (timed_batch(c, &r, n, batch, ms, samples + n, out, context_lost)) goto done;
         n += batch;
+        batches++;
     }
+    measure_profile_mark(MP_PLAN);
+    measure_profile_count(0, batches, n);
     out->status = EVAL_OK;
     out->samples = samples;
     out->n_samples = n;
@@ -328,8 +391,9 @@ void measure_playoff(measure_ctx *c, const op_family *f, op_instance *inst, int 
     for (int w = 0; w < ms->warmup; w++)
         for (int i = 0; i < k; i++)
             if (launch_run(c, &r, i, out, context_lost)) goto fail;
-    cudaError_t e;
-    if ((e = cudaStreamSynchronize(c->stream)) != cudaSuccess) {
+    cudaError_t e = cudaStreamSynchronize(c->stream);
+    measure_profile_mark(MP_WARMUP);
+    if (e != cudaSuccess) {
         set_fault(out, context_lost, "warm-up", e);
         goto fail;
     }
@@ -345,7 +409,7 @@ void measure_playoff(measure_ctx *c, const op_family *f, op_instance *inst, int 
     }
     /* rounds until every config's plan says stop; a config done early keeps running with the
      * others (its extra runs are kept: more precision, same interleaving) up to max_runs */
-    int rounds = 0, max_rounds = plan[0].max_runs;
+    int rounds = 0, max_rounds = plan[0].max_runs, batches = 0;
     double *round_us = malloc((size_t)MEASURE_BATCH_MAX * sizeof *round_us);
     if (!round_us) {
         out->status = EVAL_FAULT;
@@ -358,6 +422,7 @@ void measure_playoff(measure_ctx *c, const op_family *f, op_instance *inst, int 
             int next = measure_plan_next(&plan[i], out->playoff_samples[i], rounds);
             if (next > want) want = next;
         }
+        measure_profile_mark(MP_PLAN);
         if (want == 0 || rounds >= max_rounds) break;
         if (want > max_rounds - rounds) want = max_rounds - rounds;
         /* a batch is whole rounds: as many as fit (one run at a time when binding) */
@@ -375,10 +440,12 @@ void measure_playoff(measure_ctx *c, const op_family *f, op_instance *inst, int 
                     out->playoff_samples[j % k][rounds + done + j / k] = round_us[j];
             }
             done += bind ? 1 : nr;
+            batches += bind ? k : 1;
         }
         rounds += want;
     }
     free(round_us);
+    measure_profile_count(1, batches, rounds * k);
     out->status = EVAL_OK;
     out->n_playoff = k;
     for (int i = 0; i < k; i++) out->playoff_n[i] = rounds;

@@ -15,7 +15,7 @@
 typedef struct measure_ctx measure_ctx;
 
 /* Creates the worker's measuring state on the current device: a stream, two timing events and
- * the 2 x L2 flush buffer (allocated once per worker). Returns 0, or -1 with err. The caller
+ * the L2 flush buffer (2 x L2, allocated once per worker). Returns 0, or -1 with err. The caller
  * frees it with measure_ctx_free. */
 int measure_ctx_create(const device_info *dev, measure_ctx **out, char *err, size_t len);
 void measure_ctx_free(measure_ctx *c);
@@ -72,6 +72,32 @@ int measure_plan_next(measure_plan *p, const double *samples, int n);
  * random data measured this way) between two buffers, 3 warm-ups, the median of 25 timed copies.
  * Returns 0, or -1 with err (a CUDA error). */
 int measure_copy_gbps(measure_ctx *c, double *gbps, char *err, size_t len);
+
+/* ---- where the worker's time goes ----
+ * The worker's wall time split by phase, summed over its life: what the parent asks the
+ * measuring loop to explain when a run is slower than its kernels (docs/time-to-tune.md). The
+ * loop adds its own phases; the worker adds the time it waits for the parent's next request,
+ * prepares problems and answers. measure_profile_write appends one line, "worker cuda:N: time:
+ * ...", to the file TK_WORKER_PROFILE names, when it is set (the worker's stderr is the
+ * parent's, which keeps only its tail for error messages). */
+typedef enum measure_phase {
+    MP_WAIT,        /* blocked reading the parent's next request */
+    MP_PREPARE,     /* parsing the request, preparing the problem, binding a user variant */
+    MP_CHECK,       /* poison, the validation launch and its synchronisation */
+    MP_VALIDATE,    /* comparing with the reference */
+    MP_WARMUP,      /* untimed runs and their synchronisation */
+    MP_QUEUE,       /* queueing a batch's flushes, events and launches */
+    MP_GPU_WAIT,    /* waiting for a batch's last event */
+    MP_PLAN,        /* reading the events' times, the sampling plan's statistics */
+    MP_ANSWER,      /* formatting the answer, clearing up */
+    MP_SEND,        /* writing the answer to the parent */
+    MP_N
+} measure_phase;
+/* Gives the time since the previous mark (or since the process started) to phase. */
+void measure_profile_mark(measure_phase phase);
+/* Counts one evaluation (playoff 0) or playoff (1), its batches and timed runs. */
+void measure_profile_count(int playoff, int batches, int runs);
+void measure_profile_write(int ordinal);
 
 /* ---- status rules (pure) ---- */
 /* 1 for the errors that leave the CUDA context unusable (illegal address, launch failure,

@@ -205,6 +205,7 @@ static int serve_eval(const wp_msg *m, prepared *p, user_space *us, measure_ctx 
         }
         wp_begin(b, "prepared");
         if (wp_end(b) || send_line(b)) return EXIT_IO;
+        measure_profile_mark(MP_PREPARE);
         if (bound != TK_OK) {
             res.status = bound == TK_ERR_UNSUPPORTED_CONFIG ? EVAL_UNSUPPORTED : EVAL_LAUNCH_ERROR;
         } else {
@@ -222,7 +223,10 @@ static int serve_eval(const wp_msg *m, prepared *p, user_space *us, measure_ctx 
         }
     }
     res.setup_ms = setup_ms;   /* after measuring, which starts from a cleared result */
-    int rc = wp_format_result(b, &res) || send_line(b) ? EXIT_IO : 0;
+    int rc = wp_format_result(b, &res);
+    measure_profile_mark(MP_ANSWER);
+    rc = rc || send_line(b) ? EXIT_IO : 0;
+    measure_profile_mark(MP_SEND);
     eval_result_clear(&res);
     if (rc) return rc;
     return lost ? EXIT_CONTEXT_LOST : 0;
@@ -262,7 +266,9 @@ int worker_main(int ordinal)
     us.dev = &dev;
 
     ssize_t n;
+    measure_profile_mark(MP_ANSWER);
     while ((n = getline(&line, &cap, stdin)) > 0) {
+        measure_profile_mark(MP_WAIT);
         wp_msg m;
         if (wp_parse(line, (size_t)n, &m, err, sizeof err)) {
             wp_msg_clear(&m);
@@ -281,9 +287,11 @@ int worker_main(int ordinal)
             rc = send_error(&b, err) ? EXIT_IO : 0;
         }
         wp_msg_clear(&m);
+        measure_profile_mark(MP_ANSWER);
         if (rc) goto done;
     }
 done:
+    measure_profile_write(ordinal);
     /* After a lost context nothing on the device can be released; the process exit cleans up. */
     if (rc != EXIT_CONTEXT_LOST) {
         prepared_clear(&prep);
