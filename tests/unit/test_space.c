@@ -213,7 +213,7 @@ static void test_minimal_defaults(void)
     }
     CHECK_STR(sp->search.strategy, "exhaustive");
     CHECK(sp->search.budget_evals == 0 && sp->search.budget_seconds == 0 && sp->search.seed == 1);
-    CHECK(sp->measure.warmup == 3 && sp->measure.min_runs == 10 && sp->measure.max_runs == 200);
+    CHECK(sp->measure.warmup == 2 && sp->measure.min_runs == 10 && sp->measure.max_runs == 200);
     CHECK(sp->measure.rel_ci == 0.01 && sp->measure.cold == 1);
     CHECK(sp->measure.timeout_s == 10 && sp->measure.max_seconds == 2);
     CHECK(sp->validate.enabled == 1 && sp->validate.tolerance_scale == 1.0);

@@ -32,7 +32,7 @@ typedef struct measure_settings {
     int min_runs, max_runs;  /* timed runs: at least, at most */
     double rel_ci;           /* stop when the median's 95% CI half-width <= rel_ci * median */
     int cold;                /* L2 before every timed run: MEASURE_HOT (left as the last run left
-                                it), MEASURE_COLD (2x L2 overwritten: every run starts from DRAM
+                                it), MEASURE_COLD (1.25x L2 overwritten: every run starts from DRAM
                                 with L2 full of dirty lines, as PERF.md's figures were taken) or
                                 MEASURE_CLEAN (2x L2 read: clean lines only, as a profiler's cache
                                 invalidation leaves it) */

@@ -14,11 +14,19 @@ struct measure_ctx {
     cudaStream_t stream;
     cudaEvent_t start, stop;
     cudaEvent_t run_start[MEASURE_BATCH_MAX], run_stop[MEASURE_BATCH_MAX];   /* one pair a run */
-    void *flush;             /* 2 x L2 bytes: overwritten (cold) or read (clean) before a timed run */
+    void *flush;             /* 2 x L2 bytes: read (clean) before a timed run */
+    size_t cold_bytes;       /* 1.25 x L2: how much of it a cold run's flush overwrites
+                              * (bench/l2_states/flush_size.py on an H100: from 1 x on, a kernel
+                              * on data that fits L2 takes what it takes after 2 x, within 0.5%) */
     size_t flush_bytes;
     int64_t mem_bytes;
     unsigned flush_count;    /* cold: the byte value changes every time */
+    volatile unsigned *hold; /* host word mapped for the device: a batch's go signal */
+    unsigned hold_gen;       /* the last batch's signal value */
 };
+
+/* The longest a batch waits on the GPU for its go signal before it runs anyway. */
+#define MEASURE_HOLD_MAX_NS 200000000ull
 
 /* ---- where the worker's time goes (one worker process, one thread) ---- */
 
@@ -126,6 +134,7 @@ int measure_ctx_create(const device_info *dev, measure_ctx **out, char *err, siz
     if (!c) { snprintf(err, len, "out of host memory"); goto done; }
     c->mem_bytes = dev->mem_bytes;
     c->flush_bytes = (size_t)(dev->l2_bytes > 0 ? 2 * dev->l2_bytes : 64 << 20);
+    c->cold_bytes = (c->flush_bytes / 8 * 5) & ~(size_t)255;   /* 1.25 x L2 */
     what = "cudaStreamCreate";
     if ((e = cudaStreamCreate(&c->stream)) != cudaSuccess) goto cuda_fail;
     what = "cudaEventCreate";
@@ -135,6 +144,10 @@ int measure_ctx_create(const device_info *dev, measure_ctx **out, char *err, siz
         if ((e = cudaEventCreate(&c->run_start[i])) != cudaSuccess ||
             (e = cudaEventCreate(&c->run_stop[i])) != cudaSuccess)
             goto cuda_fail;
+    what = "cudaHostAlloc (batch hold word)";
+    if ((e = cudaHostAlloc((void **)&c->hold, sizeof *c->hold, cudaHostAllocMapped)) != cudaSuccess)
+        goto cuda_fail;
+    *c->hold = 0;
     what = "cudaMalloc (L2 flush buffer)";
     if ((e = cudaMalloc(&c->flush, c->flush_bytes)) != cudaSuccess) goto cuda_fail;
     what = "cudaMemset (L2 flush buffer)";
@@ -154,6 +167,7 @@ void measure_ctx_free(measure_ctx *c)
 {
     if (!c) return;
     if (c->flush) cudaFree(c->flush);
+    if (c->hold) cudaFreeHost((void *)c->hold);
     if (c->start) cudaEventDestroy(c->start);
     if (c->stop) cudaEventDestroy(c->stop);
     for (int i = 0; i < MEASURE_BATCH_MAX; i++) {
@@ -251,20 +265,22 @@ typedef struct runner {
     void *bind_ctx;
 } runner;
 
+/* Lets the held batch go (the GPU reads the word over the bus). */
+static void release_hold(measure_ctx *c)
+{
+    __atomic_store_n(c->hold, c->hold_gen, __ATOMIC_RELEASE);
+}
+
 /* Queues one launch of config i (bound first when the runner binds). 0, or -1 with out set. */
 static int launch_run(measure_ctx *c, const runner *r, int i, eval_result *out, int *lost)
 {
     char text[sizeof out->error];
     text[0] = 0;
-    if (r->bind) {
-        tk_status b = r->bind(r->bind_ctx, i, text, sizeof text);
-        if (b != TK_OK) {
-            set_launch_failure(out, lost, b, text);
-            return -1;
-        }
-    }
-    tk_status st = r->f->launch(r->inst, r->configs[i], c->stream, text, sizeof text);
+    tk_status st = TK_OK;
+    if (r->bind) st = r->bind(r->bind_ctx, i, text, sizeof text);
+    if (st == TK_OK) st = r->f->launch(r->inst, r->configs[i], c->stream, text, sizeof text);
     if (st != TK_OK) {
+        release_hold(c);   /* a held batch goes before the failure is looked into */
         set_launch_failure(out, lost, st, text);
         return -1;
     }
@@ -272,34 +288,45 @@ static int launch_run(measure_ctx *c, const runner *r, int i, eval_result *out, 
 }
 
 /* n (<= MEASURE_BATCH_MAX) timed runs queued back to back, run j of config (first + j) % k:
- * the L2 flush the settings ask for, then the launch between its own pair of events; the host
- * waits once, for the last, and reads every run's time into us[0..n). 0, or -1 with out set. */
+ * the L2 flush the settings ask for, then the launch between its own pair of events. The batch
+ * is queued behind a hold (tk_check_hold) that the host releases once the first run is queued
+ * whole, so that the GPU does not reach the first run's start event before its launch is
+ * queued: without it, the first run of every batch took about 1 us more than the others
+ * (docs/time-to-tune.md); the later runs are queued while the first ones run. The host waits
+ * once, for the last run, and reads every run's time into us[0..n). 0, or -1 with out set. */
 static int timed_batch(measure_ctx *c, const runner *r, int first, int n,
                        const measure_settings *ms, double *us, eval_result *out, int *lost)
 {
     cudaError_t e;
-    for (int j = 0; j < n; j++) {
+    c->hold_gen++;
+    if (tk_check_hold(c->hold, c->hold_gen, MEASURE_HOLD_MAX_NS, c->stream) != TK_OK) {
+        set_fault(out, lost, "batch hold", cudaGetLastError());
+        return -1;
+    }
+    const char *what = NULL;
+    e = cudaSuccess;
+    for (int j = 0; j < n && !what; j++) {
         if (ms->cold == MEASURE_COLD) {
             int byte = (int)(++c->flush_count & 0xff);
-            if ((e = cudaMemsetAsync(c->flush, byte, c->flush_bytes, c->stream)) != cudaSuccess) {
-                set_fault(out, lost, "L2 flush", e);
-                return -1;
-            }
+            if ((e = cudaMemsetAsync(c->flush, byte, c->cold_bytes, c->stream)) != cudaSuccess)
+                what = "L2 flush";
         } else if (ms->cold == MEASURE_CLEAN) {
             if (tk_check_flush_l2(c->flush, c->flush_bytes, c->stream) != TK_OK) {
-                set_fault(out, lost, "L2 flush", cudaGetLastError());
-                return -1;
+                e = cudaGetLastError();
+                what = "L2 flush";
             }
         }
-        if ((e = cudaEventRecord(c->run_start[j], c->stream)) != cudaSuccess) {
-            set_fault(out, lost, "cudaEventRecord", e);
-            return -1;
-        }
-        if (launch_run(c, r, (first + j) % r->k, out, lost)) return -1;
-        if ((e = cudaEventRecord(c->run_stop[j], c->stream)) != cudaSuccess) {
-            set_fault(out, lost, "cudaEventRecord", e);
-            return -1;
-        }
+        if (!what && (e = cudaEventRecord(c->run_start[j], c->stream)) != cudaSuccess)
+            what = "cudaEventRecord";
+        if (!what && launch_run(c, r, (first + j) % r->k, out, lost)) return -1;
+        if (!what && (e = cudaEventRecord(c->run_stop[j], c->stream)) != cudaSuccess)
+            what = "cudaEventRecord";
+        if (j == 0) release_hold(c);   /* the later runs are queued while the first one runs */
+    }
+    release_hold(c);   /* before any error handling: that synchronises the device */
+    if (what) {
+        set_fault(out, lost, what, e);
+        return -1;
     }
     measure_profile_mark(MP_QUEUE);
     e = cudaEventSynchronize(c->run_stop[n - 1]);
@@ -332,7 +359,9 @@ void measure_variant(measure_ctx *c, const op_family *f, op_instance *inst, cons
 
     if (run_checked(c, f, inst, config, validate, out, context_lost)) goto done;
 
-    for (int w = 0; w < ms->warmup; w++)
+    /* the validation launch was the first warm-up run: it loaded the module and touched the
+     * data, which is what warming up is for */
+    for (int w = 1; w < ms->warmup; w++)
         if (launch_run(c, &r, 0, out, context_lost)) goto done;
     e = cudaStreamSynchronize(c->stream);
     measure_profile_mark(MP_WARMUP);

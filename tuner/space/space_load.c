@@ -655,7 +655,7 @@ static void set_defaults(space *sp)
     sp->search.budget_evals = 0;
     sp->search.budget_seconds = 0;
     sp->search.seed = 1;
-    sp->measure.warmup = 3;
+    sp->measure.warmup = 2;   /* the validation launch, then one more (docs/time-to-tune.md) */
     sp->measure.min_runs = 10;
     sp->measure.max_runs = 200;
     sp->measure.rel_ci = 0.01;
