@@ -14,6 +14,7 @@ sampling plan takes more runs where the runs spread more).
 
     python3 scripts/batch_starts.py DB [MIN_RUNS (default 10)] [--no-race]
 """
+import os
 import sqlite3
 import statistics
 import sys
@@ -37,9 +38,14 @@ def main():
     args = [a for a in sys.argv[1:] if not a.startswith('--')]
     if not args:
         sys.exit(__doc__)
-    min_runs = int(args[1]) if len(args) > 1 else 10
+    try:
+        min_runs = int(args[1]) if len(args) > 1 else 10
+    except ValueError:
+        sys.exit(f"batch_starts.py: MIN_RUNS must be a whole number, not '{args[1]}'")
     race = '--no-race' not in sys.argv
-    con = sqlite3.connect(args[0])
+    if not os.path.isfile(args[0]):
+        sys.exit(f"batch_starts.py: {args[0]}: no such database")
+    con = sqlite3.connect(f"file:{args[0]}?mode=ro", uri=True)
     q = """SELECT substr(p.op, 1, instr(p.op, '.') - 1), e.id, e.median_us, e.n_runs, s.idx, s.us
            FROM evaluations e JOIN problems p ON p.id = e.problem_id
            JOIN samples s ON s.evaluation_id = e.id
@@ -47,7 +53,13 @@ def main():
     acc = {}
     cache = {}
     spread = {}
-    for fam, _eid, med, n_runs, idx, us in con.execute(q, (min_runs,)):
+    try:
+        rows = con.execute(q, (min_runs,)).fetchall()
+    except sqlite3.Error as e:
+        sys.exit(f"batch_starts.py: {args[0]}: not a tuner database ({e})")
+    if not rows:
+        sys.exit(f"batch_starts.py: {args[0]}: no ok evaluation with at least {min_runs} runs")
+    for fam, _eid, med, n_runs, idx, us in rows:
         if n_runs not in cache:
             cache[n_runs] = batch_starts(n_runs, min_runs, race)
         if n_runs >= 20:

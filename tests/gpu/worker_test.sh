@@ -5,7 +5,8 @@
 # status (correct -> ok, wrong -> invalid, oob -> fault, hang -> timeout, abort -> fault,
 # unsupported -> unsupported) with a telling error text, that ok rows carry their samples, and
 # that ok rows were measured after the faults (a bad variant costs one row, never the run), and
-# that the summary reports the workers' problem set-up times.
+# that the summary reports the workers' problem set-up times, and that TK_WORKER_PROFILE gets the
+# workers' profile lines.
 # Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
@@ -14,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 passed=0
 failed=0
-out=$(build/tuner run tests/gpu/selftest.yaml --db "$tmp/x.db" 2>&1)
+out=$(TK_WORKER_PROFILE="$tmp/profile.txt" build/tuner run tests/gpu/selftest.yaml --db "$tmp/x.db" 2>&1)
 rc=$?
 if [ "$rc" -eq 0 ]; then
     passed=$((passed + 1))
@@ -30,6 +31,15 @@ if printf '%s\n' "$out" | grep -Eq '^tuner: set-up: [0-9]+ problems? prepared by
 else
     failed=$((failed + 1))
     echo "worker_test: FAIL: no 'tuner: set-up:' line in the run's summary"
+fi
+
+# every worker that exited on its own (the ones restarted after a fault or a hang did not) wrote
+# its profile line, with every phase
+if grep -Eq '^worker cuda:[0-9]+: time: [0-9.]+ s over [0-9]+ evaluations and [0-9]+ playoffs \([0-9]+ batches, [0-9]+ timed runs\): .* waiting for the parent, .* waiting for batches, .* writing answers$' "$tmp/profile.txt" 2>/dev/null; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+    echo "worker_test: FAIL: TK_WORKER_PROFILE wrote no profile line: $(head -c 300 "$tmp/profile.txt" 2>&1)"
 fi
 
 counts=$(python3 - "$tmp/x.db" <<'PY'
