@@ -291,9 +291,10 @@ static int launch_run(measure_ctx *c, const runner *r, int i, eval_result *out, 
  * the L2 flush the settings ask for, then the launch between its own pair of events. The batch
  * is queued behind a hold (tk_check_hold) that the host releases once the first run is queued
  * whole, so that the GPU does not reach the first run's start event before its launch is
- * queued: without it, the first run of every batch took about 1 us more than the others
- * (docs/time-to-tune.md); the later runs are queued while the first ones run. The host waits
- * once, for the last run, and reads every run's time into us[0..n). 0, or -1 with out set. */
+ * queued (the committed H100 dump, measured without it, has the runs that opened a batch slower
+ * than the others; docs/time-to-tune.md); the later runs are queued while the first ones run.
+ * The host waits once, for the last run, and reads every run's time into us[0..n). 0, or -1
+ * with out set. */
 static int timed_batch(measure_ctx *c, const runner *r, int first, int n,
                        const measure_settings *ms, double *us, eval_result *out, int *lost)
 {
