@@ -9,10 +9,10 @@
 #
 # Left out (SKIP): the parts that run no code of the sanitized build: cli/install (make install
 # of build/), cli/deps_kit (packs the system's libraries), cli/library (links build/libtunekit.a
-# into an example), cli/links,
-# cli/readme_table and cli/report_browser (documents and Python), and fuzz (the fuzz targets are
-# sanitized builds of their own, run by `make test`). SAN_SKIP adds to that list (CI uses it,
-# .ci/run says which and why).
+# into an example), cli/links, cli/readme_table and cli/report_browser (documents and Python),
+# cli/make_run (the README's example against build/tuner; cli/replay runs the same replay loop
+# sanitized), and fuzz (the fuzz targets are sanitized builds of their own, run by `make
+# test`). SAN_SKIP adds to that list (CI uses it, .ci/run says which and why).
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${1:-build-san}
@@ -24,7 +24,7 @@ logs_abs=$(cd "$logs" && pwd)
 export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:exitcode=86:protect_shadow_gap=0:detect_stack_use_after_return=1:strict_string_checks=1:log_path=$logs_abs/asan"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=86:log_path=$logs_abs/ubsan"
 export LSAN_OPTIONS="exitcode=86:log_path=$logs_abs/lsan"
-skip="cli/install cli/deps_kit cli/library cli/links cli/readme_table cli/report_browser fuzz ${SAN_SKIP:-}"
+skip="cli/install cli/deps_kit cli/library cli/links cli/make_run cli/readme_table cli/report_browser fuzz ${SAN_SKIP:-}"
 out=$(BUILD=$BUILD SKIP="$skip" bash tests/run.sh 2>&1)
 printf '%s\n' "$out" | grep -vE '^[0-9]+ passed, [0-9]+ failed'
 line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
