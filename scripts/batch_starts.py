@@ -59,11 +59,11 @@ def main():
         sys.exit(f"batch_starts.py: {args[0]}: not a tuner database ({e})")
     if not rows:
         sys.exit(f"batch_starts.py: {args[0]}: no ok evaluation with at least {min_runs} runs")
-    for fam, _eid, med, n_runs, idx, us in rows:
+    for fam, eid, med, n_runs, idx, us in rows:
         if n_runs not in cache:
             cache[n_runs] = batch_starts(n_runs, min_runs, race)
         if n_runs >= 20:
-            spread.setdefault(_eid, (med, []))[1].append(us)
+            spread.setdefault(eid, (med, []))[1].append(us)
         a = acc.setdefault(fam, ([], [], [], []))
         if idx == 0:
             a[3].append(us / med)

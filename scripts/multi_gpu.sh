@@ -54,8 +54,8 @@ run_all() {
     printf '%-7s %-26s %6s s\n' "$name" "all spaces" "$(secs "$t0" "$(now)")"
 }
 
-IFS=, read -r -a todo <<< "$steps"
-for step in "${todo[@]}"; do
+IFS=, read -r -a step_list <<< "$steps"
+for step in "${step_list[@]}"; do
     case $step in
     one) run_all one "$out/one.db" --backend cuda:0 ;;
     all)

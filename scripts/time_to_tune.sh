@@ -66,8 +66,8 @@ retime_all() {
     python3 scripts/regret_summary.py "$out/$name.csv" "$(printf '%-10s all spaces' "$name")" "$(secs "$t0" "$t1")"
 }
 
-IFS=, read -r -a todo <<< "$steps"
-for step in "${todo[@]}"; do
+IFS=, read -r -a step_list <<< "$steps"
+for step in "${step_list[@]}"; do
     case $step in
         default) run_all default "$out/default.db" --transfer-from "$from" ;;
         exhaustive) run_all exhaustive "$out/exhaustive.db" --strategy exhaustive ;;

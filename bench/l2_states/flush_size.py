@@ -38,11 +38,10 @@ def main():
     print(f"{name}: L2 {l2 / 2**20:.0f} MiB, {props['multiProcessorCount']} SMs; {rounds} rounds")
     flush = cp.empty(2 * l2, dtype=cp.uint8)
     stream = cp.cuda.Stream(non_blocking=True)
-    ev = [cp.cuda.Event() for _ in range(4)]
+    ev = [cp.cuda.Event() for _ in range(3)]
     sms = props['multiProcessorCount']
     for n in (1 << 20, 1 << 22):   # 4 MiB and 16 MiB read, as much written
-        x = cp.random.standard_normal(n, dtype=cp.float32) if hasattr(cp.random, 'standard_normal') \
-            else cp.random.randn(n).astype(cp.float32)
+        x = cp.random.standard_normal(n, dtype=cp.float32)
         y = cp.empty_like(x)
         grid, block = (sms * 8,), (256,)
         kern = {f: [] for f in FRACTIONS}

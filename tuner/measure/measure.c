@@ -35,7 +35,7 @@ static struct {
     long evals, playoffs, batches, runs;
 } profile;
 
-static double now_ms(void)
+double measure_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -44,7 +44,7 @@ static double now_ms(void)
 
 void measure_profile_mark(measure_phase phase)
 {
-    const double t = now_ms();
+    const double t = measure_now_ms();
     if (profile.last_ms > 0 && phase >= 0 && phase < MP_N) profile.ms[phase] += t - profile.last_ms;
     profile.last_ms = t;
 }
@@ -322,9 +322,11 @@ static int timed_batch(measure_ctx *c, const runner *r, int first, int n,
         if (!what && launch_run(c, r, (first + j) % r->k, out, lost)) return -1;
         if (!what && (e = cudaEventRecord(c->run_stop[j], c->stream)) != cudaSuccess)
             what = "cudaEventRecord";
-        if (j == 0) release_hold(c);   /* the later runs are queued while the first one runs */
+        /* always reached at j = 0 (a failed launch releases it itself): before any error
+         * handling, which synchronises the device; the later runs are queued while the first
+         * one runs */
+        if (j == 0) release_hold(c);
     }
-    release_hold(c);   /* before any error handling: that synchronises the device */
     if (what) {
         set_fault(out, lost, what, e);
         return -1;

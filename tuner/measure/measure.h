@@ -93,6 +93,8 @@ typedef enum measure_phase {
     MP_SEND,        /* writing the answer to the parent */
     MP_N
 } measure_phase;
+/* The monotonic clock the profile reads, in ms (the worker times problem set-up with it too). */
+double measure_now_ms(void);
 /* Gives the time since the previous mark (or since the process started) to phase. */
 void measure_profile_mark(measure_phase phase);
 /* Counts one evaluation (playoff 0) or playoff (1), its batches and timed runs. */

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <cuda_runtime_api.h>
 #include "cuda_device.h"
@@ -90,13 +89,6 @@ static int send_error(wp_buf *b, const char *message)
     return send_line(b);
 }
 
-static double mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
 /* Makes *p the prepared problem for r (releasing the previous one first). -1 with err when the
  * request itself is wrong (unknown family, op, dtype or problem text); a problem that cannot be
  * prepared on this device is remembered in p->error with p->inst NULL and returns 0. *setup_ms:
@@ -147,12 +139,12 @@ static int prepare_for(prepared *p, user_space *us, const wp_eval *r, double *se
     }
     char why[sizeof p->error];
     why[0] = 0;
-    const double t0 = mono_ms();
+    const double t0 = measure_now_ms();
     if (f->prepare(f, r->op, r->dtype, &p->problem, r->seed, &p->inst, why, sizeof why)) {
         p->inst = NULL;
         snprintf(p->error, sizeof p->error, "prepare: %s", why);
     }
-    *setup_ms = mono_ms() - t0;
+    *setup_ms = measure_now_ms() - t0;
     if (*setup_ms <= 0) *setup_ms = 1e-6;   /* made here: never reads as "reused" */
     return 0;
 }
@@ -266,7 +258,7 @@ int worker_main(int ordinal)
     us.dev = &dev;
 
     ssize_t n;
-    measure_profile_mark(MP_ANSWER);
+    measure_profile_mark(MP_ANSWER);   /* starts the profile's clock */
     while ((n = getline(&line, &cap, stdin)) > 0) {
         measure_profile_mark(MP_WAIT);
         wp_msg m;
