@@ -150,6 +150,29 @@ static void test_lifecycle(void)
     CHECK(r.setup_ms == 7.25);   /* the worker's set-up time reaches the run */
     eval_result_clear(&r);
 
+    /* Submitted ahead (the run loop stores the last result meanwhile), then collected: the
+     * request goes out once and one worker serves it. */
+    CHECK(b->vt->submit != NULL);
+    q = request(&p, "mode=ok", 5);
+    CHECK(b->vt->submit(b, &q, err, sizeof err) == 0);
+    CHECK(b->vt->evaluate(b, &q, &r, err, sizeof err) == 0);
+    CHECK(r.status == EVAL_OK && r.n_samples == 3 && r.stats.median == 11);
+    eval_result_clear(&r);
+    CHECK(count_log("start") == 1);
+    /* a second submit before collecting, or collecting another request, is refused */
+    CHECK(b->vt->submit(b, &q, err, sizeof err) == 0);
+    CHECK(b->vt->submit(b, &q, err, sizeof err) == -1);
+    CHECK(strstr(err, "submitted already") != NULL);
+    eval_request other = request(&p, "mode=ok", 5);
+    CHECK(b->vt->evaluate(b, &other, &r, err, sizeof err) == -1);
+    CHECK(strstr(err, "submitted and another collected") != NULL);
+    eval_result_clear(&r);
+    /* the worker that had the abandoned request is gone; the next evaluation starts a new one */
+    CHECK(b->vt->evaluate(b, &other, &r, err, sizeof err) == 0);
+    CHECK(r.status == EVAL_OK);
+    eval_result_clear(&r);
+    CHECK(count_log("start") == 2);
+
     q = request(&p, "mode=invalid", 5);
     CHECK(b->vt->evaluate(b, &q, &r, err, sizeof err) == 0);
     CHECK(r.status == EVAL_INVALID);
@@ -163,7 +186,7 @@ static void test_lifecycle(void)
     CHECK(r.status == EVAL_UNSUPPORTED);
     CHECK_STR(r.error, "prepare: out of memory");
     eval_result_clear(&r);
-    CHECK(count_log("start") == 1);   /* one worker served everything so far */
+    CHECK(count_log("start") == 2);   /* one worker served everything so far */
 
     /* Hang: the watchdog kills it after timeout_s; the next request gets a fresh worker. */
     q = request(&p, "mode=hang", 0.5);
@@ -178,7 +201,7 @@ static void test_lifecycle(void)
     CHECK(b->vt->evaluate(b, &q, &r, err, sizeof err) == 0);
     CHECK(r.status == EVAL_OK);
     eval_result_clear(&r);
-    CHECK(count_log("start") == 2);
+    CHECK(count_log("start") == 3);
 
     /* Crash: fault with the signal and the last stderr line; then a fresh worker. */
     q = request(&p, "mode=crash", 5);
@@ -190,7 +213,7 @@ static void test_lifecycle(void)
     CHECK(b->vt->evaluate(b, &q, &r, err, sizeof err) == 0);
     CHECK(r.status == EVAL_OK);
     eval_result_clear(&r);
-    CHECK(count_log("start") == 3);
+    CHECK(count_log("start") == 4);
 
     /* Killed from outside (SIGKILL) mid-evaluation: not the config's doing, so evaluated again
      * on a fresh worker, once; killed twice, the death is recorded as the config's fault. */

@@ -16,6 +16,10 @@ typedef struct backend_vtable {
     /* Evaluates; returns 0 when *out holds a result (of any status), -1 when the backend itself
      * failed (err says why) and the run must stop. */
     int (*evaluate)(backend *b, const eval_request *req, eval_result *out, char *err, size_t len);
+    /* Optional (NULL: evaluate does it all): starts evaluating req, so that the caller can do
+     * other work (the run loop stores the previous result) before evaluate(req), with the same
+     * req, collects the result. req must stay valid until then. 0, or -1 as evaluate. */
+    int (*submit)(backend *b, const eval_request *req, char *err, size_t len);
     void (*close)(backend *b);
 } backend_vtable;
 

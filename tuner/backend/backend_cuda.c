@@ -49,6 +49,7 @@ typedef struct cuda_backend {
     int copy_done;
     double copy_gbps;
     wp_buf out;
+    const eval_request *submitted;   /* sent by cuda_submit, not yet collected; NULL */
 } cuda_backend;
 
 typedef enum { READ_LINE, READ_EOF, READ_TIMEOUT, READ_ERROR } read_outcome;
@@ -396,21 +397,31 @@ static int result_died(cuda_backend *cb, eval_result *out, int *killed)
     return 0;
 }
 
-/* One evaluation on the worker (started or restarted as needed); *killed: the worker was
- * SIGKILLed during it (see cuda_evaluate). */
+/* Sends req to the worker (started or restarted as needed). A worker that died while idle is
+ * restarted once; a second failure stops the run (-1). */
+static int send_request(cuda_backend *cb, const eval_request *req, char *err, size_t len)
+{
+    if (wp_format_eval(&cb->out, req)) { snprintf(err, len, "out of memory"); return -1; }
+    for (int attempt = 0;; attempt++) {
+        if (worker_ensure(cb, err, len)) return -1;
+        if (send_all(cb, &cb->out, err, len) == 0) return 0;
+        worker_reap(cb, QUIT_GRACE_MS);
+        if (attempt == 1) return -1;
+    }
+}
+
+/* One evaluation on the worker: req is sent unless cuda_submit sent it already; *killed: the
+ * worker was SIGKILLed during it (see cuda_evaluate). The watchdog's clock starts here, so the
+ * time the caller spent between submitting and collecting counts towards the preparing
+ * deadline only, which is ten minutes. */
 static int evaluate_once(cuda_backend *cb, const eval_request *req, eval_result *out,
                          int *killed, char *err, size_t len)
 {
     memset(out, 0, sizeof *out);
     *killed = 0;
-    if (wp_format_eval(&cb->out, req)) { snprintf(err, len, "out of memory"); return -1; }
-    /* A worker that died while idle is restarted once; a second failure stops the run. */
-    for (int attempt = 0;; attempt++) {
-        if (worker_ensure(cb, err, len)) return -1;
-        if (send_all(cb, &cb->out, err, len) == 0) break;
-        worker_reap(cb, QUIT_GRACE_MS);
-        if (attempt == 1) return -1;
-    }
+    int sent = cb->submitted == req;
+    cb->submitted = NULL;
+    if (!sent && send_request(cb, req, err, len)) return -1;
 
     int prepared = 0;
     double deadline = now_s() + PREPARE_TIMEOUT_S;
@@ -473,6 +484,12 @@ static int cuda_evaluate(backend *b, const eval_request *req, eval_result *out, 
                          size_t len)
 {
     cuda_backend *cb = (cuda_backend *)b;
+    if (cb->submitted && cb->submitted != req) {
+        cb->submitted = NULL;
+        snprintf(err, len, "cuda backend: an evaluation was submitted and another collected");
+        worker_kill(cb);   /* its answer to the submitted request must not be read as this one's */
+        return -1;
+    }
     int killed;
     int rc = evaluate_once(cb, req, out, &killed, err, len);
     if (rc == 0 && out->status == EVAL_FAULT && killed) {
@@ -482,6 +499,20 @@ static int cuda_evaluate(backend *b, const eval_request *req, eval_result *out, 
         rc = evaluate_once(cb, req, out, &killed, err, len);
     }
     return rc;
+}
+
+/* Sends req ahead: the worker starts on it while the caller does other work; the caller's next
+ * cuda_evaluate with the same req collects the result. */
+static int cuda_submit(backend *b, const eval_request *req, char *err, size_t len)
+{
+    cuda_backend *cb = (cuda_backend *)b;
+    if (cb->submitted) {
+        snprintf(err, len, "cuda backend: an evaluation is submitted already");
+        return -1;
+    }
+    if (send_request(cb, req, err, len)) return -1;
+    cb->submitted = req;
+    return 0;
 }
 
 static void cuda_close(backend *b)
@@ -504,6 +535,7 @@ static const backend_vtable cuda_vtable = {
     .device = cuda_device,
     .copy_gbps = cuda_copy_gbps,
     .evaluate = cuda_evaluate,
+    .submit = cuda_submit,
     .close = cuda_close,
 };
 

@@ -173,7 +173,7 @@ static void replay_close(backend *b)
 }
 
 static const backend_vtable replay_vt = {
-    replay_device, replay_copy_gbps, replay_evaluate, replay_close,
+    replay_device, replay_copy_gbps, replay_evaluate, NULL, replay_close,
 };
 
 backend *backend_replay_open(const char *spec, char *err, size_t len)

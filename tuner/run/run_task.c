@@ -170,6 +170,27 @@ static int run_task_playoff(run_device *dv, const space_binding *bind, int64_t p
     return 0;
 }
 
+/* Stores one collected result of the task's problem and counts it in the summary. */
+static int store_result(run_device *dv, int64_t problem_id, const char *config,
+                        const eval_result *res, int64_t bytes, char *err, size_t len)
+{
+    run_shared *s = dv->s;
+    double t_store = run_now_s();
+    if (db_put_evaluation(dv->d, dv->run_id, dv->device_id, problem_id, config, s->hash, res,
+                          bytes, dv->copy_gbps, dv->seq++, err, len) != 0)
+        return -1;
+    dv->store_s += run_now_s() - t_store;
+    dv->evaluated++;
+    pthread_mutex_lock(&s->mu);
+    s->sum->evaluated++;
+    s->sum->by_status[res->status]++;
+    s->sum->raced += res->raced;
+    s->done++;
+    progress_show(dv);
+    pthread_mutex_unlock(&s->mu);
+    return 0;
+}
+
 int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
 {
     run_shared *s = dv->s;
@@ -185,13 +206,20 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
     strategy *st = NULL;
     eval_result res;
     memset(&res, 0, sizeof res);
+    /* The result collected last waits in pend to be stored until the next config has been sent
+     * to the backend, so that the worker measures while the database is written (the strategy
+     * has observed it already: what it proposes next does not wait for the write either). */
+    eval_result pend;
+    memset(&pend, 0, sizeof pend);
+    char pend_config[1024] = "";
+    int pending = 0;
+    int64_t problem_id = 0, bytes = fam->bytes_moved(fam, op, dtype, pb);
     int *choice = malloc((size_t)(sp->n_params ? sp->n_params : 1) * sizeof *choice);
     if (!choice) {
         snprintf(err, len, "out of memory");
         return -1;
     }
     if (fam->check_problem(fam, op, dtype, pb, err, len) != 0) goto done;
-    int64_t problem_id, bytes = fam->bytes_moved(fam, op, dtype, pb);
     if (db_put_problem(dv->d, opfull, dtype, pb->text, fam->elements(fam, pb), bytes,
                        fam->size_key(fam, pb), &problem_id, err, len) != 0)
         goto done;
@@ -234,6 +262,11 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
             break;
         }
         space_config_text(sp, choice, config, sizeof config);
+        /* a config proposed again at once is looked up after its first result is stored */
+        if (pending && strcmp(pend_config, config) == 0) {
+            if (store_result(dv, problem_id, pend_config, &pend, bytes, err, len) != 0) goto done;
+            pending = 0;
+        }
         int have = db_has_evaluation(dv->d, dv->device_id, problem_id, config, s->hash);
         if (have < 0) { snprintf(err, len, "database read failed"); goto done; }
         if (have) {
@@ -273,15 +306,28 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
             req.ref_module = ref_module;
         }
         if (compiled) {
-            if (dv->fail_after >= 0 && dv->evaluated >= dv->fail_after) {
+            if (dv->fail_after >= 0 && dv->evaluated + pending >= dv->fail_after) {
                 snprintf(err, len, "simulated failure after %d evaluations (TUNEKIT_TEST_FAIL_DEVICE)",
                          dv->fail_after);
                 rc = 1;
                 goto done;
             }
             double t_eval = run_now_s();
-            if (dv->be->vt->evaluate(dv->be, &req, &res, err, len) != 0) {
+            if (pending && dv->be->vt->submit &&
+                dv->be->vt->submit(dv->be, &req, err, len) != 0) {
                 rc = 1;   /* the device failed: its task goes back to the queue */
+                goto done;
+            }
+            dv->busy_s += run_now_s() - t_eval;
+        }
+        if (pending) {
+            if (store_result(dv, problem_id, pend_config, &pend, bytes, err, len) != 0) goto done;
+            pending = 0;
+        }
+        if (compiled) {
+            double t_eval = run_now_s();
+            if (dv->be->vt->evaluate(dv->be, &req, &res, err, len) != 0) {
+                rc = 1;
                 goto done;
             }
             dv->busy_s += run_now_s() - t_eval;
@@ -294,12 +340,6 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
             st->vt->observe(st, choice, res.status, 0);
             continue;
         }
-        double t_store = run_now_s();
-        if (db_put_evaluation(dv->d, dv->run_id, dv->device_id, problem_id, config, s->hash,
-                              &res, bytes, dv->copy_gbps, dv->seq++, err, len) != 0)
-            goto done;
-        dv->store_s += run_now_s() - t_store;
-        dv->evaluated++;
         fresh++;
         st->vt->observe(st, choice, res.status, res.stats.median);
         if (res.status == EVAL_OK && (best_us == 0 || res.stats.median < best_us)) {
@@ -309,13 +349,15 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
         if (res.status == EVAL_OK && (race_us == 0 || res.stats.median < race_us))
             race_us = res.stats.median;
         if (res.status != EVAL_SKIPPED && res.status != EVAL_UNSUPPORTED) evals++;
-        pthread_mutex_lock(&s->mu);
-        s->sum->evaluated++;
-        s->sum->by_status[res.status]++;
-        s->sum->raced += res.raced;
-        s->done++;
-        progress_show(dv);
-        pthread_mutex_unlock(&s->mu);
+        eval_result swap = pend;
+        pend = res;
+        res = swap;
+        snprintf(pend_config, sizeof pend_config, "%s", config);
+        pending = 1;
+    }
+    if (pending) {
+        if (store_result(dv, problem_id, pend_config, &pend, bytes, err, len) != 0) goto done;
+        pending = 0;
     }
     /* the playoff: the configs within the race margin of the best, re-timed interleaved */
     char note[1400] = "";
@@ -351,6 +393,10 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
     pthread_mutex_unlock(&s->mu);
     rc = 0;
 done:
+    /* a result collected before the device failed is kept (its task goes back to the queue) */
+    if (rc == 1 && pending && store_result(dv, problem_id, pend_config, &pend, bytes, err, len) != 0)
+        rc = -1;
+    eval_result_clear(&pend);
     if (st) st->vt->destroy(st);
     eval_result_clear(&res);
     free(choice);
