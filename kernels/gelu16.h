@@ -14,5 +14,6 @@
 /* 1 / (2 sqrt 2) and log2(e) / 2, as the kernel writes them */
 #define TK_GELU_INV_2SQRT2 0.353553390593273762f
 #define TK_GELU_HALF_LOG2E 0.721347520444481703f
+#define TK_GELU_LOG2E 1.44269504088896341f
 
 #endif

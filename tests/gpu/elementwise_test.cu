@@ -9,7 +9,8 @@
  * and after the output range must still hold the poison. Then: relu's special values (NaN
  * propagates), n > 2^31 (64-bit indexing), NULL-config calls against
  * tk_elementwise_tuned_config, bad arguments, and the host overhead of a NULL config over an
- * explicit one (10^5 calls each, median of 7; fails above 100 ns per call), and the tuner's GPU
+ * explicit one (10^5 calls each, median of 7; fails above 100 ns per call), f32 gelu over all
+ * 2^32 float bit patterns (checked on the GPU against the double reference), and the tuner's GPU
  * set-up of this family (tuner/ops/gpu_fill.h: generated inputs bit for bit against the host
  * twin, the GPU double reference against the CPU one). The grid-size rule
  * (launch.cuh) and the pack alignment helper are checked first, on the CPU, even without a GPU.
@@ -627,6 +628,106 @@ void test_gpu_setup()
     }
 }
 
+/* f32 gelu over every float: chunk c of 2^28 inputs holds the bit patterns [c 2^28, (c+1) 2^28). */
+__global__ void every_float_fill(float *x, uint32_t first, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        x[i] = __uint_as_float(first + (uint32_t)i);
+}
+
+struct GeluTally {
+    unsigned long long finite, bad, special_bad;
+    unsigned int max_rel_bits;   /* the largest relative error where |x Phi(x)| > 1e-6, as float bits */
+    unsigned int first_bad;      /* the input bits of a failing element (any), 0 if none */
+};
+
+/* The validation's rule with the test's gelu tolerance (|got - want| <= 1e-6 + 2e-6 |want|)
+ * against x Phi(x) = x erfc(-x / sqrt 2) / 2 in double; NaN in, NaN out; +inf gives +inf and
+ * -inf NaN, as documented in elementwise.cu. */
+__global__ void every_float_check(const float *x, const float *y, int64_t n, GeluTally *t)
+{
+    unsigned long long finite = 0, bad = 0, special = 0;
+    unsigned int max_rel = 0, first_bad = 0;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const float f = x[i], g = y[i];
+        if (f != f || isinf(f)) {
+            const bool ok = f != f || f < 0 ? g != g : g == f;
+            if (!ok) {
+                special++;
+                first_bad = __float_as_uint(f);
+            }
+            continue;
+        }
+        finite++;
+        const double want = 0.5 * (double)f * erfc(-(double)f * 0.70710678118654752440);
+        const double err = fabs((double)g - want);
+        if (!(err <= 1e-6 + 2e-6 * fabs(want))) {
+            bad++;
+            first_bad = __float_as_uint(f);
+        }
+        if (fabs(want) > 1e-6) {
+            const float rel = (float)(err / fabs(want));
+            max_rel = max(max_rel, __float_as_uint(rel));
+        }
+    }
+    for (int o = 16; o > 0; o /= 2) {
+        finite += __shfl_down_sync(0xffffffffu, finite, o);
+        bad += __shfl_down_sync(0xffffffffu, bad, o);
+        special += __shfl_down_sync(0xffffffffu, special, o);
+        max_rel = max(max_rel, __shfl_down_sync(0xffffffffu, max_rel, o));
+        first_bad = max(first_bad, __shfl_down_sync(0xffffffffu, first_bad, o));
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicAdd(&t->finite, finite);
+        atomicAdd(&t->bad, bad);
+        atomicAdd(&t->special_bad, special);
+        atomicMax(&t->max_rel_bits, max_rel);
+        if (first_bad) atomicMax(&t->first_bad, first_bad);
+    }
+}
+
+/* The f32 gelu's approximations (the hardware's reciprocal and ex2.approx, elementwise.cu) hold
+ * for every float, not only the random ones above: all 2^32 bit patterns through the library's
+ * default config, each result checked on the GPU against the double reference. Prints the
+ * largest relative error where |x Phi(x)| > 1e-6. */
+void test_gelu_every_float(cudaStream_t s)
+{
+    const int64_t chunk = int64_t{1} << 28;
+    float *x = nullptr, *y = nullptr;
+    GeluTally *t = nullptr;
+    if (cudaMalloc(&x, (size_t)chunk * 4) != cudaSuccess ||
+        cudaMalloc(&y, (size_t)chunk * 4) != cudaSuccess) {
+        cudaFree(x);
+        cudaGetLastError();
+        std::printf("  skip: f32 gelu over every float (2 GiB of device memory not available)\n");
+        return;
+    }
+    CUDA_OK(cudaMallocManaged(&t, sizeof *t));
+    std::memset(t, 0, sizeof *t);
+    for (int64_t c = 0; c < (int64_t{1} << 32) / chunk; c++) {
+        every_float_fill<<<1024, 256, 0, s>>>(x, (uint32_t)(c * chunk), chunk);
+        tk_status st = tk_elementwise_unary(TK_GELU, TK_F32, chunk, x, y, nullptr, s);
+        expect(st == TK_OK, "gelu f32 over every float: chunk %lld: %s", (long long)c,
+               tk_status_string(st));
+        every_float_check<<<1024, 256, 0, s>>>(x, y, chunk, t);
+    }
+    CUDA_OK(cudaStreamSynchronize(s));
+    float max_rel;
+    std::memcpy(&max_rel, &t->max_rel_bits, sizeof max_rel);
+    expect(t->finite == 4278190080ull, "gelu f32 over every float: %llu finite inputs checked",
+           t->finite);
+    expect(t->bad == 0 && t->special_bad == 0,
+           "gelu f32 over every float: %llu finite and %llu special inputs outside the tolerance "
+           "(one: bits 0x%08x)", t->bad, t->special_bad, t->first_bad);
+    std::printf("  gelu f32 over every float: %llu finite, max relative error %.3g where |y| > 1e-6\n",
+                t->finite, (double)max_rel);
+    cudaFree(t);
+    cudaFree(x);
+    cudaFree(y);
+}
+
 } // namespace
 
 int main()
@@ -643,6 +744,7 @@ int main()
     CUDA_OK(cudaMallocHost(&b.host_out, kAlloc * 4));
 
     test_bad_arguments(b, s);
+    GPU_TEST_FULL_ONLY(test_gelu_every_float(s));
     test_all_configs(b, s);
     test_relu_special(b, s);
     test_null_config(b, s);
