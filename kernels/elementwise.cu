@@ -35,7 +35,7 @@
 #include <type_traits>
 #include <cuda_runtime_api.h>
 #include "dtype.cuh"
-#include "gelu16.h"
+#include "elementwise_gelu16.h"
 #include "launch.cuh"
 #include "pack.cuh"
 #include "tunekit.h"

@@ -1,4 +1,4 @@
-/* test_gelu.c: the 16-bit gelu's polynomial (kernels/gelu16.h), checked on the CPU over every
+/* test_gelu.c: the 16-bit gelu's polynomial (kernels/elementwise_gelu16.h), checked on the CPU over every
  * finite half and bfloat16. A float twin of GeluOp's f16/bf16 path in kernels/elementwise.cu (the
  * same operations in the same order; IEEE 1/d and exp2f stand in for the GPU's approximate
  * reciprocal and ex2.approx, each within 2 ulps of them, and results below FLT_MIN flush to zero
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "gelu16.h"
+#include "elementwise_gelu16.h"
 #include "tk_check.h"
 
 static const float q16[] = TK_GELU_Q16;
