@@ -5,7 +5,8 @@
 # 1 invalid, 2 fault, 3 invalid, 4 compile_error, 5 unsupported for the larger block, 6 timeout)
 # and that the run went on after each. Then tunes the two examples of examples/vector (a -D
 # kernel and a templated one with a reference kernel) and checks that they validated, and that
-# a second run with the same cache compiles nothing. Prints "N passed, N failed".
+# a second run with the same cache compiles nothing; their problems play off, none failing.
+# Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
 T=${TUNER:-build/tuner}
@@ -65,6 +66,11 @@ for s in saxpy scale_shift; do
     check "$s runs (exit $rc)" test "$rc" -eq 0
     [ "$rc" -eq 0 ] || printf '%s\n' "$out" | tail -n 20 | sed 's/^/    /'
     printf '%s\n' "$out" | grep -E '^tuner: ' | sed 's/^/    /'
+    # each problem's closest configs play off, binding each contender's variant before its run
+    # (they once waited out the batch hold at every run, and the watchdog killed the playoff)
+    check "$s: its problems played off" grep -Eq \
+        '^tuner: racing at [0-9.]+%: [0-9]+ evaluations stopped early; [1-9][0-9]* playoffs' <<<"$out"
+    check "$s: no playoff failed" sh -c '! printf "%s\n" "$1" | grep -q "playoff of .* failed"' _ "$out"
     check "$s: every variant validated" python3 -c '
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])

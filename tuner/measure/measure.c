@@ -293,14 +293,17 @@ static int launch_run(measure_ctx *c, const runner *r, int i, eval_result *out, 
  * whole, so that the GPU does not reach the first run's start event before its launch is
  * queued (the committed H100 dump, measured without it, has the runs that opened a batch slower
  * than the others; docs/time-to-tune.md); the later runs are queued while the first ones run.
- * The host waits once, for the last run, and reads every run's time into us[0..n). 0, or -1
- * with out set. */
+ * Not when the runner binds a variant before each run (a user kernel's playoff): binding loads
+ * and unloads modules, which waits for the stream, and so for the hold, whose host signal comes
+ * only after the bind: every run would wait out the hold's time limit. The host waits once, for
+ * the last run, and reads every run's time into us[0..n). 0, or -1 with out set. */
 static int timed_batch(measure_ctx *c, const runner *r, int first, int n,
                        const measure_settings *ms, double *us, eval_result *out, int *lost)
 {
     cudaError_t e;
+    const int held = r->bind == NULL;
     c->hold_gen++;
-    if (tk_check_hold(c->hold, c->hold_gen, MEASURE_HOLD_MAX_NS, c->stream) != TK_OK) {
+    if (held && tk_check_hold(c->hold, c->hold_gen, MEASURE_HOLD_MAX_NS, c->stream) != TK_OK) {
         set_fault(out, lost, "batch hold", cudaGetLastError());
         return -1;
     }
