@@ -754,9 +754,12 @@ static void test_dump(void)
     CHECK(same_text(da, db_));   /* same content, other order and ids: same bytes */
     if (!da)
         goto done;
-    CHECK(strncmp(da, "-- tunekit dump, schema version 3\n", 34) == 0);
+    char head[64];
+    snprintf(head, sizeof head, "-- tunekit dump, schema version %d\n", DB_SCHEMA_VERSION);
+    CHECK(strncmp(da, head, strlen(head)) == 0);
     CHECK(strstr(da, "CREATE TABLE IF NOT EXISTS devices") != NULL);
-    CHECK(strstr(da, "PRAGMA user_version = 3;\nBEGIN;\n") != NULL);
+    snprintf(head, sizeof head, "PRAGMA user_version = %d;\nBEGIN;\n", DB_SCHEMA_VERSION);
+    CHECK(strstr(da, head) != NULL);
     CHECK(strstr(da, "COMMIT;\n") != NULL && strcmp(da + strlen(da) - 8, "COMMIT;\n") == 0);
     CHECK(strstr(da, "'it''s wrong\nline 2'") != NULL);
     CHECK(strstr(da, "(SELECT id FROM devices WHERE uuid='GPU-a')") != NULL);
@@ -1426,6 +1429,40 @@ static void test_playoffs(void)
     if (d) {
         CHECK(q_int(d, "PRAGMA user_version") == DB_SCHEMA_VERSION);
         CHECK(count(d, "playoffs") == 0 && count(d, "evaluations") == 4);
+        CHECK_STR(q_text(d, "SELECT config FROM best"), "b=a");
+        CHECK(q_int(d, "SELECT count(*) FROM best WHERE playoff_us IS NULL") == 1);
+        CHECK(db_check(d, err, sizeof err) == 0);
+    }
+
+    /* version 3: the view compared every ok evaluation with every other of its problem; the
+     * migration makes it anew (driven from problems and devices), with the same winners */
+    db_close(d);
+    d = NULL;
+    CHECK(raw_exec(tmp("pl.db"),
+                   "BEGIN; DROP VIEW best; CREATE VIEW best AS"
+                   " SELECT d.name AS device, d.uuid AS device_uuid, p.op, p.dtype, p.shape,"
+                   " p.size_key, c.text AS config, e.median_us, e.gbps, e.frac_copy,"
+                   " e.kernel_hash, e.id AS evaluation_id, e.device_id, e.problem_id,"
+                   " pl.median_us AS playoff_us FROM evaluations e"
+                   " JOIN devices d ON d.id = e.device_id JOIN problems p ON p.id = e.problem_id"
+                   " JOIN configs c ON c.id = e.config_id"
+                   " LEFT JOIN playoffs pl ON pl.evaluation_id = e.id WHERE e.status = 'ok'"
+                   " AND NOT EXISTS (SELECT 1 FROM evaluations e2 JOIN configs c2"
+                   " ON c2.id = e2.config_id LEFT JOIN playoffs pl2 ON pl2.evaluation_id = e2.id"
+                   " WHERE e2.device_id = e.device_id AND e2.problem_id = e.problem_id"
+                   " AND e2.status = 'ok' AND (coalesce(pl2.median_us, e2.median_us)"
+                   " < coalesce(pl.median_us, e.median_us) OR (coalesce(pl2.median_us,"
+                   " e2.median_us) = coalesce(pl.median_us, e.median_us) AND (c2.text < c.text"
+                   " OR (c2.text = c.text AND e2.kernel_hash < e.kernel_hash)))));"
+                   " PRAGMA user_version = 3; COMMIT;") == 0);
+    CHECK(db_open_readonly(tmp("pl.db"), &d, err, sizeof err) == -1);
+    CHECK(strstr(err, "schema version 3 is older") != NULL);
+    CHECK(db_open(tmp("pl.db"), 0, &d, err, sizeof err) == 0);
+    if (d) {
+        CHECK(q_int(d, "PRAGMA user_version") == DB_SCHEMA_VERSION);
+        CHECK(q_int(d, "SELECT count(*) FROM sqlite_master WHERE name = 'best'"
+                       " AND sql LIKE '%CROSS JOIN devices%'") == 1);
+        CHECK(count(d, "evaluations") == 4);
         CHECK_STR(q_text(d, "SELECT config FROM best"), "b=a");
         CHECK(q_int(d, "SELECT count(*) FROM best WHERE playoff_us IS NULL") == 1);
         CHECK(db_check(d, err, sizeof err) == 0);

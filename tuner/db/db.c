@@ -54,10 +54,15 @@ static const char db_migrate_v1_v2[] =
  * drops the view best so that schema.sql makes it anew, ranking by the playoffs. */
 static const char db_migrate_v2_v3[] = "DROP VIEW IF EXISTS best;\n";
 
+/* Entry 3 drops the view best so that schema.sql makes it anew: the same rows, found per
+ * problem and device instead of by comparing every evaluation with every other. */
+static const char db_migrate_v3_v4[] = "DROP VIEW IF EXISTS best;\n";
+
 static const char *const db_migrations[DB_SCHEMA_VERSION] = {
     schema_sql,
     db_migrate_v1_v2,
     db_migrate_v2_v3,
+    db_migrate_v3_v4,
 };
 
 static const char *const db_tables[] = {"devices", "runs", "problems", "configs",
