@@ -213,13 +213,14 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
     memset(&pend, 0, sizeof pend);
     char pend_config[1024] = "";
     int pending = 0;
-    int64_t problem_id = 0, bytes = fam->bytes_moved(fam, op, dtype, pb);
+    int64_t problem_id = 0, bytes = 0;
     int *choice = malloc((size_t)(sp->n_params ? sp->n_params : 1) * sizeof *choice);
     if (!choice) {
         snprintf(err, len, "out of memory");
         return -1;
     }
     if (fam->check_problem(fam, op, dtype, pb, err, len) != 0) goto done;
+    bytes = fam->bytes_moved(fam, op, dtype, pb);
     if (db_put_problem(dv->d, opfull, dtype, pb->text, fam->elements(fam, pb), bytes,
                        fam->size_key(fam, pb), &problem_id, err, len) != 0)
         goto done;
