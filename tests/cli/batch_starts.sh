@@ -10,7 +10,6 @@ python3 - "$T/b.db" <<'PY'
 import sqlite3, sys
 con = sqlite3.connect(sys.argv[1])
 eid = con.execute("SELECT id FROM evaluations WHERE status = 'ok' ORDER BY id LIMIT 1").fetchone()[0]
-con.execute("DELETE FROM samples WHERE evaluation_id <> ?", (eid,))
 con.execute("DELETE FROM playoffs")
 con.execute("DELETE FROM evaluations WHERE id <> ?", (eid,))
 con.execute("DELETE FROM samples")
