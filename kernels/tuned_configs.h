@@ -107,21 +107,21 @@ static const tk_tuned_entry tk_tuned_entries[TK_TUNED_N_ENTRIES + 1] = {
     { "elementwise.relu", "f32", 4194305, "block_size=512,cache_hint=evict_first,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 15.92 us, 2107.7 GB/s, 70.6% of copy */
     { "elementwise.relu", "f32", 33554432, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 92.77 us, 2893.6 GB/s, 96.9% of copy */
     { "elementwise.relu", "f32", 268435456, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 705.26 us, 3044.9 GB/s, 102.0% of copy */
-    { "index_add.add", "bf16", 15, "block_size=256,grid_cap=32,pack_size=1,small_mode=spread,threshold=16" }, /* 4.80 us, 0.0 GB/s, 0.0% of copy */
-    { "index_add.add", "bf16", 1024, "block_size=512,grid_cap=2,pack_size=1,small_mode=spread,threshold=1024" }, /* 5.34 us, 2.7 GB/s, 0.1% of copy */
-    { "index_add.add", "bf16", 15360, "block_size=128,grid_cap=2,pack_size=4,small_mode=spread,threshold=16" }, /* 4.53 us, 20.4 GB/s, 0.7% of copy */
-    { "index_add.add", "bf16", 1048576, "block_size=512,grid_cap=8,pack_size=8,small_mode=spread,threshold=1024" }, /* 7.15 us, 880.8 GB/s, 29.5% of copy */
-    { "index_add.add", "bf16", 15728640, "block_size=512,grid_cap=2,pack_size=8,small_mode=owner,threshold=16" }, /* 34.05 us, 2771.7 GB/s, 92.7% of copy */
-    { "index_add.add", "f16", 15, "block_size=256,grid_cap=32,pack_size=1,small_mode=spread,threshold=16" }, /* 4.64 us, 0.0 GB/s, 0.0% of copy */
-    { "index_add.add", "f16", 1024, "block_size=512,grid_cap=2,pack_size=1,small_mode=spread,threshold=1024" }, /* 5.31 us, 2.7 GB/s, 0.1% of copy */
-    { "index_add.add", "f16", 15360, "block_size=128,grid_cap=32,pack_size=8,small_mode=spread,threshold=16" }, /* 4.48 us, 20.6 GB/s, 0.7% of copy */
+    { "index_add.add", "bf16", 15, "block_size=512,grid_cap=32,pack_size=1,small_mode=spread,threshold=16" }, /* 4.98 us, 0.0 GB/s, 0.0% of copy */
+    { "index_add.add", "bf16", 1024, "block_size=256,grid_cap=2,pack_size=1,small_mode=spread,threshold=1024" }, /* 5.42 us, 2.6 GB/s, 0.1% of copy */
+    { "index_add.add", "bf16", 15360, "block_size=128,grid_cap=2,pack_size=8,small_mode=spread,threshold=16" }, /* 4.48 us, 20.6 GB/s, 0.7% of copy */
+    { "index_add.add", "bf16", 1048576, "block_size=512,grid_cap=2,pack_size=8,small_mode=spread,threshold=1024" }, /* 6.94 us, 907.2 GB/s, 30.4% of copy */
+    { "index_add.add", "bf16", 15728640, "block_size=256,grid_cap=8,pack_size=8,small_mode=owner,threshold=16" }, /* 34.00 us, 2775.6 GB/s, 93.0% of copy */
+    { "index_add.add", "f16", 15, "block_size=256,grid_cap=32,pack_size=1,small_mode=spread,threshold=16" }, /* 4.98 us, 0.0 GB/s, 0.0% of copy */
+    { "index_add.add", "f16", 1024, "block_size=512,grid_cap=8,pack_size=1,small_mode=spread,threshold=1024" }, /* 5.46 us, 2.6 GB/s, 0.1% of copy */
+    { "index_add.add", "f16", 15360, "block_size=256,grid_cap=8,pack_size=4,small_mode=spread,threshold=16" }, /* 4.35 us, 21.2 GB/s, 0.7% of copy */
     { "index_add.add", "f16", 1048576, "block_size=512,grid_cap=8,pack_size=4,small_mode=spread,threshold=1024" }, /* 6.85 us, 919.9 GB/s, 30.8% of copy */
-    { "index_add.add", "f16", 15728640, "block_size=512,grid_cap=8,pack_size=8,small_mode=owner,threshold=16" }, /* 33.34 us, 2830.3 GB/s, 94.6% of copy */
-    { "index_add.add", "f32", 15, "block_size=256,grid_cap=8,pack_size=1,small_mode=spread,threshold=16" }, /* 4.29 us, 0.1 GB/s, 0.0% of copy */
-    { "index_add.add", "f32", 1024, "block_size=256,grid_cap=2,pack_size=1,small_mode=spread,threshold=1024" }, /* 4.88 us, 4.2 GB/s, 0.1% of copy */
-    { "index_add.add", "f32", 15360, "block_size=128,grid_cap=8,pack_size=4,small_mode=spread,threshold=16" }, /* 4.45 us, 41.5 GB/s, 1.4% of copy */
-    { "index_add.add", "f32", 1048576, "block_size=256,grid_cap=32,pack_size=4,small_mode=spread,threshold=1024" }, /* 9.39 us, 1340.6 GB/s, 44.8% of copy */
-    { "index_add.add", "f32", 15728640, "block_size=512,grid_cap=8,pack_size=4,small_mode=owner,threshold=16" }, /* 59.62 us, 3166.0 GB/s, 105.9% of copy */
+    { "index_add.add", "f16", 15728640, "block_size=128,grid_cap=8,pack_size=8,small_mode=owner,threshold=16" }, /* 33.36 us, 2828.9 GB/s, 94.8% of copy */
+    { "index_add.add", "f32", 15, "block_size=256,grid_cap=2,pack_size=1,small_mode=spread,threshold=16" }, /* 4.48 us, 0.1 GB/s, 0.0% of copy */
+    { "index_add.add", "f32", 1024, "block_size=512,grid_cap=8,pack_size=1,small_mode=spread,threshold=1024" }, /* 4.96 us, 4.1 GB/s, 0.1% of copy */
+    { "index_add.add", "f32", 15360, "block_size=256,grid_cap=2,pack_size=2,small_mode=spread,threshold=16" }, /* 4.46 us, 41.3 GB/s, 1.4% of copy */
+    { "index_add.add", "f32", 1048576, "block_size=512,grid_cap=2,pack_size=4,small_mode=spread,threshold=1024" }, /* 9.25 us, 1361.5 GB/s, 45.6% of copy */
+    { "index_add.add", "f32", 15728640, "block_size=256,grid_cap=8,pack_size=4,small_mode=owner,threshold=16" }, /* 60.03 us, 3144.1 GB/s, 105.4% of copy */
     { "reduce.max", "bf16", 4096, "block_size=512,cache_hint=evict_first,finish=last_block,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 4.34 us, 1.9 GB/s, 0.1% of copy */
     { "reduce.max", "bf16", 1048576, "block_size=1024,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 6.93 us, 302.7 GB/s, 10.1% of copy */
     { "reduce.max", "bf16", 33554432, "block_size=512,cache_hint=evict_first,finish=atomic,load=cop,pack_size=8,unroll=2,version=9,waves=1" }, /* 30.14 us, 2226.3 GB/s, 74.5% of copy */
