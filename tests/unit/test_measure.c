@@ -100,9 +100,34 @@ static void test_plan(void)
     CHECK(!stats_surely_above(&st, 1.0));   /* four runs never decide */
 }
 
+/* The playoff's order: every batch holds each config once per round, and over k batches in a
+ * row each config opens one batch and takes each place of the round once. */
+static void test_playoff_order(void)
+{
+    for (int k = 2; k <= EVAL_PLAYOFF_MAX; k++) {
+        for (int b = 0; b < 3 * k; b++) {
+            int seen[EVAL_PLAYOFF_MAX] = { 0 };
+            for (int j = 0; j < k; j++) seen[measure_playoff_config(b, k, j)]++;
+            for (int i = 0; i < k; i++) CHECK(seen[i] == 1);
+            /* the second round of a batch repeats the first's order */
+            for (int j = 0; j < k; j++)
+                CHECK(measure_playoff_config(b, k, j + k) == measure_playoff_config(b, k, j));
+        }
+        for (int place = 0; place < k; place++) {
+            int held[EVAL_PLAYOFF_MAX] = { 0 };
+            for (int b = 7; b < 7 + k; b++) held[measure_playoff_config(b, k, place)]++;
+            for (int i = 0; i < k; i++) CHECK(held[i] == 1);
+        }
+    }
+    /* the first batch starts with config 0, the next with config 1 */
+    CHECK(measure_playoff_config(0, 4, 0) == 0 && measure_playoff_config(1, 4, 0) == 1);
+    CHECK(measure_playoff_config(1, 4, 3) == 0);
+}
+
 int main(void)
 {
     test_plan();
+    test_playoff_order();
     /* Sticky errors: the context is gone and the worker must exit. */
     cudaError_t sticky[] = { cudaErrorIllegalAddress, cudaErrorLaunchFailure,
                              cudaErrorMisalignedAddress, cudaErrorIllegalInstruction,

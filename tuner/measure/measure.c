@@ -460,22 +460,28 @@ void measure_playoff(measure_ctx *c, const op_family *f, op_instance *inst, int 
         measure_profile_mark(MP_PLAN);
         if (want == 0 || rounds >= max_rounds) break;
         if (want > max_rounds - rounds) want = max_rounds - rounds;
-        /* a batch is whole rounds: as many as fit (one run at a time when binding) */
+        /* a batch is whole rounds: as many as fit (one run at a time when binding, in the
+         * order a batch of the round would have) */
         int per_batch = bind ? 1 : MEASURE_BATCH_MAX / k;
         for (int done = 0; done < want;) {
             int nr = want - done < per_batch ? want - done : per_batch;
             if (bind) {
-                for (int i = 0; i < k; i++) {
+                for (int j = 0; j < k; j++) {
+                    int i = measure_playoff_config(rounds + done, k, j);
                     if (timed_batch(c, &r, i, 1, ms, round_us, out, context_lost)) goto fail_free;
                     out->playoff_samples[i][rounds + done] = round_us[0];
                 }
+                batches += k;
             } else {
-                if (timed_batch(c, &r, 0, nr * k, ms, round_us, out, context_lost)) goto fail_free;
+                int first = measure_playoff_config(batches, k, 0);
+                if (timed_batch(c, &r, first, nr * k, ms, round_us, out, context_lost))
+                    goto fail_free;
                 for (int j = 0; j < nr * k; j++)
-                    out->playoff_samples[j % k][rounds + done + j / k] = round_us[j];
+                    out->playoff_samples[measure_playoff_config(batches, k, j)]
+                                        [rounds + done + j / k] = round_us[j];
+                batches++;
             }
             done += bind ? 1 : nr;
-            batches += bind ? k : 1;
         }
         rounds += want;
     }
@@ -492,6 +498,11 @@ fail:
         free(out->playoff_samples[i]);
         out->playoff_samples[i] = NULL;
     }
+}
+
+int measure_playoff_config(int batch, int k, int j)
+{
+    return (batch % k + j) % k;
 }
 
 /* ---- the sampling plan ---- */

@@ -33,14 +33,23 @@ void measure_variant(measure_ctx *c, const op_family *f, op_instance *inst, cons
                      int *context_lost);
 
 /* Re-times the configs of a playoff (configs[0..k), 2 <= k <= EVAL_PLAYOFF_MAX) on the
- * prepared instance, interleaved: each round is one L2-flushed timed run of config 0, 1, ...,
- * k-1, so drift between rounds hits them alike; rounds go on (measure_plan, without racing)
+ * prepared instance, interleaved: each round is one L2-flushed timed run of each config, so
+ * drift between rounds hits them alike, in the order measure_playoff_config gives (rotated from
+ * batch to batch, so no config always opens the batches or always follows the same one); rounds
+ * go on (measure_plan, without racing)
  * until every config's median has converged, or max_runs rounds, or max_seconds of GPU time
  * per config. bind, when not NULL, makes config i the one launch runs (user kernels bind one
  * compiled variant at a time); it returns TK_OK or a status with err. Fills out->n_playoff,
  * playoff_n and playoff_samples, status ok; or the failure that stopped it (as
  * measure_variant's statuses). Validation is the evaluations' business, not the playoff's. */
 typedef tk_status (*measure_bind_fn)(void *ctx, int i, char *err, size_t len);
+/* Which of a playoff's k configs the j-th timed run of its batch-th batch runs: (batch + j) % k.
+ * A batch is whole rounds, so every round holds each config once; the first run of each batch
+ * (the one after the host's gap) and each place in a round go to every config in turn. Without
+ * the rotation, config 0 (the fastest by its own median) opened every batch, and on an H100
+ * (2026-11-27) `tuner retime` A against B and its parts disagreed by a median 0.72%: the first
+ * place was measured slower (docs/time-to-tune.md#judging-a-result-tuner-retime). */
+int measure_playoff_config(int batch, int k, int j);
 void measure_playoff(measure_ctx *c, const op_family *f, op_instance *inst, int k,
                      const char *const *configs, measure_bind_fn bind, void *bind_ctx,
                      const measure_settings *ms, eval_result *out, int *context_lost);
