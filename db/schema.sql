@@ -131,13 +131,19 @@ CREATE TABLE IF NOT EXISTS playoffs (
   created_at    TEXT NOT NULL
 );
 
--- The winner per device and problem: the ok evaluation ranked first by its playoff median when
--- it played one, else by its own median (ties broken by config text, then kernel hash, so the
--- answer is deterministic). median_us is the evaluation's own; playoff_us its playoff median
--- (NULL when it played none). Driven from the problems and devices (CROSS JOIN keeps that
--- order), each pair's winner found through the evaluations_by_problem index and one sort: a
--- filter on op, dtype or device narrows the work to what it keeps (schema version 4; version
--- 3 compared every ok evaluation with every other of its problem).
+-- The winner per device and problem (schema version 5): the ok evaluation with the lowest own
+-- median (t below), unless it played in the problem's last playoff: then the contender with the
+-- lowest playoff median. A playoff orders its own contenders only. Playoff medians are not
+-- comparable with own medians (interleaved runs, and contenders picked for their low own
+-- medians, come out a few percent above them), so a config that did not play never beats the
+-- playoff's winner by comparing the two; version 4 ranked every evaluation by its playoff median
+-- or else its own, and a config just outside the playoff won most played problems
+-- (docs/time-to-tune.md#the-playoff). A config measured after the playoff and faster than
+-- every contender wins: nothing has played it since. Ties go by config text, then kernel hash,
+-- so the answer is deterministic. median_us is the evaluation's own; playoff_us its playoff
+-- median (NULL when it played none). Driven from the problems and devices (CROSS JOIN keeps
+-- that order), each pair's winner found through the evaluations_by_problem index with one sort
+-- or two: a filter on op, dtype or device narrows the work to what it keeps.
 CREATE VIEW IF NOT EXISTS best AS
 SELECT d.name AS device, d.uuid AS device_uuid, p.op, p.dtype, p.shape, p.size_key,
        c.text AS config, e.median_us, e.gbps, e.frac_copy, e.kernel_hash, e.id AS evaluation_id,
@@ -145,10 +151,14 @@ SELECT d.name AS device, d.uuid AS device_uuid, p.op, p.dtype, p.shape, p.size_k
 FROM problems p
 CROSS JOIN devices d
 CROSS JOIN evaluations e ON e.id = (
-    SELECT e2.id FROM evaluations e2 JOIN configs c2 ON c2.id = e2.config_id
-    LEFT JOIN playoffs pl2 ON pl2.evaluation_id = e2.id
-    WHERE e2.device_id = d.id AND e2.problem_id = p.id AND e2.status = 'ok'
-    ORDER BY coalesce(pl2.median_us, e2.median_us), c2.text, e2.kernel_hash
-    LIMIT 1)
+    SELECT CASE WHEN EXISTS (SELECT 1 FROM playoffs pl4 WHERE pl4.evaluation_id = t.id)
+           THEN (SELECT e3.id FROM evaluations e3 JOIN configs c3 ON c3.id = e3.config_id
+                 JOIN playoffs pl3 ON pl3.evaluation_id = e3.id
+                 WHERE e3.device_id = d.id AND e3.problem_id = p.id AND e3.status = 'ok'
+                 ORDER BY pl3.median_us, c3.text, e3.kernel_hash LIMIT 1)
+           ELSE t.id END
+    FROM (SELECT e2.id FROM evaluations e2 JOIN configs c2 ON c2.id = e2.config_id
+          WHERE e2.device_id = d.id AND e2.problem_id = p.id AND e2.status = 'ok'
+          ORDER BY e2.median_us, c2.text, e2.kernel_hash LIMIT 1) AS t)
 JOIN configs c ON c.id = e.config_id
 LEFT JOIN playoffs pl ON pl.evaluation_id = e.id;

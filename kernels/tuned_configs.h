@@ -14,15 +14,15 @@ static const tk_tuned_device tk_tuned_devices[TK_TUNED_N_DEVICES + 1] = {
 static const tk_tuned_entry tk_tuned_entries[TK_TUNED_N_ENTRIES + 1] = {
     /* NVIDIA H100 80GB HBM3 */
     { "atomic.dot", "bf16", 32768, "block_size=256,cache_hint=normal,strategy=block_reduce,waves=32" }, /* 4.90 us, 26.8 GB/s, 0.9% of copy */
-    { "atomic.dot", "bf16", 131072, "block_size=512,cache_hint=normal,strategy=block_reduce,waves=1" }, /* 5.23 us, 100.2 GB/s, 3.4% of copy */
+    { "atomic.dot", "bf16", 131072, "block_size=1024,cache_hint=normal,strategy=block_reduce,waves=1" }, /* 5.15 us, 101.8 GB/s, 3.4% of copy */
     { "atomic.dot", "bf16", 1048576, "block_size=256,cache_hint=normal,strategy=block_reduce,waves=32" }, /* 7.33 us, 572.4 GB/s, 19.3% of copy */
     { "atomic.dot", "bf16", 33554432, "block_size=512,cache_hint=evict_first,strategy=block_reduce,waves=16" }, /* 52.00 us, 2581.1 GB/s, 86.9% of copy */
     { "atomic.dot", "f16", 32768, "block_size=256,cache_hint=normal,strategy=block_reduce,waves=1" }, /* 4.86 us, 26.9 GB/s, 0.9% of copy */
-    { "atomic.dot", "f16", 131072, "block_size=256,cache_hint=normal,strategy=block_reduce,waves=1" }, /* 5.31 us, 98.7 GB/s, 3.3% of copy */
+    { "atomic.dot", "f16", 131072, "block_size=1024,cache_hint=normal,strategy=block_reduce,waves=1" }, /* 5.23 us, 100.2 GB/s, 3.4% of copy */
     { "atomic.dot", "f16", 1048576, "block_size=256,cache_hint=normal,strategy=block_reduce,waves=32" }, /* 7.25 us, 578.7 GB/s, 19.5% of copy */
     { "atomic.dot", "f16", 33554432, "block_size=1024,cache_hint=evict_first,strategy=block_reduce,waves=16" }, /* 51.68 us, 2597.1 GB/s, 87.5% of copy */
     { "conv1d.full", "f32", 137438954496, "block_size=256,impl=direct,outputs_per_thread=1" }, /* 4.10 us, 2.0 GB/s, 0.1% of copy */
-    { "conv1d.full", "f32", 137440002048, "block_size=256,impl=direct,outputs_per_thread=1" }, /* 9.06 us, 926.3 GB/s, 31.1% of copy */
+    { "conv1d.full", "f32", 137440002048, "block_size=512,impl=smem,outputs_per_thread=4" }, /* 8.48 us, 989.2 GB/s, 33.2% of copy */
     { "conv1d.full", "f32", 137506062336, "block_size=64,impl=smem,outputs_per_thread=8" }, /* 223.74 us, 2399.5 GB/s, 80.5% of copy */
     { "conv1d.full", "f32", 412321054719, "block_size=128,impl=smem,outputs_per_thread=8" }, /* 24.74 us, 1356.5 GB/s, 45.5% of copy */
     { "conv1d.full", "f32", 412383969280, "block_size=128,impl=smem,outputs_per_thread=8" }, /* 321.20 us, 1671.5 GB/s, 56.0% of copy */
@@ -32,220 +32,220 @@ static const tk_tuned_entry tk_tuned_entries[TK_TUNED_N_ENTRIES + 1] = {
     { "conv1d.full", "f32", 755918438400, "block_size=256,impl=smem,outputs_per_thread=8" }, /* 195.71 us, 171.5 GB/s, 5.8% of copy */
     { "conv1d.full", "f32", 824634769408, "block_size=512,impl=smem,outputs_per_thread=8" }, /* 190.67 us, 44.2 GB/s, 1.5% of copy */
     { "conv1d.full", "f32", 962072936448, "block_size=256,impl=smem,outputs_per_thread=8" }, /* 240.72 us, 9.3 GB/s, 0.3% of copy */
-    { "elementwise.add", "bf16", 65536, "block_size=128,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=16" }, /* 4.32 us, 91.0 GB/s, 3.0% of copy */
-    { "elementwise.add", "bf16", 1048576, "block_size=1024,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=1,waves=1" }, /* 6.82 us, 923.0 GB/s, 30.9% of copy */
-    { "elementwise.add", "bf16", 4194305, "block_size=64,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=2,waves=64" }, /* 13.02 us, 1932.3 GB/s, 64.7% of copy */
-    { "elementwise.add", "bf16", 33554432, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 71.31 us, 2823.2 GB/s, 94.5% of copy */
+    { "elementwise.add", "bf16", 65536, "block_size=128,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 4.32 us, 91.0 GB/s, 3.0% of copy */
+    { "elementwise.add", "bf16", 1048576, "block_size=1024,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 6.78 us, 927.4 GB/s, 31.1% of copy */
+    { "elementwise.add", "bf16", 4194305, "block_size=64,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=2,waves=2" }, /* 13.02 us, 1932.3 GB/s, 64.7% of copy */
+    { "elementwise.add", "bf16", 33554432, "block_size=128,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=16" }, /* 71.30 us, 2823.8 GB/s, 94.6% of copy */
     { "elementwise.add", "bf16", 268435456, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 524.10 us, 3073.1 GB/s, 102.9% of copy */
-    { "elementwise.add", "f16", 65536, "block_size=256,cache_hint=evict_first,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 4.32 us, 91.0 GB/s, 3.0% of copy */
-    { "elementwise.add", "f16", 1048576, "block_size=128,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 6.82 us, 923.0 GB/s, 30.9% of copy */
-    { "elementwise.add", "f16", 4194305, "block_size=512,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=2,waves=64" }, /* 12.99 us, 1937.0 GB/s, 64.9% of copy */
-    { "elementwise.add", "f16", 33554432, "block_size=256,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=32" }, /* 71.50 us, 2815.6 GB/s, 94.3% of copy */
+    { "elementwise.add", "f16", 65536, "block_size=256,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=1,waves=8" }, /* 4.32 us, 91.0 GB/s, 3.0% of copy */
+    { "elementwise.add", "f16", 1048576, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=4,unroll=2,waves=1" }, /* 6.82 us, 923.0 GB/s, 30.9% of copy */
+    { "elementwise.add", "f16", 4194305, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=2,waves=64" }, /* 12.99 us, 1937.0 GB/s, 64.9% of copy */
+    { "elementwise.add", "f16", 33554432, "block_size=128,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 71.07 us, 2832.7 GB/s, 94.9% of copy */
     { "elementwise.add", "f16", 268435456, "block_size=128,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 525.36 us, 3065.7 GB/s, 102.7% of copy */
-    { "elementwise.add", "f32", 65536, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=1,unroll=1,waves=1" }, /* 4.54 us, 173.1 GB/s, 5.8% of copy */
-    { "elementwise.add", "f32", 1048576, "block_size=512,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=2,waves=1" }, /* 8.80 us, 1429.9 GB/s, 47.9% of copy */
-    { "elementwise.add", "f32", 4194305, "block_size=1024,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=2,waves=16" }, /* 22.19 us, 2268.0 GB/s, 76.0% of copy */
+    { "elementwise.add", "f32", 65536, "block_size=1024,cache_hint=evict_first,loop=one_shot,pack_size=1,unroll=1,waves=1" }, /* 4.54 us, 173.1 GB/s, 5.8% of copy */
+    { "elementwise.add", "f32", 1048576, "block_size=256,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=2,waves=64" }, /* 8.80 us, 1429.9 GB/s, 47.9% of copy */
+    { "elementwise.add", "f32", 4194305, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=2,waves=32" }, /* 22.18 us, 2269.6 GB/s, 76.0% of copy */
     { "elementwise.add", "f32", 33554432, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 136.13 us, 2957.9 GB/s, 99.1% of copy */
     { "elementwise.add", "f32", 268435456, "block_size=512,cache_hint=normal,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 1042.35 us, 3090.3 GB/s, 103.5% of copy */
-    { "elementwise.fma", "bf16", 65536, "block_size=64,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 4.35 us, 120.5 GB/s, 4.0% of copy */
-    { "elementwise.fma", "bf16", 1048576, "block_size=512,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=2,waves=32" }, /* 7.62 us, 1101.4 GB/s, 36.9% of copy */
-    { "elementwise.fma", "bf16", 4194305, "block_size=64,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=2,waves=4" }, /* 16.14 us, 2078.4 GB/s, 69.6% of copy */
-    { "elementwise.fma", "bf16", 33554432, "block_size=128,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=2,waves=64" }, /* 94.43 us, 2842.6 GB/s, 95.2% of copy */
+    { "elementwise.fma", "bf16", 65536, "block_size=512,cache_hint=normal,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 4.35 us, 120.5 GB/s, 4.0% of copy */
+    { "elementwise.fma", "bf16", 1048576, "block_size=64,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 7.58 us, 1106.1 GB/s, 37.0% of copy */
+    { "elementwise.fma", "bf16", 4194305, "block_size=128,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 16.14 us, 2078.4 GB/s, 69.6% of copy */
+    { "elementwise.fma", "bf16", 33554432, "block_size=64,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=32" }, /* 94.34 us, 2845.5 GB/s, 95.3% of copy */
     { "elementwise.fma", "bf16", 268435456, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 691.68 us, 3104.7 GB/s, 104.0% of copy */
-    { "elementwise.fma", "f16", 65536, "block_size=512,cache_hint=evict_first,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 4.37 us, 120.0 GB/s, 4.0% of copy */
-    { "elementwise.fma", "f16", 1048576, "block_size=1024,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 7.62 us, 1101.4 GB/s, 36.9% of copy */
-    { "elementwise.fma", "f16", 4194305, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=2,waves=64" }, /* 16.18 us, 2074.3 GB/s, 69.5% of copy */
-    { "elementwise.fma", "f16", 33554432, "block_size=512,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 94.38 us, 2844.1 GB/s, 95.2% of copy */
+    { "elementwise.fma", "f16", 65536, "block_size=256,cache_hint=normal,loop=grid_stride,pack_size=4,unroll=1,waves=64" }, /* 4.37 us, 120.0 GB/s, 4.0% of copy */
+    { "elementwise.fma", "f16", 1048576, "block_size=256,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 7.60 us, 1103.8 GB/s, 37.0% of copy */
+    { "elementwise.fma", "f16", 4194305, "block_size=128,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 16.10 us, 2084.6 GB/s, 69.8% of copy */
+    { "elementwise.fma", "f16", 33554432, "block_size=256,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=16" }, /* 94.32 us, 2846.0 GB/s, 95.3% of copy */
     { "elementwise.fma", "f16", 268435456, "block_size=512,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 692.50 us, 3101.1 GB/s, 103.9% of copy */
-    { "elementwise.fma", "f32", 65536, "block_size=128,cache_hint=normal,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 4.58 us, 229.1 GB/s, 7.7% of copy */
-    { "elementwise.fma", "f32", 1048576, "block_size=512,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=2,waves=8" }, /* 10.46 us, 1603.3 GB/s, 53.7% of copy */
-    { "elementwise.fma", "f32", 4194305, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=1,waves=8" }, /* 27.79 us, 2414.7 GB/s, 80.9% of copy */
-    { "elementwise.fma", "f32", 33554432, "block_size=1024,cache_hint=normal,loop=grid_stride,pack_size=4,unroll=2,waves=16" }, /* 180.29 us, 2977.9 GB/s, 99.7% of copy */
+    { "elementwise.fma", "f32", 65536, "block_size=256,cache_hint=evict_first,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 4.56 us, 230.0 GB/s, 7.7% of copy */
+    { "elementwise.fma", "f32", 1048576, "block_size=1024,cache_hint=evict_first,loop=one_shot,pack_size=4,unroll=2,waves=1" }, /* 10.43 us, 1608.2 GB/s, 53.9% of copy */
+    { "elementwise.fma", "f32", 4194305, "block_size=64,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=1,waves=8" }, /* 27.78 us, 2416.1 GB/s, 80.9% of copy */
+    { "elementwise.fma", "f32", 33554432, "block_size=64,cache_hint=normal,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 179.79 us, 2986.1 GB/s, 100.0% of copy */
     { "elementwise.fma", "f32", 268435456, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 1374.64 us, 3124.4 GB/s, 104.6% of copy */
-    { "elementwise.gelu", "bf16", 65536, "block_size=1024,cache_hint=normal,loop=grid_stride,pack_size=1,unroll=1,waves=4" }, /* 4.32 us, 60.7 GB/s, 2.0% of copy */
-    { "elementwise.gelu", "bf16", 1048576, "block_size=256,cache_hint=evict_first,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 6.21 us, 675.6 GB/s, 22.6% of copy */
-    { "elementwise.gelu", "bf16", 4194305, "block_size=512,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 10.34 us, 1623.2 GB/s, 54.4% of copy */
-    { "elementwise.gelu", "bf16", 33554432, "block_size=128,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=32" }, /* 49.38 us, 2718.3 GB/s, 91.0% of copy */
+    { "elementwise.gelu", "bf16", 65536, "block_size=1024,cache_hint=evict_first,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 4.32 us, 60.7 GB/s, 2.0% of copy */
+    { "elementwise.gelu", "bf16", 1048576, "block_size=128,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 6.14 us, 682.7 GB/s, 22.9% of copy */
+    { "elementwise.gelu", "bf16", 4194305, "block_size=256,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 10.27 us, 1633.3 GB/s, 54.7% of copy */
+    { "elementwise.gelu", "bf16", 33554432, "block_size=256,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=32" }, /* 49.31 us, 2721.8 GB/s, 91.2% of copy */
     { "elementwise.gelu", "bf16", 268435456, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 357.14 us, 3006.5 GB/s, 100.7% of copy */
-    { "elementwise.gelu", "f16", 65536, "block_size=1024,cache_hint=evict_first,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 4.32 us, 60.7 GB/s, 2.0% of copy */
-    { "elementwise.gelu", "f16", 1048576, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 6.21 us, 675.6 GB/s, 22.6% of copy */
-    { "elementwise.gelu", "f16", 4194305, "block_size=1024,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 10.34 us, 1623.2 GB/s, 54.4% of copy */
-    { "elementwise.gelu", "f16", 33554432, "block_size=512,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 49.41 us, 2716.5 GB/s, 91.0% of copy */
+    { "elementwise.gelu", "f16", 65536, "block_size=1024,cache_hint=evict_first,loop=one_shot,pack_size=1,unroll=1,waves=1" }, /* 4.32 us, 60.7 GB/s, 2.0% of copy */
+    { "elementwise.gelu", "f16", 1048576, "block_size=64,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 6.19 us, 677.4 GB/s, 22.7% of copy */
+    { "elementwise.gelu", "f16", 4194305, "block_size=64,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 10.30 us, 1628.2 GB/s, 54.5% of copy */
+    { "elementwise.gelu", "f16", 33554432, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 49.22 us, 2727.1 GB/s, 91.3% of copy */
     { "elementwise.gelu", "f16", 268435456, "block_size=512,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 357.33 us, 3004.9 GB/s, 100.6% of copy */
-    { "elementwise.gelu", "f32", 65536, "block_size=256,cache_hint=evict_first,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 4.48 us, 117.0 GB/s, 3.9% of copy */
-    { "elementwise.gelu", "f32", 1048576, "block_size=1024,cache_hint=evict_first,loop=one_shot,pack_size=2,unroll=2,waves=1" }, /* 7.36 us, 1139.8 GB/s, 38.2% of copy */
-    { "elementwise.gelu", "f32", 4194305, "block_size=256,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=1,waves=8" }, /* 16.00 us, 2097.2 GB/s, 70.2% of copy */
-    { "elementwise.gelu", "f32", 33554432, "block_size=64,cache_hint=normal,loop=grid_stride,pack_size=4,unroll=1,waves=32" }, /* 93.52 us, 2870.4 GB/s, 96.1% of copy */
+    { "elementwise.gelu", "f32", 65536, "block_size=512,cache_hint=normal,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 4.45 us, 117.9 GB/s, 3.9% of copy */
+    { "elementwise.gelu", "f32", 1048576, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 7.33 us, 1144.7 GB/s, 38.3% of copy */
+    { "elementwise.gelu", "f32", 4194305, "block_size=128,cache_hint=evict_first,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 16.00 us, 2097.2 GB/s, 70.2% of copy */
+    { "elementwise.gelu", "f32", 33554432, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 93.18 us, 2880.7 GB/s, 96.5% of copy */
     { "elementwise.gelu", "f32", 268435456, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 708.54 us, 3030.8 GB/s, 101.5% of copy */
-    { "elementwise.mul", "bf16", 65536, "block_size=512,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 4.32 us, 91.0 GB/s, 3.0% of copy */
-    { "elementwise.mul", "bf16", 1048576, "block_size=256,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 6.82 us, 923.0 GB/s, 30.9% of copy */
-    { "elementwise.mul", "bf16", 4194305, "block_size=512,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=2,waves=1" }, /* 12.99 us, 1937.0 GB/s, 64.9% of copy */
-    { "elementwise.mul", "bf16", 33554432, "block_size=256,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=16" }, /* 71.39 us, 2820.0 GB/s, 94.4% of copy */
+    { "elementwise.mul", "bf16", 65536, "block_size=512,cache_hint=evict_first,loop=one_shot,pack_size=1,unroll=1,waves=1" }, /* 4.32 us, 91.0 GB/s, 3.0% of copy */
+    { "elementwise.mul", "bf16", 1048576, "block_size=1024,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=1,waves=2" }, /* 6.82 us, 923.0 GB/s, 30.9% of copy */
+    { "elementwise.mul", "bf16", 4194305, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=2,waves=8" }, /* 12.99 us, 1937.0 GB/s, 64.9% of copy */
+    { "elementwise.mul", "bf16", 33554432, "block_size=512,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=64" }, /* 71.30 us, 2823.8 GB/s, 94.6% of copy */
     { "elementwise.mul", "bf16", 268435456, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 524.42 us, 3071.3 GB/s, 102.9% of copy */
-    { "elementwise.mul", "f16", 65536, "block_size=512,cache_hint=normal,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 4.32 us, 91.0 GB/s, 3.0% of copy */
-    { "elementwise.mul", "f16", 1048576, "block_size=256,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=4" }, /* 6.94 us, 906.0 GB/s, 30.3% of copy */
-    { "elementwise.mul", "f16", 4194305, "block_size=1024,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=2,waves=16" }, /* 13.14 us, 1915.8 GB/s, 64.2% of copy */
-    { "elementwise.mul", "f16", 33554432, "block_size=1024,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=64" }, /* 71.50 us, 2815.6 GB/s, 94.3% of copy */
+    { "elementwise.mul", "f16", 65536, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=4,unroll=2,waves=1" }, /* 4.32 us, 91.0 GB/s, 3.0% of copy */
+    { "elementwise.mul", "f16", 1048576, "block_size=256,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 6.94 us, 906.0 GB/s, 30.3% of copy */
+    { "elementwise.mul", "f16", 4194305, "block_size=1024,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=2,waves=2" }, /* 13.12 us, 1918.1 GB/s, 64.2% of copy */
+    { "elementwise.mul", "f16", 33554432, "block_size=512,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=16" }, /* 71.49 us, 2816.2 GB/s, 94.3% of copy */
     { "elementwise.mul", "f16", 268435456, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 524.99 us, 3067.9 GB/s, 102.7% of copy */
-    { "elementwise.mul", "f32", 65536, "block_size=1024,cache_hint=evict_first,loop=grid_stride,pack_size=2,unroll=1,waves=64" }, /* 4.54 us, 173.1 GB/s, 5.8% of copy */
-    { "elementwise.mul", "f32", 1048576, "block_size=1024,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=2,waves=64" }, /* 8.80 us, 1429.9 GB/s, 47.9% of copy */
-    { "elementwise.mul", "f32", 4194305, "block_size=1024,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=2,waves=8" }, /* 22.16 us, 2271.3 GB/s, 76.1% of copy */
+    { "elementwise.mul", "f32", 65536, "block_size=1024,cache_hint=evict_first,loop=grid_stride,pack_size=1,unroll=1,waves=1" }, /* 4.54 us, 173.1 GB/s, 5.8% of copy */
+    { "elementwise.mul", "f32", 1048576, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=2,waves=32" }, /* 8.77 us, 1435.1 GB/s, 48.1% of copy */
+    { "elementwise.mul", "f32", 4194305, "block_size=512,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=1,waves=32" }, /* 22.14 us, 2272.9 GB/s, 76.1% of copy */
     { "elementwise.mul", "f32", 33554432, "block_size=256,cache_hint=normal,loop=grid_stride,pack_size=2,unroll=1,waves=64" }, /* 136.43 us, 2951.3 GB/s, 98.8% of copy */
     { "elementwise.mul", "f32", 268435456, "block_size=512,cache_hint=normal,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 1043.78 us, 3086.1 GB/s, 103.4% of copy */
-    { "elementwise.relu", "bf16", 65536, "block_size=256,cache_hint=evict_first,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 4.13 us, 63.5 GB/s, 2.1% of copy */
-    { "elementwise.relu", "bf16", 1048576, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 6.11 us, 686.2 GB/s, 23.0% of copy */
-    { "elementwise.relu", "bf16", 4194305, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 9.98 us, 1680.4 GB/s, 56.3% of copy */
-    { "elementwise.relu", "bf16", 33554432, "block_size=128,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=2,waves=32" }, /* 49.46 us, 2713.9 GB/s, 90.9% of copy */
+    { "elementwise.relu", "bf16", 65536, "block_size=128,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 4.13 us, 63.5 GB/s, 2.1% of copy */
+    { "elementwise.relu", "bf16", 1048576, "block_size=64,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 6.08 us, 689.9 GB/s, 23.1% of copy */
+    { "elementwise.relu", "bf16", 4194305, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 9.98 us, 1680.4 GB/s, 56.3% of copy */
+    { "elementwise.relu", "bf16", 33554432, "block_size=1024,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=64" }, /* 49.39 us, 2717.4 GB/s, 91.0% of copy */
     { "elementwise.relu", "bf16", 268435456, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 355.95 us, 3016.5 GB/s, 101.0% of copy */
-    { "elementwise.relu", "f16", 65536, "block_size=512,cache_hint=evict_first,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 4.13 us, 63.5 GB/s, 2.1% of copy */
-    { "elementwise.relu", "f16", 1048576, "block_size=512,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 6.08 us, 689.9 GB/s, 23.1% of copy */
-    { "elementwise.relu", "f16", 4194305, "block_size=128,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 9.94 us, 1688.5 GB/s, 56.5% of copy */
+    { "elementwise.relu", "f16", 65536, "block_size=512,cache_hint=evict_first,loop=one_shot,pack_size=1,unroll=1,waves=1" }, /* 4.13 us, 63.5 GB/s, 2.1% of copy */
+    { "elementwise.relu", "f16", 1048576, "block_size=1024,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 6.08 us, 689.9 GB/s, 23.1% of copy */
+    { "elementwise.relu", "f16", 4194305, "block_size=1024,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 9.92 us, 1691.3 GB/s, 56.6% of copy */
     { "elementwise.relu", "f16", 33554432, "block_size=128,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 49.34 us, 2720.0 GB/s, 91.1% of copy */
     { "elementwise.relu", "f16", 268435456, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 356.59 us, 3011.1 GB/s, 100.8% of copy */
-    { "elementwise.relu", "f32", 65536, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 4.32 us, 121.4 GB/s, 4.1% of copy */
-    { "elementwise.relu", "f32", 1048576, "block_size=512,cache_hint=evict_first,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 7.26 us, 1154.8 GB/s, 38.7% of copy */
-    { "elementwise.relu", "f32", 4194305, "block_size=512,cache_hint=evict_first,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 15.92 us, 2107.7 GB/s, 70.6% of copy */
+    { "elementwise.relu", "f32", 65536, "block_size=256,cache_hint=evict_first,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 4.32 us, 121.4 GB/s, 4.1% of copy */
+    { "elementwise.relu", "f32", 1048576, "block_size=512,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 7.23 us, 1159.9 GB/s, 38.8% of copy */
+    { "elementwise.relu", "f32", 4194305, "block_size=128,cache_hint=evict_first,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 15.84 us, 2118.3 GB/s, 70.9% of copy */
     { "elementwise.relu", "f32", 33554432, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 92.77 us, 2893.6 GB/s, 96.9% of copy */
     { "elementwise.relu", "f32", 268435456, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 705.26 us, 3044.9 GB/s, 102.0% of copy */
-    { "index_add.add", "bf16", 15, "block_size=512,grid_cap=32,pack_size=1,small_mode=spread,threshold=16" }, /* 4.98 us, 0.0 GB/s, 0.0% of copy */
-    { "index_add.add", "bf16", 1024, "block_size=256,grid_cap=2,pack_size=1,small_mode=spread,threshold=1024" }, /* 5.42 us, 2.6 GB/s, 0.1% of copy */
-    { "index_add.add", "bf16", 15360, "block_size=128,grid_cap=2,pack_size=8,small_mode=spread,threshold=16" }, /* 4.48 us, 20.6 GB/s, 0.7% of copy */
-    { "index_add.add", "bf16", 1048576, "block_size=512,grid_cap=2,pack_size=8,small_mode=spread,threshold=1024" }, /* 6.94 us, 907.2 GB/s, 30.4% of copy */
+    { "index_add.add", "bf16", 15, "block_size=512,grid_cap=2,pack_size=1,small_mode=spread,threshold=16" }, /* 4.98 us, 0.0 GB/s, 0.0% of copy */
+    { "index_add.add", "bf16", 1024, "block_size=512,grid_cap=32,pack_size=1,small_mode=spread,threshold=1024" }, /* 5.39 us, 2.7 GB/s, 0.1% of copy */
+    { "index_add.add", "bf16", 15360, "block_size=128,grid_cap=2,pack_size=4,small_mode=spread,threshold=16" }, /* 4.48 us, 20.6 GB/s, 0.7% of copy */
+    { "index_add.add", "bf16", 1048576, "block_size=256,grid_cap=8,pack_size=8,small_mode=spread,threshold=1024" }, /* 6.94 us, 907.2 GB/s, 30.4% of copy */
     { "index_add.add", "bf16", 15728640, "block_size=256,grid_cap=8,pack_size=8,small_mode=owner,threshold=16" }, /* 34.00 us, 2775.6 GB/s, 93.0% of copy */
-    { "index_add.add", "f16", 15, "block_size=256,grid_cap=32,pack_size=1,small_mode=spread,threshold=16" }, /* 4.98 us, 0.0 GB/s, 0.0% of copy */
-    { "index_add.add", "f16", 1024, "block_size=512,grid_cap=8,pack_size=1,small_mode=spread,threshold=1024" }, /* 5.46 us, 2.6 GB/s, 0.1% of copy */
-    { "index_add.add", "f16", 15360, "block_size=256,grid_cap=8,pack_size=4,small_mode=spread,threshold=16" }, /* 4.35 us, 21.2 GB/s, 0.7% of copy */
-    { "index_add.add", "f16", 1048576, "block_size=512,grid_cap=8,pack_size=4,small_mode=spread,threshold=1024" }, /* 6.85 us, 919.9 GB/s, 30.8% of copy */
-    { "index_add.add", "f16", 15728640, "block_size=128,grid_cap=8,pack_size=8,small_mode=owner,threshold=16" }, /* 33.36 us, 2828.9 GB/s, 94.8% of copy */
-    { "index_add.add", "f32", 15, "block_size=256,grid_cap=2,pack_size=1,small_mode=spread,threshold=16" }, /* 4.48 us, 0.1 GB/s, 0.0% of copy */
-    { "index_add.add", "f32", 1024, "block_size=512,grid_cap=8,pack_size=1,small_mode=spread,threshold=1024" }, /* 4.96 us, 4.1 GB/s, 0.1% of copy */
-    { "index_add.add", "f32", 15360, "block_size=256,grid_cap=2,pack_size=2,small_mode=spread,threshold=16" }, /* 4.46 us, 41.3 GB/s, 1.4% of copy */
-    { "index_add.add", "f32", 1048576, "block_size=512,grid_cap=2,pack_size=4,small_mode=spread,threshold=1024" }, /* 9.25 us, 1361.5 GB/s, 45.6% of copy */
+    { "index_add.add", "f16", 15, "block_size=256,grid_cap=8,pack_size=1,small_mode=spread,threshold=16" }, /* 4.96 us, 0.0 GB/s, 0.0% of copy */
+    { "index_add.add", "f16", 1024, "block_size=256,grid_cap=32,pack_size=1,small_mode=spread,threshold=1024" }, /* 5.46 us, 2.6 GB/s, 0.1% of copy */
+    { "index_add.add", "f16", 15360, "block_size=256,grid_cap=2,pack_size=4,small_mode=spread,threshold=16" }, /* 4.32 us, 21.4 GB/s, 0.7% of copy */
+    { "index_add.add", "f16", 1048576, "block_size=512,grid_cap=8,pack_size=8,small_mode=spread,threshold=1024" }, /* 6.75 us, 933.0 GB/s, 31.3% of copy */
+    { "index_add.add", "f16", 15728640, "block_size=128,grid_cap=32,pack_size=8,small_mode=owner,threshold=16" }, /* 33.34 us, 2830.3 GB/s, 94.9% of copy */
+    { "index_add.add", "f32", 15, "block_size=128,grid_cap=8,pack_size=1,small_mode=spread,threshold=16" }, /* 4.48 us, 0.1 GB/s, 0.0% of copy */
+    { "index_add.add", "f32", 1024, "block_size=256,grid_cap=2,pack_size=1,small_mode=spread,threshold=1024" }, /* 4.83 us, 4.2 GB/s, 0.1% of copy */
+    { "index_add.add", "f32", 15360, "block_size=256,grid_cap=8,pack_size=2,small_mode=spread,threshold=16" }, /* 4.45 us, 41.5 GB/s, 1.4% of copy */
+    { "index_add.add", "f32", 1048576, "block_size=256,grid_cap=32,pack_size=4,small_mode=spread,threshold=1024" }, /* 9.22 us, 1366.2 GB/s, 45.8% of copy */
     { "index_add.add", "f32", 15728640, "block_size=256,grid_cap=8,pack_size=4,small_mode=owner,threshold=16" }, /* 60.03 us, 3144.1 GB/s, 105.4% of copy */
-    { "reduce.max", "bf16", 4096, "block_size=512,cache_hint=evict_first,finish=last_block,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 4.34 us, 1.9 GB/s, 0.1% of copy */
-    { "reduce.max", "bf16", 1048576, "block_size=1024,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 6.93 us, 302.7 GB/s, 10.1% of copy */
-    { "reduce.max", "bf16", 33554432, "block_size=512,cache_hint=evict_first,finish=atomic,load=cop,pack_size=8,unroll=2,version=9,waves=1" }, /* 30.14 us, 2226.3 GB/s, 74.5% of copy */
+    { "reduce.max", "bf16", 4096, "block_size=512,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 4.34 us, 1.9 GB/s, 0.1% of copy */
+    { "reduce.max", "bf16", 1048576, "block_size=1024,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=8,unroll=1,version=8,waves=1" }, /* 6.88 us, 304.8 GB/s, 10.2% of copy */
+    { "reduce.max", "bf16", 33554432, "block_size=1024,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=8,unroll=4,version=9,waves=1" }, /* 30.05 us, 2233.4 GB/s, 74.8% of copy */
     { "reduce.max", "bf16", 268435456, "block_size=1024,cache_hint=normal,finish=atomic,load=cop,pack_size=8,unroll=2,version=9,waves=1" }, /* 185.65 us, 2891.9 GB/s, 96.8% of copy */
-    { "reduce.max", "f16", 4096, "block_size=512,cache_hint=normal,finish=atomic,load=cop,pack_size=8,unroll=2,version=9,waves=1" }, /* 4.34 us, 1.9 GB/s, 0.1% of copy */
-    { "reduce.max", "f16", 1048576, "block_size=1024,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=8,unroll=1,version=8,waves=1" }, /* 6.94 us, 302.0 GB/s, 10.1% of copy */
-    { "reduce.max", "f16", 33554432, "block_size=1024,cache_hint=evict_first,finish=atomic,load=cop,pack_size=8,unroll=4,version=9,waves=1" }, /* 30.14 us, 2226.3 GB/s, 74.5% of copy */
+    { "reduce.max", "f16", 4096, "block_size=256,cache_hint=evict_first,finish=atomic,load=cop,pack_size=8,unroll=2,version=9,waves=1" }, /* 4.34 us, 1.9 GB/s, 0.1% of copy */
+    { "reduce.max", "f16", 1048576, "block_size=512,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 6.91 us, 303.4 GB/s, 10.2% of copy */
+    { "reduce.max", "f16", 33554432, "block_size=1024,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 29.98 us, 2238.2 GB/s, 74.9% of copy */
     { "reduce.max", "f16", 268435456, "block_size=1024,cache_hint=normal,finish=atomic,load=cop,pack_size=8,unroll=2,version=9,waves=1" }, /* 186.08 us, 2885.2 GB/s, 96.6% of copy */
-    { "reduce.max", "f32", 4096, "block_size=256,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=4,unroll=4,version=9,waves=1" }, /* 4.37 us, 3.8 GB/s, 0.1% of copy */
-    { "reduce.max", "f32", 1048576, "block_size=1024,cache_hint=normal,finish=atomic,load=cop,pack_size=4,unroll=2,version=9,waves=1" }, /* 8.13 us, 516.0 GB/s, 17.3% of copy */
-    { "reduce.max", "f32", 33554432, "block_size=512,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=4,unroll=1,version=8,waves=1" }, /* 53.68 us, 2500.3 GB/s, 83.7% of copy */
+    { "reduce.max", "f32", 4096, "block_size=1024,cache_hint=normal,finish=last_block,load=no_allocate,pack_size=4,unroll=1,version=8,waves=1" }, /* 4.37 us, 3.8 GB/s, 0.1% of copy */
+    { "reduce.max", "f32", 1048576, "block_size=512,cache_hint=normal,finish=atomic,load=cop,pack_size=4,unroll=4,version=9,waves=1" }, /* 8.03 us, 522.2 GB/s, 17.5% of copy */
+    { "reduce.max", "f32", 33554432, "block_size=1024,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=4,unroll=4,version=9,waves=1" }, /* 53.63 us, 2502.6 GB/s, 83.8% of copy */
     { "reduce.max", "f32", 268435456, "block_size=1024,cache_hint=normal,finish=atomic,load=cop,pack_size=4,unroll=4,version=9,waves=1" }, /* 355.73 us, 3018.4 GB/s, 101.1% of copy */
-    { "reduce.min", "bf16", 4096, "block_size=1024,cache_hint=evict_first,finish=atomic,load=cop,pack_size=8,unroll=1,version=8,waves=1" }, /* 4.54 us, 1.8 GB/s, 0.1% of copy */
-    { "reduce.min", "bf16", 1048576, "block_size=1024,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 6.91 us, 303.4 GB/s, 10.2% of copy */
+    { "reduce.min", "bf16", 4096, "block_size=512,cache_hint=normal,finish=last_block,load=cop,pack_size=8,unroll=1,version=8,waves=1" }, /* 4.32 us, 1.9 GB/s, 0.1% of copy */
+    { "reduce.min", "bf16", 1048576, "block_size=512,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 6.88 us, 304.8 GB/s, 10.2% of copy */
     { "reduce.min", "bf16", 33554432, "block_size=1024,cache_hint=evict_first,finish=atomic,load=cop,pack_size=8,unroll=4,version=9,waves=1" }, /* 30.27 us, 2216.9 GB/s, 74.2% of copy */
     { "reduce.min", "bf16", 268435456, "block_size=1024,cache_hint=normal,finish=atomic,load=cop,pack_size=8,unroll=4,version=9,waves=1" }, /* 186.26 us, 2882.4 GB/s, 96.5% of copy */
-    { "reduce.min", "f16", 4096, "block_size=512,cache_hint=normal,finish=last_block,load=cop,pack_size=8,unroll=2,version=9,waves=1" }, /* 4.34 us, 1.9 GB/s, 0.1% of copy */
-    { "reduce.min", "f16", 1048576, "block_size=512,cache_hint=normal,finish=atomic,load=cop,pack_size=8,unroll=2,version=9,waves=1" }, /* 6.91 us, 303.4 GB/s, 10.2% of copy */
-    { "reduce.min", "f16", 33554432, "block_size=1024,cache_hint=evict_first,finish=atomic,load=cop,pack_size=8,unroll=4,version=9,waves=1" }, /* 30.35 us, 2211.0 GB/s, 74.0% of copy */
+    { "reduce.min", "f16", 4096, "block_size=512,cache_hint=normal,finish=last_block,load=cop,pack_size=8,unroll=1,version=8,waves=1" }, /* 4.34 us, 1.9 GB/s, 0.1% of copy */
+    { "reduce.min", "f16", 1048576, "block_size=512,cache_hint=evict_first,finish=atomic,load=cop,pack_size=8,unroll=2,version=9,waves=1" }, /* 6.91 us, 303.4 GB/s, 10.2% of copy */
+    { "reduce.min", "f16", 33554432, "block_size=1024,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 30.26 us, 2218.0 GB/s, 74.3% of copy */
     { "reduce.min", "f16", 268435456, "block_size=1024,cache_hint=normal,finish=atomic,load=cop,pack_size=8,unroll=2,version=9,waves=1" }, /* 185.81 us, 2889.4 GB/s, 96.7% of copy */
-    { "reduce.min", "f32", 4096, "block_size=1024,cache_hint=evict_first,finish=last_block,load=cop,pack_size=4,unroll=1,version=8,waves=1" }, /* 4.58 us, 3.6 GB/s, 0.1% of copy */
-    { "reduce.min", "f32", 1048576, "block_size=1024,cache_hint=evict_first,finish=atomic,load=cop,pack_size=4,unroll=4,version=9,waves=1" }, /* 8.16 us, 514.0 GB/s, 17.2% of copy */
+    { "reduce.min", "f32", 4096, "block_size=256,cache_hint=evict_first,finish=atomic,load=cop,pack_size=4,unroll=4,version=9,waves=1" }, /* 4.54 us, 3.6 GB/s, 0.1% of copy */
+    { "reduce.min", "f32", 1048576, "block_size=256,cache_hint=evict_first,finish=atomic,load=cop,pack_size=4,unroll=2,version=9,waves=1" }, /* 8.13 us, 516.0 GB/s, 17.3% of copy */
     { "reduce.min", "f32", 33554432, "block_size=1024,cache_hint=evict_first,finish=atomic,load=cop,pack_size=4,unroll=4,version=9,waves=1" }, /* 53.98 us, 2486.3 GB/s, 83.2% of copy */
     { "reduce.min", "f32", 268435456, "block_size=1024,cache_hint=normal,finish=last_block,load=cop,pack_size=4,unroll=4,version=9,waves=1" }, /* 357.71 us, 3001.7 GB/s, 100.5% of copy */
-    { "reduce.sum", "bf16", 4096, "block_size=512,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=8,unroll=1,version=8,waves=1" }, /* 4.54 us, 1.8 GB/s, 0.1% of copy */
-    { "reduce.sum", "bf16", 1048576, "block_size=1024,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 7.12 us, 294.5 GB/s, 9.9% of copy */
+    { "reduce.sum", "bf16", 4096, "block_size=512,cache_hint=evict_first,finish=atomic,load=cop,pack_size=8,unroll=2,version=9,waves=1" }, /* 4.54 us, 1.8 GB/s, 0.1% of copy */
+    { "reduce.sum", "bf16", 1048576, "block_size=1024,cache_hint=evict_first,finish=atomic,load=cop,pack_size=8,unroll=1,version=8,waves=1" }, /* 7.12 us, 294.5 GB/s, 9.9% of copy */
     { "reduce.sum", "bf16", 33554432, "block_size=1024,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 30.34 us, 2212.2 GB/s, 74.1% of copy */
     { "reduce.sum", "bf16", 268435456, "block_size=1024,cache_hint=normal,finish=atomic,load=cop,pack_size=8,unroll=4,version=9,waves=1" }, /* 185.65 us, 2891.9 GB/s, 96.8% of copy */
-    { "reduce.sum", "f16", 4096, "block_size=512,cache_hint=evict_first,finish=last_block,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 4.34 us, 1.9 GB/s, 0.1% of copy */
-    { "reduce.sum", "f16", 1048576, "block_size=512,cache_hint=evict_first,finish=atomic,load=cop,pack_size=8,unroll=2,version=9,waves=1" }, /* 6.91 us, 303.4 GB/s, 10.2% of copy */
-    { "reduce.sum", "f16", 33554432, "block_size=1024,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=8,unroll=4,version=9,waves=1" }, /* 30.32 us, 2213.4 GB/s, 74.1% of copy */
+    { "reduce.sum", "f16", 4096, "block_size=512,cache_hint=evict_first,finish=atomic,load=cop,pack_size=8,unroll=1,version=8,waves=1" }, /* 4.32 us, 1.9 GB/s, 0.1% of copy */
+    { "reduce.sum", "f16", 1048576, "block_size=1024,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 6.91 us, 303.4 GB/s, 10.2% of copy */
+    { "reduce.sum", "f16", 33554432, "block_size=1024,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 30.02 us, 2235.8 GB/s, 74.9% of copy */
     { "reduce.sum", "f16", 268435456, "block_size=1024,cache_hint=normal,finish=atomic,load=cop,pack_size=8,unroll=4,version=9,waves=1" }, /* 185.39 us, 2895.9 GB/s, 97.0% of copy */
-    { "reduce.sum", "f32", 4096, "block_size=1024,cache_hint=normal,finish=atomic,load=cop,pack_size=4,unroll=1,version=8,waves=1" }, /* 4.38 us, 3.7 GB/s, 0.1% of copy */
-    { "reduce.sum", "f32", 1048576, "block_size=1024,cache_hint=evict_first,finish=atomic,load=cop,pack_size=4,unroll=1,version=8,waves=1" }, /* 8.13 us, 516.0 GB/s, 17.3% of copy */
-    { "reduce.sum", "f32", 33554432, "block_size=1024,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=4,unroll=1,version=8,waves=1" }, /* 54.18 us, 2477.4 GB/s, 82.9% of copy */
+    { "reduce.sum", "f32", 4096, "block_size=1024,cache_hint=evict_first,finish=last_block,load=no_allocate,pack_size=4,unroll=1,version=8,waves=1" }, /* 4.38 us, 3.7 GB/s, 0.1% of copy */
+    { "reduce.sum", "f32", 1048576, "block_size=512,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=4,unroll=2,version=9,waves=1" }, /* 8.00 us, 524.3 GB/s, 17.6% of copy */
+    { "reduce.sum", "f32", 33554432, "block_size=1024,cache_hint=evict_first,finish=atomic,load=cop,pack_size=4,unroll=2,version=9,waves=1" }, /* 53.71 us, 2498.8 GB/s, 83.7% of copy */
     { "reduce.sum", "f32", 268435456, "block_size=1024,cache_hint=normal,finish=atomic,load=cop,pack_size=4,unroll=2,version=9,waves=1" }, /* 357.66 us, 3002.1 GB/s, 100.5% of copy */
-    { "relu_mask.add_relu_bwd", "bf16", 1000003, "block_size=512,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=32" }, /* 6.18 us, 991.7 GB/s, 33.4% of copy */
-    { "relu_mask.add_relu_bwd", "bf16", 1605632, "block_size=128,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=8,unroll=1,waves=1" }, /* 7.50 us, 1310.6 GB/s, 44.1% of copy */
-    { "relu_mask.add_relu_bwd", "bf16", 3211264, "block_size=256,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=8,unroll=4,waves=1" }, /* 9.70 us, 2028.6 GB/s, 68.3% of copy */
-    { "relu_mask.add_relu_bwd", "bf16", 6422528, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=2" }, /* 17.07 us, 2304.2 GB/s, 77.5% of copy */
-    { "relu_mask.add_relu_bwd", "bf16", 25690112, "block_size=512,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=8,unroll=2,waves=32" }, /* 57.44 us, 2739.4 GB/s, 92.2% of copy */
-    { "relu_mask.add_relu_bwd", "f16", 1000003, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=1" }, /* 6.22 us, 984.1 GB/s, 33.1% of copy */
-    { "relu_mask.add_relu_bwd", "f16", 1605632, "block_size=128,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=8,unroll=1,waves=2" }, /* 7.49 us, 1313.4 GB/s, 44.2% of copy */
-    { "relu_mask.add_relu_bwd", "f16", 3211264, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=1" }, /* 9.73 us, 2021.9 GB/s, 68.0% of copy */
-    { "relu_mask.add_relu_bwd", "f16", 6422528, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=32" }, /* 16.94 us, 2321.6 GB/s, 78.1% of copy */
-    { "relu_mask.add_relu_bwd", "f16", 25690112, "block_size=128,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=8,unroll=2,waves=32" }, /* 57.34 us, 2744.0 GB/s, 92.3% of copy */
-    { "relu_mask.add_relu_bwd", "f32", 1000003, "block_size=128,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,unroll=4,waves=1" }, /* 8.06 us, 1503.6 GB/s, 50.6% of copy */
-    { "relu_mask.add_relu_bwd", "f32", 1605632, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=2,waves=2" }, /* 9.92 us, 1962.5 GB/s, 66.0% of copy */
-    { "relu_mask.add_relu_bwd", "f32", 3211264, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=2,waves=1" }, /* 17.62 us, 2210.3 GB/s, 74.4% of copy */
-    { "relu_mask.add_relu_bwd", "f32", 6422528, "block_size=512,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,unroll=4,waves=32" }, /* 30.37 us, 2564.3 GB/s, 86.3% of copy */
+    { "relu_mask.add_relu_bwd", "bf16", 1000003, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=2" }, /* 6.16 us, 994.3 GB/s, 33.5% of copy */
+    { "relu_mask.add_relu_bwd", "bf16", 1605632, "block_size=512,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=8,unroll=4,waves=2" }, /* 7.49 us, 1313.4 GB/s, 44.2% of copy */
+    { "relu_mask.add_relu_bwd", "bf16", 3211264, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=8,unroll=2,waves=2" }, /* 9.66 us, 2035.3 GB/s, 68.5% of copy */
+    { "relu_mask.add_relu_bwd", "bf16", 6422528, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=32" }, /* 16.74 us, 2350.5 GB/s, 79.1% of copy */
+    { "relu_mask.add_relu_bwd", "bf16", 25690112, "block_size=512,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=8,unroll=4,waves=32" }, /* 57.10 us, 2755.5 GB/s, 92.7% of copy */
+    { "relu_mask.add_relu_bwd", "f16", 1000003, "block_size=512,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=1" }, /* 6.18 us, 991.7 GB/s, 33.4% of copy */
+    { "relu_mask.add_relu_bwd", "f16", 1605632, "block_size=512,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=8,unroll=4,waves=2" }, /* 7.46 us, 1319.0 GB/s, 44.4% of copy */
+    { "relu_mask.add_relu_bwd", "f16", 3211264, "block_size=256,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=8,unroll=2,waves=1" }, /* 9.73 us, 2021.9 GB/s, 68.0% of copy */
+    { "relu_mask.add_relu_bwd", "f16", 6422528, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=32" }, /* 16.77 us, 2346.0 GB/s, 78.9% of copy */
+    { "relu_mask.add_relu_bwd", "f16", 25690112, "block_size=256,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=8,unroll=4,waves=32" }, /* 57.26 us, 2747.8 GB/s, 92.5% of copy */
+    { "relu_mask.add_relu_bwd", "f32", 1000003, "block_size=512,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,unroll=4,waves=1" }, /* 8.05 us, 1506.6 GB/s, 50.7% of copy */
+    { "relu_mask.add_relu_bwd", "f32", 1605632, "block_size=128,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,unroll=4,waves=1" }, /* 9.92 us, 1962.5 GB/s, 66.0% of copy */
+    { "relu_mask.add_relu_bwd", "f32", 3211264, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=4,waves=1" }, /* 17.60 us, 2212.3 GB/s, 74.4% of copy */
+    { "relu_mask.add_relu_bwd", "f32", 6422528, "block_size=512,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,unroll=2,waves=32" }, /* 30.14 us, 2583.4 GB/s, 86.9% of copy */
     { "relu_mask.add_relu_bwd", "f32", 25690112, "block_size=128,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,unroll=1,waves=32" }, /* 109.42 us, 2846.7 GB/s, 95.8% of copy */
-    { "relu_mask.add_relu_fwd", "bf16", 1000003, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=32" }, /* 6.75 us, 907.1 GB/s, 30.5% of copy */
-    { "relu_mask.add_relu_fwd", "bf16", 1605632, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=2" }, /* 7.87 us, 1249.3 GB/s, 42.0% of copy */
-    { "relu_mask.add_relu_fwd", "bf16", 3211264, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=32" }, /* 11.07 us, 1776.5 GB/s, 59.8% of copy */
-    { "relu_mask.add_relu_fwd", "bf16", 6422528, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=2" }, /* 16.96 us, 2319.5 GB/s, 78.0% of copy */
-    { "relu_mask.add_relu_fwd", "bf16", 25690112, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=32" }, /* 57.65 us, 2729.5 GB/s, 91.8% of copy */
-    { "relu_mask.add_relu_fwd", "f16", 1000003, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=2" }, /* 6.75 us, 907.1 GB/s, 30.5% of copy */
-    { "relu_mask.add_relu_fwd", "f16", 1605632, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=32" }, /* 7.81 us, 1259.5 GB/s, 42.4% of copy */
-    { "relu_mask.add_relu_fwd", "f16", 3211264, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=1" }, /* 11.04 us, 1781.6 GB/s, 59.9% of copy */
-    { "relu_mask.add_relu_fwd", "f16", 6422528, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=2" }, /* 17.09 us, 2302.1 GB/s, 77.5% of copy */
-    { "relu_mask.add_relu_fwd", "f16", 25690112, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=1,waves=32" }, /* 57.84 us, 2720.5 GB/s, 91.5% of copy */
-    { "relu_mask.add_relu_fwd", "f32", 1000003, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=4,unroll=2,waves=32" }, /* 8.51 us, 1424.5 GB/s, 47.9% of copy */
-    { "relu_mask.add_relu_fwd", "f32", 1605632, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=4,unroll=2,waves=2" }, /* 11.10 us, 1753.3 GB/s, 59.0% of copy */
-    { "relu_mask.add_relu_fwd", "f32", 3211264, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=4,unroll=1,waves=32" }, /* 18.11 us, 2149.8 GB/s, 72.3% of copy */
-    { "relu_mask.add_relu_fwd", "f32", 6422528, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=4,unroll=1,waves=32" }, /* 31.98 us, 2434.8 GB/s, 81.9% of copy */
-    { "relu_mask.add_relu_fwd", "f32", 25690112, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=4,unroll=1,waves=32" }, /* 108.29 us, 2876.5 GB/s, 96.8% of copy */
-    { "relu_mask.relu_bwd", "bf16", 1000003, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=2" }, /* 5.82 us, 708.3 GB/s, 23.8% of copy */
-    { "relu_mask.relu_bwd", "bf16", 1605632, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=32" }, /* 6.66 us, 995.1 GB/s, 33.5% of copy */
-    { "relu_mask.relu_bwd", "bf16", 3211264, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=8,unroll=2,waves=2" }, /* 8.72 us, 1519.1 GB/s, 51.1% of copy */
-    { "relu_mask.relu_bwd", "bf16", 6422528, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=1" }, /* 13.17 us, 2011.9 GB/s, 67.7% of copy */
-    { "relu_mask.relu_bwd", "bf16", 25690112, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=32" }, /* 40.22 us, 2634.5 GB/s, 88.6% of copy */
-    { "relu_mask.relu_bwd", "f16", 1000003, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=1,waves=2" }, /* 5.82 us, 708.3 GB/s, 23.8% of copy */
-    { "relu_mask.relu_bwd", "f16", 1605632, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=8,unroll=2,waves=2" }, /* 6.66 us, 995.1 GB/s, 33.5% of copy */
-    { "relu_mask.relu_bwd", "f16", 3211264, "block_size=512,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=2" }, /* 8.72 us, 1519.1 GB/s, 51.1% of copy */
-    { "relu_mask.relu_bwd", "f16", 6422528, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=2" }, /* 13.17 us, 2011.9 GB/s, 67.7% of copy */
-    { "relu_mask.relu_bwd", "f16", 25690112, "block_size=256,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=8,unroll=4,waves=32" }, /* 40.22 us, 2634.5 GB/s, 88.6% of copy */
-    { "relu_mask.relu_bwd", "f32", 1000003, "block_size=256,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,unroll=4,waves=2" }, /* 7.04 us, 1154.1 GB/s, 38.8% of copy */
-    { "relu_mask.relu_bwd", "f32", 1605632, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=2,waves=32" }, /* 8.70 us, 1498.8 GB/s, 50.4% of copy */
-    { "relu_mask.relu_bwd", "f32", 3211264, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=4,waves=32" }, /* 13.39 us, 1948.3 GB/s, 65.6% of copy */
-    { "relu_mask.relu_bwd", "f32", 6422528, "block_size=128,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,unroll=4,waves=2" }, /* 22.26 us, 2344.7 GB/s, 78.9% of copy */
-    { "relu_mask.relu_bwd", "f32", 25690112, "block_size=128,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,unroll=4,waves=32" }, /* 74.21 us, 2812.8 GB/s, 94.6% of copy */
-    { "relu_mask.relu_fwd", "bf16", 1000003, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=1" }, /* 5.82 us, 708.3 GB/s, 23.8% of copy */
-    { "relu_mask.relu_fwd", "bf16", 1605632, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=2" }, /* 6.66 us, 995.1 GB/s, 33.5% of copy */
-    { "relu_mask.relu_fwd", "bf16", 3211264, "block_size=512,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=1" }, /* 8.83 us, 1499.8 GB/s, 50.5% of copy */
-    { "relu_mask.relu_fwd", "bf16", 6422528, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=32" }, /* 13.15 us, 2014.4 GB/s, 67.8% of copy */
-    { "relu_mask.relu_fwd", "bf16", 25690112, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=32" }, /* 40.13 us, 2640.8 GB/s, 88.9% of copy */
-    { "relu_mask.relu_fwd", "f16", 1000003, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=2" }, /* 5.82 us, 708.3 GB/s, 23.8% of copy */
-    { "relu_mask.relu_fwd", "f16", 1605632, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=1" }, /* 6.62 us, 999.9 GB/s, 33.6% of copy */
-    { "relu_mask.relu_fwd", "f16", 3211264, "block_size=512,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=1" }, /* 8.83 us, 1499.8 GB/s, 50.5% of copy */
-    { "relu_mask.relu_fwd", "f16", 6422528, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=2" }, /* 13.09 us, 2024.2 GB/s, 68.1% of copy */
-    { "relu_mask.relu_fwd", "f16", 25690112, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=1,waves=32" }, /* 40.29 us, 2630.4 GB/s, 88.5% of copy */
-    { "relu_mask.relu_fwd", "f32", 1000003, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=4,unroll=2,waves=1" }, /* 6.98 us, 1164.7 GB/s, 39.2% of copy */
-    { "relu_mask.relu_fwd", "f32", 1605632, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=4,unroll=2,waves=32" }, /* 8.61 us, 1515.5 GB/s, 51.0% of copy */
-    { "relu_mask.relu_fwd", "f32", 3211264, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=4,waves=1" }, /* 13.22 us, 1974.2 GB/s, 66.4% of copy */
-    { "relu_mask.relu_fwd", "f32", 6422528, "block_size=128,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,unroll=2,waves=32" }, /* 22.80 us, 2288.7 GB/s, 77.0% of copy */
+    { "relu_mask.add_relu_fwd", "bf16", 1000003, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=1" }, /* 6.75 us, 907.1 GB/s, 30.5% of copy */
+    { "relu_mask.add_relu_fwd", "bf16", 1605632, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=1" }, /* 7.81 us, 1259.5 GB/s, 42.4% of copy */
+    { "relu_mask.add_relu_fwd", "bf16", 3211264, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=1" }, /* 10.99 us, 1789.4 GB/s, 60.2% of copy */
+    { "relu_mask.add_relu_fwd", "bf16", 6422528, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=32" }, /* 16.82 us, 2339.3 GB/s, 78.7% of copy */
+    { "relu_mask.add_relu_fwd", "bf16", 25690112, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=32" }, /* 57.12 us, 2754.8 GB/s, 92.7% of copy */
+    { "relu_mask.add_relu_fwd", "f16", 1000003, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=32" }, /* 6.69 us, 915.8 GB/s, 30.8% of copy */
+    { "relu_mask.add_relu_fwd", "f16", 1605632, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=32" }, /* 7.78 us, 1264.7 GB/s, 42.6% of copy */
+    { "relu_mask.add_relu_fwd", "f16", 3211264, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=1" }, /* 10.94 us, 1797.2 GB/s, 60.5% of copy */
+    { "relu_mask.add_relu_fwd", "f16", 6422528, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=1" }, /* 16.98 us, 2317.3 GB/s, 78.0% of copy */
+    { "relu_mask.add_relu_fwd", "f16", 25690112, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=32" }, /* 57.36 us, 2743.2 GB/s, 92.3% of copy */
+    { "relu_mask.add_relu_fwd", "f32", 1000003, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=4,unroll=2,waves=1" }, /* 8.51 us, 1424.5 GB/s, 47.9% of copy */
+    { "relu_mask.add_relu_fwd", "f32", 1605632, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=4,unroll=2,waves=2" }, /* 11.04 us, 1763.4 GB/s, 59.3% of copy */
+    { "relu_mask.add_relu_fwd", "f32", 3211264, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=4,unroll=1,waves=2" }, /* 18.08 us, 2153.6 GB/s, 72.5% of copy */
+    { "relu_mask.add_relu_fwd", "f32", 6422528, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=4,unroll=1,waves=32" }, /* 31.71 us, 2455.6 GB/s, 82.6% of copy */
+    { "relu_mask.add_relu_fwd", "f32", 25690112, "block_size=512,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,unroll=1,waves=32" }, /* 107.79 us, 2889.8 GB/s, 97.2% of copy */
+    { "relu_mask.relu_bwd", "bf16", 1000003, "block_size=512,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=32" }, /* 5.76 us, 716.1 GB/s, 24.1% of copy */
+    { "relu_mask.relu_bwd", "bf16", 1605632, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=1" }, /* 6.66 us, 995.1 GB/s, 33.5% of copy */
+    { "relu_mask.relu_bwd", "bf16", 3211264, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=8,unroll=2,waves=32" }, /* 8.70 us, 1521.9 GB/s, 51.2% of copy */
+    { "relu_mask.relu_bwd", "bf16", 6422528, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=1" }, /* 13.06 us, 2029.2 GB/s, 68.3% of copy */
+    { "relu_mask.relu_bwd", "bf16", 25690112, "block_size=128,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=8,unroll=4,waves=2" }, /* 40.19 us, 2636.6 GB/s, 88.7% of copy */
+    { "relu_mask.relu_bwd", "f16", 1000003, "block_size=512,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=1" }, /* 5.76 us, 716.1 GB/s, 24.1% of copy */
+    { "relu_mask.relu_bwd", "f16", 1605632, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=8,unroll=4,waves=1" }, /* 6.66 us, 995.1 GB/s, 33.5% of copy */
+    { "relu_mask.relu_bwd", "f16", 3211264, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=2" }, /* 8.72 us, 1519.1 GB/s, 51.1% of copy */
+    { "relu_mask.relu_bwd", "f16", 6422528, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=32" }, /* 13.15 us, 2014.4 GB/s, 67.8% of copy */
+    { "relu_mask.relu_bwd", "f16", 25690112, "block_size=128,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=8,unroll=4,waves=2" }, /* 40.21 us, 2635.6 GB/s, 88.7% of copy */
+    { "relu_mask.relu_bwd", "f32", 1000003, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=4,waves=32" }, /* 7.04 us, 1154.1 GB/s, 38.8% of copy */
+    { "relu_mask.relu_bwd", "f32", 1605632, "block_size=256,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,unroll=4,waves=32" }, /* 8.70 us, 1498.8 GB/s, 50.4% of copy */
+    { "relu_mask.relu_bwd", "f32", 3211264, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=4,waves=2" }, /* 13.31 us, 1960.0 GB/s, 65.9% of copy */
+    { "relu_mask.relu_bwd", "f32", 6422528, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=1,waves=32" }, /* 22.16 us, 2354.8 GB/s, 79.2% of copy */
+    { "relu_mask.relu_bwd", "f32", 25690112, "block_size=128,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,unroll=1,waves=32" }, /* 73.97 us, 2821.9 GB/s, 94.9% of copy */
+    { "relu_mask.relu_fwd", "bf16", 1000003, "block_size=512,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=2" }, /* 5.79 us, 712.2 GB/s, 24.0% of copy */
+    { "relu_mask.relu_fwd", "bf16", 1605632, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=32" }, /* 6.62 us, 999.9 GB/s, 33.6% of copy */
+    { "relu_mask.relu_fwd", "bf16", 3211264, "block_size=512,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=32" }, /* 8.80 us, 1505.3 GB/s, 50.6% of copy */
+    { "relu_mask.relu_fwd", "bf16", 6422528, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=2" }, /* 13.12 us, 2019.3 GB/s, 67.9% of copy */
+    { "relu_mask.relu_fwd", "bf16", 25690112, "block_size=512,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=32" }, /* 40.02 us, 2648.2 GB/s, 89.1% of copy */
+    { "relu_mask.relu_fwd", "f16", 1000003, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=1" }, /* 5.82 us, 708.3 GB/s, 23.8% of copy */
+    { "relu_mask.relu_fwd", "f16", 1605632, "block_size=512,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=2" }, /* 6.58 us, 1007.2 GB/s, 33.9% of copy */
+    { "relu_mask.relu_fwd", "f16", 3211264, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=2" }, /* 8.80 us, 1505.3 GB/s, 50.6% of copy */
+    { "relu_mask.relu_fwd", "f16", 6422528, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=1" }, /* 13.06 us, 2029.2 GB/s, 68.3% of copy */
+    { "relu_mask.relu_fwd", "f16", 25690112, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=1,waves=32" }, /* 40.19 us, 2636.6 GB/s, 88.7% of copy */
+    { "relu_mask.relu_fwd", "f32", 1000003, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=4,unroll=2,waves=2" }, /* 6.94 us, 1170.1 GB/s, 39.4% of copy */
+    { "relu_mask.relu_fwd", "f32", 1605632, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=4,unroll=2,waves=1" }, /* 8.61 us, 1515.5 GB/s, 51.0% of copy */
+    { "relu_mask.relu_fwd", "f32", 3211264, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=4,waves=1" }, /* 13.20 us, 1976.6 GB/s, 66.5% of copy */
+    { "relu_mask.relu_fwd", "f32", 6422528, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=2,waves=32" }, /* 22.74 us, 2295.2 GB/s, 77.2% of copy */
     { "relu_mask.relu_fwd", "f32", 25690112, "block_size=512,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,unroll=1,waves=32" }, /* 75.12 us, 2778.6 GB/s, 93.5% of copy */
-    { "upsample.nearest2x_bwd", "bf16", 3276288, "block_size=1024,cache_hint=evict_first,impl=vec,pack_size=4,waves=4" }, /* 15.94 us, 2055.9 GB/s, 68.7% of copy */
-    { "upsample.nearest2x_bwd", "bf16", 3276800, "block_size=1024,cache_hint=evict_first,impl=vec,pack_size=4,waves=4" }, /* 15.84 us, 2068.7 GB/s, 69.1% of copy */
-    { "upsample.nearest2x_bwd", "bf16", 4194304, "block_size=512,cache_hint=evict_first,impl=vec,pack_size=4,waves=4" }, /* 18.91 us, 2217.8 GB/s, 74.1% of copy */
-    { "upsample.nearest2x_bwd", "f16", 3276288, "block_size=1024,cache_hint=evict_first,impl=vec,pack_size=4,waves=4" }, /* 15.94 us, 2055.9 GB/s, 68.7% of copy */
-    { "upsample.nearest2x_bwd", "f16", 3276800, "block_size=1024,cache_hint=evict_first,impl=vec,pack_size=4,waves=4" }, /* 15.78 us, 2077.1 GB/s, 69.4% of copy */
-    { "upsample.nearest2x_bwd", "f16", 4194304, "block_size=512,cache_hint=evict_first,impl=vec,pack_size=8,waves=32" }, /* 18.75 us, 2236.7 GB/s, 74.7% of copy */
-    { "upsample.nearest2x_bwd", "f32", 3276288, "block_size=512,cache_hint=evict_first,impl=vec,pack_size=2,waves=32" }, /* 27.18 us, 2410.5 GB/s, 80.5% of copy */
-    { "upsample.nearest2x_bwd", "f32", 3276800, "block_size=512,cache_hint=evict_first,impl=vec,pack_size=2,waves=32" }, /* 27.14 us, 2415.1 GB/s, 80.7% of copy */
-    { "upsample.nearest2x_bwd", "f32", 4194304, "block_size=256,cache_hint=evict_first,impl=vec,pack_size=2,waves=32" }, /* 32.82 us, 2556.3 GB/s, 85.4% of copy */
-    { "upsample.nearest2x_fwd", "bf16", 3276288, "block_size=256,cache_hint=normal,impl=pack2x,pack_size=1,waves=4" }, /* 17.44 us, 1878.6 GB/s, 62.8% of copy */
-    { "upsample.nearest2x_fwd", "bf16", 3276800, "block_size=1024,cache_hint=evict_first,impl=vec,pack_size=4,waves=4" }, /* 15.39 us, 2128.9 GB/s, 71.1% of copy */
-    { "upsample.nearest2x_fwd", "bf16", 4194304, "block_size=512,cache_hint=evict_first,impl=vec,pack_size=4,waves=32" }, /* 18.45 us, 2273.6 GB/s, 75.9% of copy */
-    { "upsample.nearest2x_fwd", "f16", 3276288, "block_size=256,cache_hint=normal,impl=pack2x,pack_size=1,waves=4" }, /* 17.47 us, 1875.2 GB/s, 62.6% of copy */
-    { "upsample.nearest2x_fwd", "f16", 3276800, "block_size=256,cache_hint=normal,impl=vec,pack_size=4,waves=32" }, /* 15.44 us, 2122.3 GB/s, 70.9% of copy */
-    { "upsample.nearest2x_fwd", "f16", 4194304, "block_size=1024,cache_hint=evict_first,impl=vec,pack_size=4,waves=32" }, /* 18.45 us, 2273.6 GB/s, 75.9% of copy */
-    { "upsample.nearest2x_fwd", "f32", 3276288, "block_size=128,cache_hint=normal,impl=pack2x,pack_size=1,waves=32" }, /* 27.94 us, 2345.6 GB/s, 78.4% of copy */
-    { "upsample.nearest2x_fwd", "f32", 3276800, "block_size=128,cache_hint=normal,impl=pack2x,pack_size=1,waves=32" }, /* 26.72 us, 2452.7 GB/s, 81.9% of copy */
-    { "upsample.nearest2x_fwd", "f32", 4194304, "block_size=128,cache_hint=normal,impl=pack2x,pack_size=1,waves=32" }, /* 32.59 us, 2573.8 GB/s, 86.0% of copy */
+    { "upsample.nearest2x_bwd", "bf16", 3276288, "block_size=256,cache_hint=evict_first,impl=vec,pack_size=2,waves=32" }, /* 15.65 us, 2093.7 GB/s, 69.9% of copy */
+    { "upsample.nearest2x_bwd", "bf16", 3276800, "block_size=128,cache_hint=evict_first,impl=vec,pack_size=2,waves=32" }, /* 15.73 us, 2083.4 GB/s, 69.6% of copy */
+    { "upsample.nearest2x_bwd", "bf16", 4194304, "block_size=1024,cache_hint=evict_first,impl=vec,pack_size=4,waves=32" }, /* 18.85 us, 2225.3 GB/s, 74.3% of copy */
+    { "upsample.nearest2x_bwd", "f16", 3276288, "block_size=1024,cache_hint=evict_first,impl=vec,pack_size=4,waves=32" }, /* 15.94 us, 2055.9 GB/s, 68.7% of copy */
+    { "upsample.nearest2x_bwd", "f16", 3276800, "block_size=256,cache_hint=evict_first,impl=vec,pack_size=2,waves=32" }, /* 15.58 us, 2102.7 GB/s, 70.2% of copy */
+    { "upsample.nearest2x_bwd", "f16", 4194304, "block_size=512,cache_hint=evict_first,impl=vec,pack_size=4,waves=4" }, /* 18.74 us, 2238.6 GB/s, 74.8% of copy */
+    { "upsample.nearest2x_bwd", "f32", 3276288, "block_size=512,cache_hint=evict_first,impl=pack2x,pack_size=1,waves=32" }, /* 26.80 us, 2445.0 GB/s, 81.7% of copy */
+    { "upsample.nearest2x_bwd", "f32", 3276800, "block_size=256,cache_hint=evict_first,impl=pack2x,pack_size=1,waves=32" }, /* 26.77 us, 2448.3 GB/s, 81.8% of copy */
+    { "upsample.nearest2x_bwd", "f32", 4194304, "block_size=128,cache_hint=evict_first,impl=pack2x,pack_size=1,waves=32" }, /* 32.75 us, 2561.3 GB/s, 85.6% of copy */
+    { "upsample.nearest2x_fwd", "bf16", 3276288, "block_size=256,cache_hint=normal,impl=pack2x,pack_size=1,waves=32" }, /* 17.36 us, 1887.3 GB/s, 63.0% of copy */
+    { "upsample.nearest2x_fwd", "bf16", 3276800, "block_size=512,cache_hint=normal,impl=vec,pack_size=4,waves=32" }, /* 15.36 us, 2133.3 GB/s, 71.3% of copy */
+    { "upsample.nearest2x_fwd", "bf16", 4194304, "block_size=256,cache_hint=evict_first,impl=vec,pack_size=4,waves=4" }, /* 18.42 us, 2277.5 GB/s, 76.1% of copy */
+    { "upsample.nearest2x_fwd", "f16", 3276288, "block_size=256,cache_hint=normal,impl=pack2x,pack_size=1,waves=32" }, /* 17.46 us, 1876.9 GB/s, 62.7% of copy */
+    { "upsample.nearest2x_fwd", "f16", 3276800, "block_size=1024,cache_hint=evict_first,impl=vec,pack_size=4,waves=4" }, /* 15.42 us, 2124.5 GB/s, 71.0% of copy */
+    { "upsample.nearest2x_fwd", "f16", 4194304, "block_size=512,cache_hint=evict_first,impl=vec,pack_size=4,waves=4" }, /* 18.37 us, 2283.5 GB/s, 76.3% of copy */
+    { "upsample.nearest2x_fwd", "f32", 3276288, "block_size=512,cache_hint=evict_first,impl=pack2x,pack_size=1,waves=32" }, /* 27.82 us, 2355.0 GB/s, 78.7% of copy */
+    { "upsample.nearest2x_fwd", "f32", 3276800, "block_size=512,cache_hint=evict_first,impl=pack2x,pack_size=1,waves=32" }, /* 26.69 us, 2455.6 GB/s, 82.0% of copy */
+    { "upsample.nearest2x_fwd", "f32", 4194304, "block_size=512,cache_hint=normal,impl=pack2x,pack_size=1,waves=32" }, /* 32.56 us, 2576.4 GB/s, 86.1% of copy */
     /* NVIDIA H200 */
     { "atomic.dot", "bf16", 32768, "block_size=256,cache_hint=normal,strategy=block_reduce,waves=1" }, /* 4.61 us, 28.4 GB/s, 0.7% of copy */
-    { "atomic.dot", "bf16", 131072, "block_size=512,cache_hint=normal,strategy=block_reduce,waves=1" }, /* 5.07 us, 103.4 GB/s, 2.4% of copy */
+    { "atomic.dot", "bf16", 131072, "block_size=256,cache_hint=normal,strategy=block_reduce,waves=1" }, /* 5.06 us, 103.7 GB/s, 2.5% of copy */
     { "atomic.dot", "bf16", 1048576, "block_size=512,cache_hint=normal,strategy=block_reduce,waves=1" }, /* 6.40 us, 655.4 GB/s, 15.5% of copy */
     { "atomic.dot", "bf16", 33554432, "block_size=512,cache_hint=evict_first,strategy=block_reduce,waves=16" }, /* 37.31 us, 3597.2 GB/s, 85.1% of copy */
     { "atomic.dot", "f16", 32768, "block_size=256,cache_hint=normal,strategy=block_reduce,waves=1" }, /* 4.61 us, 28.4 GB/s, 0.7% of copy */
-    { "atomic.dot", "f16", 131072, "block_size=512,cache_hint=normal,strategy=block_reduce,waves=1" }, /* 5.06 us, 103.7 GB/s, 2.5% of copy */
+    { "atomic.dot", "f16", 131072, "block_size=256,cache_hint=normal,strategy=block_reduce,waves=32" }, /* 4.86 us, 107.8 GB/s, 2.5% of copy */
     { "atomic.dot", "f16", 1048576, "block_size=256,cache_hint=normal,strategy=block_reduce,waves=1" }, /* 6.46 us, 648.9 GB/s, 15.3% of copy */
     { "atomic.dot", "f16", 33554432, "block_size=512,cache_hint=evict_first,strategy=block_reduce,waves=16" }, /* 37.54 us, 3575.7 GB/s, 84.6% of copy */
-    { "conv1d.full", "f32", 137438954496, "block_size=64,impl=direct,outputs_per_thread=1" }, /* 4.13 us, 2.0 GB/s, 0.0% of copy */
+    { "conv1d.full", "f32", 137438954496, "block_size=512,impl=direct,outputs_per_thread=1" }, /* 3.94 us, 2.1 GB/s, 0.0% of copy */
     { "conv1d.full", "f32", 137440002048, "block_size=128,impl=smem,outputs_per_thread=4" }, /* 8.13 us, 1032.1 GB/s, 24.4% of copy */
     { "conv1d.full", "f32", 137506062336, "block_size=64,impl=smem,outputs_per_thread=8" }, /* 190.56 us, 2817.3 GB/s, 66.7% of copy */
     { "conv1d.full", "f32", 412321054719, "block_size=128,impl=smem,outputs_per_thread=8" }, /* 22.32 us, 1503.3 GB/s, 35.6% of copy */
@@ -256,209 +256,209 @@ static const tk_tuned_entry tk_tuned_entries[TK_TUNED_N_ENTRIES + 1] = {
     { "conv1d.full", "f32", 755918438400, "block_size=256,impl=smem,outputs_per_thread=8" }, /* 195.23 us, 171.9 GB/s, 4.1% of copy */
     { "conv1d.full", "f32", 824634769408, "block_size=512,impl=smem,outputs_per_thread=8" }, /* 189.86 us, 44.4 GB/s, 1.0% of copy */
     { "conv1d.full", "f32", 962072936448, "block_size=256,impl=smem,outputs_per_thread=8" }, /* 240.06 us, 9.3 GB/s, 0.2% of copy */
-    { "elementwise.add", "bf16", 65536, "block_size=128,cache_hint=evict_first,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 4.00 us, 98.3 GB/s, 2.3% of copy */
-    { "elementwise.add", "bf16", 1048576, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 6.02 us, 1045.8 GB/s, 24.7% of copy */
-    { "elementwise.add", "bf16", 4194305, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=2,waves=4" }, /* 10.34 us, 2434.8 GB/s, 57.6% of copy */
+    { "elementwise.add", "bf16", 65536, "block_size=256,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=64" }, /* 3.97 us, 99.1 GB/s, 2.3% of copy */
+    { "elementwise.add", "bf16", 1048576, "block_size=64,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 6.00 us, 1048.6 GB/s, 24.8% of copy */
+    { "elementwise.add", "bf16", 4194305, "block_size=1024,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=2,waves=32" }, /* 10.30 us, 2442.3 GB/s, 57.8% of copy */
     { "elementwise.add", "bf16", 33554432, "block_size=256,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=2,waves=16" }, /* 52.19 us, 3857.4 GB/s, 91.2% of copy */
     { "elementwise.add", "bf16", 268435456, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 371.54 us, 4335.0 GB/s, 102.5% of copy */
-    { "elementwise.add", "f16", 65536, "block_size=128,cache_hint=evict_first,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 3.97 us, 99.1 GB/s, 2.3% of copy */
-    { "elementwise.add", "f16", 1048576, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=4,unroll=2,waves=1" }, /* 6.02 us, 1045.8 GB/s, 24.7% of copy */
-    { "elementwise.add", "f16", 4194305, "block_size=64,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=2,waves=32" }, /* 10.34 us, 2434.8 GB/s, 57.6% of copy */
-    { "elementwise.add", "f16", 33554432, "block_size=256,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=2,waves=16" }, /* 52.24 us, 3853.9 GB/s, 91.1% of copy */
+    { "elementwise.add", "f16", 65536, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=1,waves=16" }, /* 3.97 us, 99.1 GB/s, 2.3% of copy */
+    { "elementwise.add", "f16", 1048576, "block_size=256,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 5.98 us, 1051.4 GB/s, 24.9% of copy */
+    { "elementwise.add", "f16", 4194305, "block_size=512,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=2,waves=32" }, /* 10.34 us, 2434.8 GB/s, 57.6% of copy */
+    { "elementwise.add", "f16", 33554432, "block_size=64,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 52.10 us, 3864.5 GB/s, 91.4% of copy */
     { "elementwise.add", "f16", 268435456, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 371.06 us, 4340.6 GB/s, 102.7% of copy */
-    { "elementwise.add", "f32", 65536, "block_size=64,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 4.10 us, 192.0 GB/s, 4.5% of copy */
-    { "elementwise.add", "f32", 1048576, "block_size=256,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=2,waves=32" }, /* 7.23 us, 1739.9 GB/s, 41.1% of copy */
-    { "elementwise.add", "f32", 4194305, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=2,unroll=1,waves=64" }, /* 16.62 us, 3027.7 GB/s, 71.6% of copy */
-    { "elementwise.add", "f32", 33554432, "block_size=512,cache_hint=normal,loop=grid_stride,pack_size=2,unroll=2,waves=64" }, /* 98.21 us, 4100.0 GB/s, 97.0% of copy */
+    { "elementwise.add", "f32", 65536, "block_size=256,cache_hint=normal,loop=grid_stride,pack_size=4,unroll=1,waves=64" }, /* 4.10 us, 192.0 GB/s, 4.5% of copy */
+    { "elementwise.add", "f32", 1048576, "block_size=256,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=2,waves=4" }, /* 7.22 us, 1743.8 GB/s, 41.2% of copy */
+    { "elementwise.add", "f32", 4194305, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=1,waves=64" }, /* 16.54 us, 3042.3 GB/s, 71.9% of copy */
+    { "elementwise.add", "f32", 33554432, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=4,unroll=2,waves=1" }, /* 98.21 us, 4100.0 GB/s, 97.0% of copy */
     { "elementwise.add", "f32", 268435456, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 737.97 us, 4365.0 GB/s, 103.2% of copy */
-    { "elementwise.fma", "bf16", 65536, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 4.05 us, 129.5 GB/s, 3.1% of copy */
-    { "elementwise.fma", "bf16", 1048576, "block_size=128,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 6.64 us, 1263.3 GB/s, 29.9% of copy */
-    { "elementwise.fma", "bf16", 4194305, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=2,waves=8" }, /* 12.61 us, 2661.4 GB/s, 62.9% of copy */
-    { "elementwise.fma", "bf16", 33554432, "block_size=512,cache_hint=normal,loop=grid_stride,pack_size=4,unroll=1,waves=64" }, /* 67.30 us, 3988.9 GB/s, 94.3% of copy */
+    { "elementwise.fma", "bf16", 65536, "block_size=128,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 4.00 us, 131.1 GB/s, 3.1% of copy */
+    { "elementwise.fma", "bf16", 1048576, "block_size=1024,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 6.61 us, 1269.5 GB/s, 30.0% of copy */
+    { "elementwise.fma", "bf16", 4194305, "block_size=256,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 12.51 us, 2681.8 GB/s, 63.4% of copy */
+    { "elementwise.fma", "bf16", 33554432, "block_size=64,cache_hint=normal,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 67.12 us, 3999.3 GB/s, 94.6% of copy */
     { "elementwise.fma", "bf16", 268435456, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 487.65 us, 4403.8 GB/s, 104.1% of copy */
-    { "elementwise.fma", "f16", 65536, "block_size=128,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 4.10 us, 128.0 GB/s, 3.0% of copy */
-    { "elementwise.fma", "f16", 1048576, "block_size=512,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 6.62 us, 1266.4 GB/s, 29.9% of copy */
-    { "elementwise.fma", "f16", 4194305, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=2,waves=8" }, /* 12.58 us, 2668.1 GB/s, 63.1% of copy */
-    { "elementwise.fma", "f16", 33554432, "block_size=512,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 67.23 us, 3992.7 GB/s, 94.4% of copy */
+    { "elementwise.fma", "f16", 65536, "block_size=128,cache_hint=evict_first,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 4.10 us, 128.0 GB/s, 3.0% of copy */
+    { "elementwise.fma", "f16", 1048576, "block_size=128,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 6.59 us, 1272.5 GB/s, 30.1% of copy */
+    { "elementwise.fma", "f16", 4194305, "block_size=1024,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 12.58 us, 2668.1 GB/s, 63.1% of copy */
+    { "elementwise.fma", "f16", 33554432, "block_size=64,cache_hint=normal,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 67.10 us, 4000.3 GB/s, 94.6% of copy */
     { "elementwise.fma", "f16", 268435456, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 487.47 us, 4405.3 GB/s, 104.2% of copy */
-    { "elementwise.fma", "f32", 65536, "block_size=64,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 4.18 us, 251.1 GB/s, 5.9% of copy */
-    { "elementwise.fma", "f32", 1048576, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=1,waves=64" }, /* 8.56 us, 1960.0 GB/s, 46.4% of copy */
-    { "elementwise.fma", "f32", 4194305, "block_size=128,cache_hint=evict_first,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 20.67 us, 3246.4 GB/s, 76.8% of copy */
-    { "elementwise.fma", "f32", 33554432, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=2,unroll=2,waves=1" }, /* 128.27 us, 4185.4 GB/s, 99.0% of copy */
+    { "elementwise.fma", "f32", 65536, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 4.13 us, 254.0 GB/s, 6.0% of copy */
+    { "elementwise.fma", "f32", 1048576, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=1,waves=32" }, /* 8.54 us, 1963.6 GB/s, 46.4% of copy */
+    { "elementwise.fma", "f32", 4194305, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=2,unroll=1,waves=64" }, /* 20.67 us, 3246.4 GB/s, 76.8% of copy */
+    { "elementwise.fma", "f32", 33554432, "block_size=256,cache_hint=normal,loop=grid_stride,pack_size=2,unroll=1,waves=32" }, /* 128.27 us, 4185.4 GB/s, 99.0% of copy */
     { "elementwise.fma", "f32", 268435456, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 966.72 us, 4442.8 GB/s, 105.1% of copy */
-    { "elementwise.gelu", "bf16", 65536, "block_size=512,cache_hint=normal,loop=grid_stride,pack_size=4,unroll=1,waves=8" }, /* 3.97 us, 66.1 GB/s, 1.6% of copy */
-    { "elementwise.gelu", "bf16", 1048576, "block_size=128,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 5.26 us, 796.8 GB/s, 18.8% of copy */
-    { "elementwise.gelu", "bf16", 4194305, "block_size=64,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 8.69 us, 1931.1 GB/s, 45.7% of copy */
-    { "elementwise.gelu", "bf16", 33554432, "block_size=128,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=4" }, /* 38.27 us, 3506.9 GB/s, 82.9% of copy */
+    { "elementwise.gelu", "bf16", 65536, "block_size=512,cache_hint=evict_first,loop=one_shot,pack_size=1,unroll=1,waves=1" }, /* 3.97 us, 66.1 GB/s, 1.6% of copy */
+    { "elementwise.gelu", "bf16", 1048576, "block_size=256,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 5.25 us, 799.2 GB/s, 18.9% of copy */
+    { "elementwise.gelu", "bf16", 4194305, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=1,waves=1" }, /* 8.66 us, 1938.2 GB/s, 45.8% of copy */
+    { "elementwise.gelu", "bf16", 33554432, "block_size=128,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 38.22 us, 3511.3 GB/s, 83.0% of copy */
     { "elementwise.gelu", "bf16", 268435456, "block_size=64,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=32" }, /* 263.30 us, 4078.1 GB/s, 96.4% of copy */
-    { "elementwise.gelu", "f16", 65536, "block_size=256,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=1,waves=32" }, /* 3.95 us, 66.3 GB/s, 1.6% of copy */
-    { "elementwise.gelu", "f16", 1048576, "block_size=1024,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 5.31 us, 789.6 GB/s, 18.7% of copy */
-    { "elementwise.gelu", "f16", 4194305, "block_size=128,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=1" }, /* 8.64 us, 1941.8 GB/s, 45.9% of copy */
+    { "elementwise.gelu", "f16", 65536, "block_size=512,cache_hint=evict_first,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 3.94 us, 66.6 GB/s, 1.6% of copy */
+    { "elementwise.gelu", "f16", 1048576, "block_size=512,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 5.22 us, 804.1 GB/s, 19.0% of copy */
+    { "elementwise.gelu", "f16", 4194305, "block_size=128,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 8.54 us, 1963.6 GB/s, 46.4% of copy */
     { "elementwise.gelu", "f16", 33554432, "block_size=64,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=8" }, /* 37.66 us, 3563.6 GB/s, 84.3% of copy */
     { "elementwise.gelu", "f16", 268435456, "block_size=64,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=32" }, /* 261.71 us, 4102.8 GB/s, 97.0% of copy */
-    { "elementwise.gelu", "f32", 65536, "block_size=128,cache_hint=normal,loop=one_shot,pack_size=1,unroll=1,waves=1" }, /* 4.16 us, 126.0 GB/s, 3.0% of copy */
-    { "elementwise.gelu", "f32", 1048576, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 6.34 us, 1324.0 GB/s, 31.3% of copy */
-    { "elementwise.gelu", "f32", 4194305, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=1,waves=32" }, /* 13.01 us, 2579.5 GB/s, 61.0% of copy */
+    { "elementwise.gelu", "f32", 65536, "block_size=128,cache_hint=evict_first,loop=one_shot,pack_size=1,unroll=1,waves=1" }, /* 4.16 us, 126.0 GB/s, 3.0% of copy */
+    { "elementwise.gelu", "f32", 1048576, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 6.27 us, 1337.5 GB/s, 31.6% of copy */
+    { "elementwise.gelu", "f32", 4194305, "block_size=256,cache_hint=evict_first,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 12.83 us, 2614.9 GB/s, 61.8% of copy */
     { "elementwise.gelu", "f32", 33554432, "block_size=128,cache_hint=normal,loop=one_shot,pack_size=4,unroll=2,waves=1" }, /* 69.54 us, 3860.4 GB/s, 91.3% of copy */
     { "elementwise.gelu", "f32", 268435456, "block_size=64,cache_hint=normal,loop=one_shot,pack_size=4,unroll=2,waves=1" }, /* 506.53 us, 4239.6 GB/s, 100.3% of copy */
-    { "elementwise.mul", "bf16", 65536, "block_size=256,cache_hint=evict_first,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 4.00 us, 98.3 GB/s, 2.3% of copy */
-    { "elementwise.mul", "bf16", 1048576, "block_size=1024,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 6.02 us, 1045.8 GB/s, 24.7% of copy */
-    { "elementwise.mul", "bf16", 4194305, "block_size=256,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=2,waves=2" }, /* 10.34 us, 2434.8 GB/s, 57.6% of copy */
-    { "elementwise.mul", "bf16", 33554432, "block_size=128,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=16" }, /* 52.22 us, 3855.1 GB/s, 91.2% of copy */
+    { "elementwise.mul", "bf16", 65536, "block_size=512,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 3.97 us, 99.1 GB/s, 2.3% of copy */
+    { "elementwise.mul", "bf16", 1048576, "block_size=256,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 5.98 us, 1051.4 GB/s, 24.9% of copy */
+    { "elementwise.mul", "bf16", 4194305, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=2,waves=16" }, /* 10.30 us, 2442.3 GB/s, 57.8% of copy */
+    { "elementwise.mul", "bf16", 33554432, "block_size=64,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=2,waves=64" }, /* 52.00 us, 3871.7 GB/s, 91.6% of copy */
     { "elementwise.mul", "bf16", 268435456, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 372.30 us, 4326.1 GB/s, 102.3% of copy */
-    { "elementwise.mul", "f16", 65536, "block_size=256,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=1,waves=2" }, /* 3.97 us, 99.1 GB/s, 2.3% of copy */
-    { "elementwise.mul", "f16", 1048576, "block_size=256,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 5.86 us, 1074.4 GB/s, 25.4% of copy */
-    { "elementwise.mul", "f16", 4194305, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=2,waves=2" }, /* 10.43 us, 2412.4 GB/s, 57.1% of copy */
-    { "elementwise.mul", "f16", 33554432, "block_size=64,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=2,waves=8" }, /* 52.35 us, 3845.6 GB/s, 90.9% of copy */
+    { "elementwise.mul", "f16", 65536, "block_size=256,cache_hint=evict_first,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 3.95 us, 99.5 GB/s, 2.4% of copy */
+    { "elementwise.mul", "f16", 1048576, "block_size=256,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 5.86 us, 1074.4 GB/s, 25.4% of copy */
+    { "elementwise.mul", "f16", 4194305, "block_size=1024,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=2,waves=1" }, /* 10.43 us, 2412.4 GB/s, 57.1% of copy */
+    { "elementwise.mul", "f16", 33554432, "block_size=128,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=64" }, /* 52.19 us, 3857.4 GB/s, 91.2% of copy */
     { "elementwise.mul", "f16", 268435456, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 371.46 us, 4335.9 GB/s, 102.5% of copy */
-    { "elementwise.mul", "f32", 65536, "block_size=64,cache_hint=normal,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 4.10 us, 192.0 GB/s, 4.5% of copy */
-    { "elementwise.mul", "f32", 1048576, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=2,waves=32" }, /* 7.20 us, 1747.6 GB/s, 41.3% of copy */
-    { "elementwise.mul", "f32", 4194305, "block_size=64,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=1,waves=16" }, /* 16.58 us, 3036.4 GB/s, 71.8% of copy */
-    { "elementwise.mul", "f32", 33554432, "block_size=64,cache_hint=normal,loop=grid_stride,pack_size=4,unroll=2,waves=64" }, /* 98.16 us, 4102.0 GB/s, 97.0% of copy */
+    { "elementwise.mul", "f32", 65536, "block_size=64,cache_hint=evict_first,loop=one_shot,pack_size=4,unroll=2,waves=1" }, /* 4.10 us, 192.0 GB/s, 4.5% of copy */
+    { "elementwise.mul", "f32", 1048576, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=2,waves=16" }, /* 7.18 us, 1751.5 GB/s, 41.4% of copy */
+    { "elementwise.mul", "f32", 4194305, "block_size=256,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=1,waves=32" }, /* 16.56 us, 3039.4 GB/s, 71.9% of copy */
+    { "elementwise.mul", "f32", 33554432, "block_size=128,cache_hint=normal,loop=one_shot,pack_size=2,unroll=2,waves=1" }, /* 98.14 us, 4102.7 GB/s, 97.0% of copy */
     { "elementwise.mul", "f32", 268435456, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 737.02 us, 4370.6 GB/s, 103.4% of copy */
-    { "elementwise.relu", "bf16", 65536, "block_size=1024,cache_hint=normal,loop=one_shot,pack_size=1,unroll=1,waves=1" }, /* 3.97 us, 66.1 GB/s, 1.6% of copy */
-    { "elementwise.relu", "bf16", 1048576, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 5.20 us, 806.6 GB/s, 19.1% of copy */
-    { "elementwise.relu", "bf16", 4194305, "block_size=128,cache_hint=normal,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 7.97 us, 2105.6 GB/s, 49.8% of copy */
-    { "elementwise.relu", "bf16", 33554432, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 35.94 us, 3734.9 GB/s, 88.3% of copy */
+    { "elementwise.relu", "bf16", 65536, "block_size=512,cache_hint=evict_first,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 3.87 us, 67.7 GB/s, 1.6% of copy */
+    { "elementwise.relu", "bf16", 1048576, "block_size=512,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 5.15 us, 814.1 GB/s, 19.3% of copy */
+    { "elementwise.relu", "bf16", 4194305, "block_size=64,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 7.90 us, 2122.6 GB/s, 50.2% of copy */
+    { "elementwise.relu", "bf16", 33554432, "block_size=256,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=32" }, /* 35.87 us, 3741.6 GB/s, 88.5% of copy */
     { "elementwise.relu", "bf16", 268435456, "block_size=128,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 253.62 us, 4233.7 GB/s, 100.1% of copy */
-    { "elementwise.relu", "f16", 65536, "block_size=1024,cache_hint=evict_first,loop=one_shot,pack_size=2,unroll=1,waves=1" }, /* 3.94 us, 66.6 GB/s, 1.6% of copy */
-    { "elementwise.relu", "f16", 1048576, "block_size=64,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 5.18 us, 809.1 GB/s, 19.1% of copy */
-    { "elementwise.relu", "f16", 4194305, "block_size=128,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 8.03 us, 2088.8 GB/s, 49.4% of copy */
-    { "elementwise.relu", "f16", 33554432, "block_size=128,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=16" }, /* 35.84 us, 3744.9 GB/s, 88.6% of copy */
+    { "elementwise.relu", "f16", 65536, "block_size=1024,cache_hint=evict_first,loop=grid_stride,pack_size=8,unroll=1,waves=2" }, /* 3.94 us, 66.6 GB/s, 1.6% of copy */
+    { "elementwise.relu", "f16", 1048576, "block_size=128,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 5.18 us, 809.1 GB/s, 19.1% of copy */
+    { "elementwise.relu", "f16", 4194305, "block_size=256,cache_hint=evict_first,loop=one_shot,pack_size=8,unroll=2,waves=1" }, /* 7.94 us, 2114.1 GB/s, 50.0% of copy */
+    { "elementwise.relu", "f16", 33554432, "block_size=256,cache_hint=normal,loop=grid_stride,pack_size=8,unroll=1,waves=16" }, /* 35.79 us, 3749.9 GB/s, 88.7% of copy */
     { "elementwise.relu", "f16", 268435456, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=8,unroll=1,waves=1" }, /* 254.03 us, 4226.8 GB/s, 100.0% of copy */
-    { "elementwise.relu", "f32", 65536, "block_size=512,cache_hint=normal,loop=one_shot,pack_size=1,unroll=1,waves=1" }, /* 3.97 us, 132.1 GB/s, 3.1% of copy */
-    { "elementwise.relu", "f32", 1048576, "block_size=1024,cache_hint=evict_first,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 6.06 us, 1383.3 GB/s, 32.7% of copy */
-    { "elementwise.relu", "f32", 4194305, "block_size=128,cache_hint=evict_first,loop=grid_stride,pack_size=4,unroll=1,waves=4" }, /* 12.29 us, 2730.7 GB/s, 64.6% of copy */
+    { "elementwise.relu", "f32", 65536, "block_size=256,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 3.97 us, 132.1 GB/s, 3.1% of copy */
+    { "elementwise.relu", "f32", 1048576, "block_size=512,cache_hint=evict_first,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 6.00 us, 1398.1 GB/s, 33.1% of copy */
+    { "elementwise.relu", "f32", 4194305, "block_size=512,cache_hint=evict_first,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 12.22 us, 2745.0 GB/s, 64.9% of copy */
     { "elementwise.relu", "f32", 33554432, "block_size=128,cache_hint=normal,loop=grid_stride,pack_size=4,unroll=1,waves=64" }, /* 66.58 us, 4032.0 GB/s, 95.4% of copy */
     { "elementwise.relu", "f32", 268435456, "block_size=128,cache_hint=normal,loop=one_shot,pack_size=4,unroll=1,waves=1" }, /* 505.42 us, 4248.9 GB/s, 100.5% of copy */
-    { "index_add.add", "bf16", 15, "block_size=512,grid_cap=8,pack_size=1,small_mode=spread,threshold=16" }, /* 4.83 us, 0.0 GB/s, 0.0% of copy */
-    { "index_add.add", "bf16", 1024, "block_size=256,grid_cap=32,pack_size=1,small_mode=spread,threshold=1024" }, /* 5.25 us, 2.7 GB/s, 0.1% of copy */
-    { "index_add.add", "bf16", 15360, "block_size=256,grid_cap=32,pack_size=4,small_mode=spread,threshold=16" }, /* 4.35 us, 21.2 GB/s, 0.5% of copy */
-    { "index_add.add", "bf16", 1048576, "block_size=512,grid_cap=8,pack_size=8,small_mode=spread,threshold=1024" }, /* 6.43 us, 979.4 GB/s, 23.2% of copy */
-    { "index_add.add", "bf16", 15728640, "block_size=256,grid_cap=8,pack_size=8,small_mode=owner,threshold=16" }, /* 26.59 us, 3548.9 GB/s, 83.9% of copy */
-    { "index_add.add", "f16", 15, "block_size=256,grid_cap=8,pack_size=1,small_mode=spread,threshold=16" }, /* 4.67 us, 0.0 GB/s, 0.0% of copy */
-    { "index_add.add", "f16", 1024, "block_size=512,grid_cap=2,pack_size=1,small_mode=spread,threshold=1024" }, /* 5.09 us, 2.8 GB/s, 0.1% of copy */
-    { "index_add.add", "f16", 15360, "block_size=256,grid_cap=8,pack_size=4,small_mode=spread,threshold=16" }, /* 4.26 us, 21.7 GB/s, 0.5% of copy */
-    { "index_add.add", "f16", 1048576, "block_size=512,grid_cap=8,pack_size=4,small_mode=spread,threshold=1024" }, /* 6.43 us, 979.4 GB/s, 23.2% of copy */
-    { "index_add.add", "f16", 15728640, "block_size=128,grid_cap=32,pack_size=8,small_mode=owner,threshold=16" }, /* 25.74 us, 3665.8 GB/s, 86.7% of copy */
-    { "index_add.add", "f32", 15, "block_size=512,grid_cap=8,pack_size=1,small_mode=spread,threshold=16" }, /* 4.16 us, 0.1 GB/s, 0.0% of copy */
+    { "index_add.add", "bf16", 15, "block_size=128,grid_cap=32,pack_size=1,small_mode=spread,threshold=16" }, /* 4.82 us, 0.0 GB/s, 0.0% of copy */
+    { "index_add.add", "bf16", 1024, "block_size=512,grid_cap=2,pack_size=1,small_mode=spread,threshold=1024" }, /* 5.23 us, 2.7 GB/s, 0.1% of copy */
+    { "index_add.add", "bf16", 15360, "block_size=256,grid_cap=2,pack_size=4,small_mode=spread,threshold=16" }, /* 4.35 us, 21.2 GB/s, 0.5% of copy */
+    { "index_add.add", "bf16", 1048576, "block_size=512,grid_cap=32,pack_size=8,small_mode=spread,threshold=1024" }, /* 6.43 us, 979.4 GB/s, 23.2% of copy */
+    { "index_add.add", "bf16", 15728640, "block_size=128,grid_cap=32,pack_size=8,small_mode=owner,threshold=16" }, /* 26.56 us, 3553.2 GB/s, 84.0% of copy */
+    { "index_add.add", "f16", 15, "block_size=128,grid_cap=32,pack_size=1,small_mode=spread,threshold=16" }, /* 4.67 us, 0.0 GB/s, 0.0% of copy */
+    { "index_add.add", "f16", 1024, "block_size=256,grid_cap=8,pack_size=1,small_mode=spread,threshold=1024" }, /* 5.09 us, 2.8 GB/s, 0.1% of copy */
+    { "index_add.add", "f16", 15360, "block_size=128,grid_cap=8,pack_size=8,small_mode=spread,threshold=16" }, /* 4.22 us, 21.8 GB/s, 0.5% of copy */
+    { "index_add.add", "f16", 1048576, "block_size=512,grid_cap=32,pack_size=8,small_mode=spread,threshold=1024" }, /* 6.43 us, 979.4 GB/s, 23.2% of copy */
+    { "index_add.add", "f16", 15728640, "block_size=512,grid_cap=8,pack_size=8,small_mode=owner,threshold=16" }, /* 25.71 us, 3670.3 GB/s, 86.8% of copy */
+    { "index_add.add", "f32", 15, "block_size=512,grid_cap=32,pack_size=1,small_mode=spread,threshold=16" }, /* 4.16 us, 0.1 GB/s, 0.0% of copy */
     { "index_add.add", "f32", 1024, "block_size=256,grid_cap=8,pack_size=1,small_mode=spread,threshold=1024" }, /* 4.77 us, 4.3 GB/s, 0.1% of copy */
-    { "index_add.add", "f32", 15360, "block_size=256,grid_cap=32,pack_size=2,small_mode=spread,threshold=16" }, /* 4.35 us, 42.4 GB/s, 1.0% of copy */
+    { "index_add.add", "f32", 15360, "block_size=256,grid_cap=2,pack_size=4,small_mode=spread,threshold=16" }, /* 4.32 us, 42.7 GB/s, 1.0% of copy */
     { "index_add.add", "f32", 1048576, "block_size=512,grid_cap=32,pack_size=4,small_mode=spread,threshold=1024" }, /* 8.06 us, 1561.4 GB/s, 36.9% of copy */
-    { "index_add.add", "f32", 15728640, "block_size=256,grid_cap=32,pack_size=4,small_mode=owner,threshold=16" }, /* 45.70 us, 4130.4 GB/s, 97.7% of copy */
-    { "reduce.max", "bf16", 4096, "block_size=512,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=8,unroll=1,version=8,waves=1" }, /* 3.94 us, 2.1 GB/s, 0.0% of copy */
-    { "reduce.max", "bf16", 1048576, "block_size=512,cache_hint=normal,finish=atomic,load=cop,pack_size=8,unroll=2,version=9,waves=1" }, /* 6.21 us, 337.8 GB/s, 8.0% of copy */
-    { "reduce.max", "bf16", 33554432, "block_size=256,cache_hint=evict_first,finish=atomic,load=cop,pack_size=8,unroll=2,version=9,waves=1" }, /* 22.94 us, 2924.9 GB/s, 69.1% of copy */
+    { "index_add.add", "f32", 15728640, "block_size=512,grid_cap=2,pack_size=4,small_mode=owner,threshold=16" }, /* 45.66 us, 4133.3 GB/s, 97.7% of copy */
+    { "reduce.max", "bf16", 4096, "block_size=512,cache_hint=evict_first,finish=last_block,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 3.87 us, 2.1 GB/s, 0.1% of copy */
+    { "reduce.max", "bf16", 1048576, "block_size=1024,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 6.21 us, 337.8 GB/s, 8.0% of copy */
+    { "reduce.max", "bf16", 33554432, "block_size=1024,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 22.83 us, 2939.2 GB/s, 69.5% of copy */
     { "reduce.max", "bf16", 268435456, "block_size=512,cache_hint=normal,finish=atomic,load=cop,pack_size=8,unroll=4,version=9,waves=1" }, /* 133.33 us, 4026.7 GB/s, 95.2% of copy */
-    { "reduce.max", "f16", 4096, "block_size=256,cache_hint=evict_first,finish=atomic,load=cop,pack_size=8,unroll=2,version=9,waves=1" }, /* 4.11 us, 2.0 GB/s, 0.0% of copy */
-    { "reduce.max", "f16", 1048576, "block_size=1024,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 6.24 us, 336.1 GB/s, 7.9% of copy */
-    { "reduce.max", "f16", 33554432, "block_size=256,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=8,unroll=4,version=9,waves=1" }, /* 22.91 us, 2929.0 GB/s, 69.2% of copy */
+    { "reduce.max", "f16", 4096, "block_size=512,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=8,unroll=1,version=8,waves=1" }, /* 4.06 us, 2.0 GB/s, 0.0% of copy */
+    { "reduce.max", "f16", 1048576, "block_size=1024,cache_hint=evict_first,finish=atomic,load=cop,pack_size=8,unroll=2,version=9,waves=1" }, /* 6.14 us, 341.3 GB/s, 8.1% of copy */
+    { "reduce.max", "f16", 33554432, "block_size=256,cache_hint=evict_first,finish=atomic,load=cop,pack_size=8,unroll=2,version=9,waves=1" }, /* 22.82 us, 2941.3 GB/s, 69.5% of copy */
     { "reduce.max", "f16", 268435456, "block_size=1024,cache_hint=normal,finish=atomic,load=cop,pack_size=8,unroll=4,version=9,waves=1" }, /* 132.96 us, 4037.8 GB/s, 95.4% of copy */
-    { "reduce.max", "f32", 4096, "block_size=256,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=4,unroll=4,version=9,waves=1" }, /* 4.19 us, 3.9 GB/s, 0.1% of copy */
-    { "reduce.max", "f32", 1048576, "block_size=1024,cache_hint=evict_first,finish=atomic,load=cop,pack_size=4,unroll=4,version=9,waves=1" }, /* 7.20 us, 582.5 GB/s, 13.8% of copy */
-    { "reduce.max", "f32", 33554432, "block_size=1024,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=4,unroll=4,version=9,waves=1" }, /* 39.60 us, 3389.3 GB/s, 80.1% of copy */
+    { "reduce.max", "f32", 4096, "block_size=1024,cache_hint=evict_first,finish=atomic,load=cop,pack_size=4,unroll=1,version=8,waves=1" }, /* 4.19 us, 3.9 GB/s, 0.1% of copy */
+    { "reduce.max", "f32", 1048576, "block_size=512,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=4,unroll=4,version=9,waves=1" }, /* 7.20 us, 582.5 GB/s, 13.8% of copy */
+    { "reduce.max", "f32", 33554432, "block_size=1024,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=4,unroll=4,version=9,waves=1" }, /* 39.36 us, 3410.0 GB/s, 80.6% of copy */
     { "reduce.max", "f32", 268435456, "block_size=1024,cache_hint=normal,finish=last_block,load=cop,pack_size=4,unroll=4,version=9,waves=1" }, /* 249.52 us, 4303.2 GB/s, 101.7% of copy */
-    { "reduce.min", "bf16", 4096, "block_size=256,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 4.11 us, 2.0 GB/s, 0.0% of copy */
-    { "reduce.min", "bf16", 1048576, "block_size=512,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 6.37 us, 329.3 GB/s, 7.8% of copy */
+    { "reduce.min", "bf16", 4096, "block_size=512,cache_hint=evict_first,finish=last_block,load=cop,pack_size=8,unroll=1,version=8,waves=1" }, /* 4.10 us, 2.0 GB/s, 0.0% of copy */
+    { "reduce.min", "bf16", 1048576, "block_size=1024,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 6.30 us, 332.7 GB/s, 7.9% of copy */
     { "reduce.min", "bf16", 33554432, "block_size=1024,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 23.14 us, 2900.6 GB/s, 68.6% of copy */
     { "reduce.min", "bf16", 268435456, "block_size=256,cache_hint=normal,finish=atomic,load=cop,pack_size=8,unroll=4,version=9,waves=1" }, /* 133.12 us, 4033.0 GB/s, 95.3% of copy */
-    { "reduce.min", "f16", 4096, "block_size=512,cache_hint=evict_first,finish=last_block,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 3.90 us, 2.1 GB/s, 0.0% of copy */
-    { "reduce.min", "f16", 1048576, "block_size=512,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 6.21 us, 337.8 GB/s, 8.0% of copy */
+    { "reduce.min", "f16", 4096, "block_size=256,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 3.87 us, 2.1 GB/s, 0.1% of copy */
+    { "reduce.min", "f16", 1048576, "block_size=512,cache_hint=evict_first,finish=atomic,load=cop,pack_size=8,unroll=2,version=9,waves=1" }, /* 6.21 us, 337.8 GB/s, 8.0% of copy */
     { "reduce.min", "f16", 33554432, "block_size=1024,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 23.04 us, 2912.7 GB/s, 68.8% of copy */
     { "reduce.min", "f16", 268435456, "block_size=512,cache_hint=normal,finish=atomic,load=cop,pack_size=8,unroll=2,version=9,waves=1" }, /* 133.06 us, 4034.9 GB/s, 95.4% of copy */
     { "reduce.min", "f32", 4096, "block_size=256,cache_hint=evict_first,finish=last_block,load=cop,pack_size=4,unroll=4,version=9,waves=1" }, /* 4.19 us, 3.9 GB/s, 0.1% of copy */
-    { "reduce.min", "f32", 1048576, "block_size=256,cache_hint=evict_first,finish=atomic,load=cop,pack_size=4,unroll=4,version=9,waves=1" }, /* 7.23 us, 580.0 GB/s, 13.7% of copy */
+    { "reduce.min", "f32", 1048576, "block_size=1024,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=4,unroll=4,version=9,waves=1" }, /* 7.23 us, 580.0 GB/s, 13.7% of copy */
     { "reduce.min", "f32", 33554432, "block_size=1024,cache_hint=evict_first,finish=atomic,load=cop,pack_size=4,unroll=4,version=9,waves=1" }, /* 39.71 us, 3379.8 GB/s, 79.9% of copy */
     { "reduce.min", "f32", 268435456, "block_size=1024,cache_hint=normal,finish=atomic,load=cop,pack_size=4,unroll=4,version=9,waves=1" }, /* 249.39 us, 4305.4 GB/s, 101.8% of copy */
-    { "reduce.sum", "bf16", 4096, "block_size=256,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 4.13 us, 2.0 GB/s, 0.0% of copy */
-    { "reduce.sum", "bf16", 1048576, "block_size=512,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=8,unroll=4,version=9,waves=1" }, /* 6.19 us, 338.7 GB/s, 8.0% of copy */
+    { "reduce.sum", "bf16", 4096, "block_size=512,cache_hint=evict_first,finish=last_block,load=cop,pack_size=8,unroll=1,version=8,waves=1" }, /* 4.06 us, 2.0 GB/s, 0.0% of copy */
+    { "reduce.sum", "bf16", 1048576, "block_size=512,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=8,unroll=4,version=9,waves=1" }, /* 6.08 us, 344.9 GB/s, 8.2% of copy */
     { "reduce.sum", "bf16", 33554432, "block_size=512,cache_hint=normal,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 23.18 us, 2894.6 GB/s, 68.4% of copy */
-    { "reduce.sum", "bf16", 268435456, "block_size=1024,cache_hint=normal,finish=atomic,load=cop,pack_size=8,unroll=2,version=9,waves=1" }, /* 132.59 us, 4049.0 GB/s, 95.7% of copy */
-    { "reduce.sum", "f16", 4096, "block_size=512,cache_hint=normal,finish=atomic,load=cop,pack_size=8,unroll=1,version=8,waves=1" }, /* 4.06 us, 2.0 GB/s, 0.0% of copy */
-    { "reduce.sum", "f16", 1048576, "block_size=1024,cache_hint=evict_first,finish=atomic,load=cop,pack_size=8,unroll=2,version=9,waves=1" }, /* 6.24 us, 336.1 GB/s, 7.9% of copy */
-    { "reduce.sum", "f16", 33554432, "block_size=512,cache_hint=evict_first,finish=atomic,load=cop,pack_size=8,unroll=4,version=9,waves=1" }, /* 23.14 us, 2900.6 GB/s, 68.6% of copy */
+    { "reduce.sum", "bf16", 268435456, "block_size=1024,cache_hint=normal,finish=last_block,load=cop,pack_size=8,unroll=4,version=9,waves=1" }, /* 132.37 us, 4055.9 GB/s, 95.9% of copy */
+    { "reduce.sum", "f16", 4096, "block_size=512,cache_hint=evict_first,finish=last_block,load=cop,pack_size=8,unroll=1,version=8,waves=1" }, /* 4.05 us, 2.0 GB/s, 0.0% of copy */
+    { "reduce.sum", "f16", 1048576, "block_size=1024,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 6.22 us, 336.9 GB/s, 8.0% of copy */
+    { "reduce.sum", "f16", 33554432, "block_size=1024,cache_hint=evict_first,finish=atomic,load=no_allocate,pack_size=8,unroll=2,version=9,waves=1" }, /* 23.07 us, 2908.7 GB/s, 68.7% of copy */
     { "reduce.sum", "f16", 268435456, "block_size=1024,cache_hint=normal,finish=atomic,load=cop,pack_size=8,unroll=4,version=9,waves=1" }, /* 131.65 us, 4078.1 GB/s, 96.4% of copy */
-    { "reduce.sum", "f32", 4096, "block_size=512,cache_hint=evict_first,finish=atomic,load=cop,pack_size=4,unroll=2,version=9,waves=1" }, /* 4.03 us, 4.1 GB/s, 0.1% of copy */
-    { "reduce.sum", "f32", 1048576, "block_size=1024,cache_hint=evict_first,finish=atomic,load=cop,pack_size=4,unroll=1,version=8,waves=1" }, /* 7.17 us, 585.1 GB/s, 13.8% of copy */
+    { "reduce.sum", "f32", 4096, "block_size=1024,cache_hint=evict_first,finish=atomic,load=cop,pack_size=4,unroll=1,version=8,waves=1" }, /* 4.03 us, 4.1 GB/s, 0.1% of copy */
+    { "reduce.sum", "f32", 1048576, "block_size=1024,cache_hint=normal,finish=atomic,load=cop,pack_size=4,unroll=2,version=9,waves=1" }, /* 7.14 us, 587.8 GB/s, 13.9% of copy */
     { "reduce.sum", "f32", 33554432, "block_size=256,cache_hint=evict_first,finish=atomic,load=cop,pack_size=4,unroll=2,version=9,waves=1" }, /* 39.60 us, 3389.3 GB/s, 80.1% of copy */
     { "reduce.sum", "f32", 268435456, "block_size=256,cache_hint=normal,finish=atomic,load=cop,pack_size=4,unroll=2,version=9,waves=1" }, /* 251.49 us, 4269.6 GB/s, 100.9% of copy */
-    { "relu_mask.add_relu_bwd", "bf16", 1000003, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=1" }, /* 5.50 us, 1112.8 GB/s, 26.3% of copy */
-    { "relu_mask.add_relu_bwd", "bf16", 1605632, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=8,unroll=4,waves=2" }, /* 6.35 us, 1548.3 GB/s, 36.6% of copy */
-    { "relu_mask.add_relu_bwd", "bf16", 3211264, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=8,unroll=2,waves=1" }, /* 8.22 us, 2391.7 GB/s, 56.5% of copy */
-    { "relu_mask.add_relu_bwd", "bf16", 6422528, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=2" }, /* 13.47 us, 2920.0 GB/s, 69.0% of copy */
+    { "relu_mask.add_relu_bwd", "bf16", 1000003, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=32" }, /* 5.44 us, 1125.9 GB/s, 26.6% of copy */
+    { "relu_mask.add_relu_bwd", "bf16", 1605632, "block_size=512,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=32" }, /* 6.26 us, 1572.0 GB/s, 37.1% of copy */
+    { "relu_mask.add_relu_bwd", "bf16", 3211264, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=8,unroll=2,waves=2" }, /* 8.22 us, 2391.7 GB/s, 56.5% of copy */
+    { "relu_mask.add_relu_bwd", "bf16", 6422528, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=1" }, /* 13.44 us, 2926.9 GB/s, 69.1% of copy */
     { "relu_mask.add_relu_bwd", "bf16", 25690112, "block_size=256,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=8,unroll=1,waves=32" }, /* 41.58 us, 3784.0 GB/s, 89.4% of copy */
-    { "relu_mask.add_relu_bwd", "f16", 1000003, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=1" }, /* 5.47 us, 1119.3 GB/s, 26.4% of copy */
-    { "relu_mask.add_relu_bwd", "f16", 1605632, "block_size=512,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=2" }, /* 6.34 us, 1552.2 GB/s, 36.7% of copy */
-    { "relu_mask.add_relu_bwd", "f16", 3211264, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=8,unroll=2,waves=1" }, /* 8.26 us, 2382.4 GB/s, 56.3% of copy */
-    { "relu_mask.add_relu_bwd", "f16", 6422528, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=32" }, /* 13.50 us, 2913.1 GB/s, 68.8% of copy */
+    { "relu_mask.add_relu_bwd", "f16", 1000003, "block_size=512,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=1" }, /* 5.44 us, 1125.9 GB/s, 26.6% of copy */
+    { "relu_mask.add_relu_bwd", "f16", 1605632, "block_size=512,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=32" }, /* 6.30 us, 1560.0 GB/s, 36.8% of copy */
+    { "relu_mask.add_relu_bwd", "f16", 3211264, "block_size=128,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=8,unroll=2,waves=2" }, /* 8.24 us, 2387.0 GB/s, 56.4% of copy */
+    { "relu_mask.add_relu_bwd", "f16", 6422528, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=2" }, /* 13.31 us, 2955.1 GB/s, 69.8% of copy */
     { "relu_mask.add_relu_bwd", "f16", 25690112, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=1,waves=32" }, /* 42.05 us, 3742.2 GB/s, 88.4% of copy */
-    { "relu_mask.add_relu_bwd", "f32", 1000003, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=2,waves=32" }, /* 6.93 us, 1750.2 GB/s, 41.3% of copy */
-    { "relu_mask.add_relu_bwd", "f32", 1605632, "block_size=512,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,unroll=2,waves=32" }, /* 8.26 us, 2358.1 GB/s, 55.7% of copy */
-    { "relu_mask.add_relu_bwd", "f32", 3211264, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=1,waves=32" }, /* 13.76 us, 2829.7 GB/s, 66.8% of copy */
-    { "relu_mask.add_relu_bwd", "f32", 6422528, "block_size=256,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,unroll=4,waves=1" }, /* 23.14 us, 3365.9 GB/s, 79.5% of copy */
+    { "relu_mask.add_relu_bwd", "f32", 1000003, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=4,waves=32" }, /* 6.91 us, 1754.2 GB/s, 41.4% of copy */
+    { "relu_mask.add_relu_bwd", "f32", 1605632, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=2,waves=1" }, /* 8.22 us, 2367.3 GB/s, 55.9% of copy */
+    { "relu_mask.add_relu_bwd", "f32", 3211264, "block_size=128,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,unroll=2,waves=1" }, /* 13.74 us, 2833.0 GB/s, 66.9% of copy */
+    { "relu_mask.add_relu_bwd", "f32", 6422528, "block_size=128,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,unroll=2,waves=32" }, /* 22.90 us, 3401.2 GB/s, 80.3% of copy */
     { "relu_mask.add_relu_bwd", "f32", 25690112, "block_size=128,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,unroll=1,waves=32" }, /* 79.17 us, 3934.6 GB/s, 92.9% of copy */
-    { "relu_mask.add_relu_fwd", "bf16", 1000003, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=1,waves=32" }, /* 5.95 us, 1029.1 GB/s, 24.3% of copy */
-    { "relu_mask.add_relu_fwd", "bf16", 1605632, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=1" }, /* 6.85 us, 1436.1 GB/s, 33.9% of copy */
-    { "relu_mask.add_relu_fwd", "bf16", 3211264, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=32" }, /* 9.23 us, 2130.5 GB/s, 50.3% of copy */
-    { "relu_mask.add_relu_fwd", "bf16", 6422528, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=1" }, /* 13.86 us, 2839.1 GB/s, 67.1% of copy */
+    { "relu_mask.add_relu_fwd", "bf16", 1000003, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=1,waves=1" }, /* 5.95 us, 1029.1 GB/s, 24.3% of copy */
+    { "relu_mask.add_relu_fwd", "bf16", 1605632, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=2" }, /* 6.82 us, 1442.9 GB/s, 34.1% of copy */
+    { "relu_mask.add_relu_fwd", "bf16", 3211264, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=2" }, /* 9.22 us, 2134.2 GB/s, 50.4% of copy */
+    { "relu_mask.add_relu_fwd", "bf16", 6422528, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=32" }, /* 13.70 us, 2872.2 GB/s, 67.8% of copy */
     { "relu_mask.add_relu_fwd", "bf16", 25690112, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=32" }, /* 42.08 us, 3739.4 GB/s, 88.3% of copy */
-    { "relu_mask.add_relu_fwd", "f16", 1000003, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=2" }, /* 5.95 us, 1029.1 GB/s, 24.3% of copy */
-    { "relu_mask.add_relu_fwd", "f16", 1605632, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=32" }, /* 6.85 us, 1436.1 GB/s, 33.9% of copy */
-    { "relu_mask.add_relu_fwd", "f16", 3211264, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=1" }, /* 9.15 us, 2149.1 GB/s, 50.8% of copy */
-    { "relu_mask.add_relu_fwd", "f16", 6422528, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=32" }, /* 13.73 us, 2865.5 GB/s, 67.7% of copy */
+    { "relu_mask.add_relu_fwd", "f16", 1000003, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=1,waves=32" }, /* 5.95 us, 1029.1 GB/s, 24.3% of copy */
+    { "relu_mask.add_relu_fwd", "f16", 1605632, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=32" }, /* 6.82 us, 1442.9 GB/s, 34.1% of copy */
+    { "relu_mask.add_relu_fwd", "f16", 3211264, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=1" }, /* 9.15 us, 2149.1 GB/s, 50.8% of copy */
+    { "relu_mask.add_relu_fwd", "f16", 6422528, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=1" }, /* 13.50 us, 2913.1 GB/s, 68.8% of copy */
     { "relu_mask.add_relu_fwd", "f16", 25690112, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=1,waves=32" }, /* 41.92 us, 3753.6 GB/s, 88.7% of copy */
-    { "relu_mask.add_relu_fwd", "f32", 1000003, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=4,unroll=2,waves=1" }, /* 7.30 us, 1661.9 GB/s, 39.3% of copy */
-    { "relu_mask.add_relu_fwd", "f32", 1605632, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=4,unroll=2,waves=1" }, /* 9.07 us, 2146.0 GB/s, 50.7% of copy */
-    { "relu_mask.add_relu_fwd", "f32", 3211264, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=4,unroll=1,waves=32" }, /* 14.13 us, 2756.0 GB/s, 65.1% of copy */
+    { "relu_mask.add_relu_fwd", "f32", 1000003, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=4,unroll=1,waves=32" }, /* 7.30 us, 1661.9 GB/s, 39.3% of copy */
+    { "relu_mask.add_relu_fwd", "f32", 1605632, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=4,unroll=2,waves=2" }, /* 9.04 us, 2153.6 GB/s, 50.9% of copy */
+    { "relu_mask.add_relu_fwd", "f32", 3211264, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=4,unroll=1,waves=32" }, /* 14.05 us, 2771.7 GB/s, 65.5% of copy */
     { "relu_mask.add_relu_fwd", "f32", 6422528, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=4,unroll=1,waves=32" }, /* 23.73 us, 3281.9 GB/s, 77.5% of copy */
     { "relu_mask.add_relu_fwd", "f32", 25690112, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=4,unroll=1,waves=32" }, /* 77.87 us, 4000.1 GB/s, 94.5% of copy */
-    { "relu_mask.relu_bwd", "bf16", 1000003, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=32" }, /* 5.31 us, 776.5 GB/s, 18.3% of copy */
-    { "relu_mask.relu_bwd", "bf16", 1605632, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=8,unroll=4,waves=2" }, /* 5.76 us, 1149.9 GB/s, 27.2% of copy */
-    { "relu_mask.relu_bwd", "bf16", 3211264, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=8,unroll=4,waves=1" }, /* 7.39 us, 1792.0 GB/s, 42.3% of copy */
-    { "relu_mask.relu_bwd", "bf16", 6422528, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=1,waves=32" }, /* 10.83 us, 2445.8 GB/s, 57.8% of copy */
-    { "relu_mask.relu_bwd", "bf16", 25690112, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=32" }, /* 29.66 us, 3572.4 GB/s, 84.4% of copy */
-    { "relu_mask.relu_bwd", "f16", 1000003, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=32" }, /* 5.28 us, 781.3 GB/s, 18.5% of copy */
-    { "relu_mask.relu_bwd", "f16", 1605632, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=8,unroll=4,waves=1" }, /* 5.76 us, 1149.9 GB/s, 27.2% of copy */
-    { "relu_mask.relu_bwd", "f16", 3211264, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=8,unroll=2,waves=32" }, /* 7.39 us, 1792.0 GB/s, 42.3% of copy */
-    { "relu_mask.relu_bwd", "f16", 6422528, "block_size=128,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=8,unroll=4,waves=32" }, /* 10.82 us, 2449.4 GB/s, 57.9% of copy */
-    { "relu_mask.relu_bwd", "f16", 25690112, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=32" }, /* 29.71 us, 3566.6 GB/s, 84.2% of copy */
-    { "relu_mask.relu_bwd", "f32", 1000003, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=2,waves=1" }, /* 6.19 us, 1312.2 GB/s, 31.0% of copy */
-    { "relu_mask.relu_bwd", "f32", 1605632, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=2,waves=2" }, /* 7.26 us, 1795.9 GB/s, 42.4% of copy */
-    { "relu_mask.relu_bwd", "f32", 3211264, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=1,waves=32" }, /* 10.66 us, 2448.5 GB/s, 57.8% of copy */
-    { "relu_mask.relu_bwd", "f32", 6422528, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=4,waves=32" }, /* 17.20 us, 3033.9 GB/s, 71.7% of copy */
+    { "relu_mask.relu_bwd", "bf16", 1000003, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=1" }, /* 5.30 us, 778.9 GB/s, 18.4% of copy */
+    { "relu_mask.relu_bwd", "bf16", 1605632, "block_size=256,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=8,unroll=4,waves=2" }, /* 5.73 us, 1156.3 GB/s, 27.3% of copy */
+    { "relu_mask.relu_bwd", "bf16", 3211264, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=8,unroll=2,waves=2" }, /* 7.36 us, 1799.8 GB/s, 42.5% of copy */
+    { "relu_mask.relu_bwd", "bf16", 6422528, "block_size=128,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=8,unroll=4,waves=32" }, /* 10.78 us, 2456.7 GB/s, 58.0% of copy */
+    { "relu_mask.relu_bwd", "bf16", 25690112, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=1,waves=32" }, /* 29.39 us, 3605.5 GB/s, 85.2% of copy */
+    { "relu_mask.relu_bwd", "f16", 1000003, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=2" }, /* 5.28 us, 781.3 GB/s, 18.5% of copy */
+    { "relu_mask.relu_bwd", "f16", 1605632, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=1" }, /* 5.76 us, 1149.9 GB/s, 27.2% of copy */
+    { "relu_mask.relu_bwd", "f16", 3211264, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=8,unroll=2,waves=2" }, /* 7.36 us, 1799.8 GB/s, 42.5% of copy */
+    { "relu_mask.relu_bwd", "f16", 6422528, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=8,unroll=2,waves=2" }, /* 10.82 us, 2449.4 GB/s, 57.9% of copy */
+    { "relu_mask.relu_bwd", "f16", 25690112, "block_size=256,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=8,unroll=1,waves=32" }, /* 29.63 us, 3576.3 GB/s, 84.5% of copy */
+    { "relu_mask.relu_bwd", "f32", 1000003, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=4,waves=2" }, /* 6.18 us, 1315.6 GB/s, 31.1% of copy */
+    { "relu_mask.relu_bwd", "f32", 1605632, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=2,waves=32" }, /* 7.26 us, 1795.9 GB/s, 42.4% of copy */
+    { "relu_mask.relu_bwd", "f32", 3211264, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=4,waves=2" }, /* 10.64 us, 2452.2 GB/s, 57.9% of copy */
+    { "relu_mask.relu_bwd", "f32", 6422528, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=1,waves=32" }, /* 17.14 us, 3045.2 GB/s, 71.9% of copy */
     { "relu_mask.relu_bwd", "f32", 25690112, "block_size=128,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,unroll=2,waves=32" }, /* 53.76 us, 3882.7 GB/s, 91.7% of copy */
-    { "relu_mask.relu_fwd", "bf16", 1000003, "block_size=512,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=2" }, /* 5.15 us, 800.7 GB/s, 18.9% of copy */
-    { "relu_mask.relu_fwd", "bf16", 1605632, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=1,waves=2" }, /* 5.89 us, 1124.9 GB/s, 26.6% of copy */
-    { "relu_mask.relu_fwd", "bf16", 3211264, "block_size=512,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=2" }, /* 7.39 us, 1792.0 GB/s, 42.3% of copy */
-    { "relu_mask.relu_fwd", "bf16", 6422528, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=32" }, /* 10.72 us, 2471.4 GB/s, 58.4% of copy */
+    { "relu_mask.relu_fwd", "bf16", 1000003, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=32" }, /* 5.15 us, 800.7 GB/s, 18.9% of copy */
+    { "relu_mask.relu_fwd", "bf16", 1605632, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=2" }, /* 5.86 us, 1131.0 GB/s, 26.7% of copy */
+    { "relu_mask.relu_fwd", "bf16", 3211264, "block_size=512,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=1" }, /* 7.33 us, 1807.7 GB/s, 42.7% of copy */
+    { "relu_mask.relu_fwd", "bf16", 6422528, "block_size=512,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=1" }, /* 10.62 us, 2493.7 GB/s, 58.9% of copy */
     { "relu_mask.relu_fwd", "bf16", 25690112, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=1,waves=32" }, /* 29.39 us, 3605.5 GB/s, 85.2% of copy */
-    { "relu_mask.relu_fwd", "f16", 1000003, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=2" }, /* 5.18 us, 795.7 GB/s, 18.8% of copy */
-    { "relu_mask.relu_fwd", "f16", 1605632, "block_size=512,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=2" }, /* 5.82 us, 1137.2 GB/s, 26.9% of copy */
-    { "relu_mask.relu_fwd", "f16", 3211264, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=2" }, /* 7.39 us, 1792.0 GB/s, 42.3% of copy */
-    { "relu_mask.relu_fwd", "f16", 6422528, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=32" }, /* 10.72 us, 2471.4 GB/s, 58.4% of copy */
-    { "relu_mask.relu_fwd", "f16", 25690112, "block_size=512,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=1,waves=32" }, /* 30.02 us, 3530.5 GB/s, 83.4% of copy */
-    { "relu_mask.relu_fwd", "f32", 1000003, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=4,unroll=2,waves=1" }, /* 6.13 us, 1325.9 GB/s, 31.3% of copy */
-    { "relu_mask.relu_fwd", "f32", 1605632, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=4,unroll=1,waves=32" }, /* 7.26 us, 1795.9 GB/s, 42.4% of copy */
-    { "relu_mask.relu_fwd", "f32", 3211264, "block_size=512,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=4,unroll=2,waves=2" }, /* 11.33 us, 2303.3 GB/s, 54.4% of copy */
-    { "relu_mask.relu_fwd", "f32", 6422528, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=2,waves=2" }, /* 17.97 us, 2904.2 GB/s, 68.6% of copy */
+    { "relu_mask.relu_fwd", "f16", 1000003, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=2" }, /* 5.15 us, 800.7 GB/s, 18.9% of copy */
+    { "relu_mask.relu_fwd", "f16", 1605632, "block_size=128,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=1,waves=2" }, /* 5.82 us, 1137.2 GB/s, 26.9% of copy */
+    { "relu_mask.relu_fwd", "f16", 3211264, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=2,waves=1" }, /* 7.36 us, 1799.8 GB/s, 42.5% of copy */
+    { "relu_mask.relu_fwd", "f16", 6422528, "block_size=256,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=8,unroll=4,waves=2" }, /* 10.67 us, 2482.5 GB/s, 58.6% of copy */
+    { "relu_mask.relu_fwd", "f16", 25690112, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=8,unroll=1,waves=32" }, /* 29.41 us, 3603.5 GB/s, 85.1% of copy */
+    { "relu_mask.relu_fwd", "f32", 1000003, "block_size=256,cache_hint=normal,loop=grid_stride,mask=byte8,pack_size=4,unroll=2,waves=32" }, /* 6.11 us, 1329.4 GB/s, 31.4% of copy */
+    { "relu_mask.relu_fwd", "f32", 1605632, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=byte8,pack_size=4,unroll=1,waves=1" }, /* 7.22 us, 1807.9 GB/s, 42.7% of copy */
+    { "relu_mask.relu_fwd", "f32", 3211264, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=1,waves=32" }, /* 11.33 us, 2303.3 GB/s, 54.4% of copy */
+    { "relu_mask.relu_fwd", "f32", 6422528, "block_size=128,cache_hint=evict_first,loop=grid_stride,mask=ballot32,pack_size=4,unroll=2,waves=32" }, /* 17.87 us, 2919.8 GB/s, 69.0% of copy */
     { "relu_mask.relu_fwd", "f32", 25690112, "block_size=128,cache_hint=normal,loop=grid_stride,mask=ballot32,pack_size=4,unroll=2,waves=32" }, /* 55.39 us, 3768.3 GB/s, 89.0% of copy */
-    { "upsample.nearest2x_bwd", "bf16", 3276288, "block_size=256,cache_hint=evict_first,impl=vec,pack_size=4,waves=32" }, /* 12.98 us, 2524.9 GB/s, 59.7% of copy */
-    { "upsample.nearest2x_bwd", "bf16", 3276800, "block_size=1024,cache_hint=evict_first,impl=vec,pack_size=4,waves=4" }, /* 12.86 us, 2547.3 GB/s, 60.2% of copy */
-    { "upsample.nearest2x_bwd", "bf16", 4194304, "block_size=256,cache_hint=evict_first,impl=vec,pack_size=2,waves=32" }, /* 14.75 us, 2843.2 GB/s, 67.2% of copy */
-    { "upsample.nearest2x_bwd", "f16", 3276288, "block_size=256,cache_hint=evict_first,impl=vec,pack_size=4,waves=4" }, /* 12.96 us, 2528.0 GB/s, 59.7% of copy */
-    { "upsample.nearest2x_bwd", "f16", 3276800, "block_size=1024,cache_hint=evict_first,impl=vec,pack_size=4,waves=32" }, /* 12.85 us, 2550.4 GB/s, 60.3% of copy */
-    { "upsample.nearest2x_bwd", "f16", 4194304, "block_size=128,cache_hint=evict_first,impl=vec,pack_size=4,waves=32" }, /* 14.80 us, 2834.0 GB/s, 67.0% of copy */
-    { "upsample.nearest2x_bwd", "f32", 3276288, "block_size=512,cache_hint=evict_first,impl=pack2x,pack_size=1,waves=32" }, /* 21.07 us, 3109.6 GB/s, 73.5% of copy */
-    { "upsample.nearest2x_bwd", "f32", 3276800, "block_size=128,cache_hint=evict_first,impl=vec,pack_size=2,waves=4" }, /* 20.99 us, 3122.0 GB/s, 73.8% of copy */
-    { "upsample.nearest2x_bwd", "f32", 4194304, "block_size=1024,cache_hint=evict_first,impl=vec,pack_size=4,waves=2" }, /* 25.36 us, 3307.8 GB/s, 78.2% of copy */
-    { "upsample.nearest2x_fwd", "bf16", 3276288, "block_size=256,cache_hint=normal,impl=pack2x,pack_size=1,waves=1" }, /* 15.17 us, 2160.0 GB/s, 51.0% of copy */
-    { "upsample.nearest2x_fwd", "bf16", 3276800, "block_size=128,cache_hint=normal,impl=vec,pack_size=4,waves=2" }, /* 12.42 us, 2639.2 GB/s, 62.4% of copy */
-    { "upsample.nearest2x_fwd", "bf16", 4194304, "block_size=128,cache_hint=normal,impl=vec,pack_size=4,waves=32" }, /* 14.37 us, 2919.2 GB/s, 69.0% of copy */
-    { "upsample.nearest2x_fwd", "f16", 3276288, "block_size=512,cache_hint=evict_first,impl=pack2x,pack_size=1,waves=1" }, /* 15.10 us, 2169.2 GB/s, 51.3% of copy */
-    { "upsample.nearest2x_fwd", "f16", 3276800, "block_size=256,cache_hint=normal,impl=vec,pack_size=4,waves=4" }, /* 12.38 us, 2646.0 GB/s, 62.5% of copy */
-    { "upsample.nearest2x_fwd", "f16", 4194304, "block_size=256,cache_hint=evict_first,impl=vec,pack_size=4,waves=4" }, /* 14.40 us, 2912.7 GB/s, 68.8% of copy */
-    { "upsample.nearest2x_fwd", "f32", 3276288, "block_size=128,cache_hint=evict_first,impl=pack2x,pack_size=1,waves=32" }, /* 21.82 us, 3002.5 GB/s, 71.0% of copy */
-    { "upsample.nearest2x_fwd", "f32", 3276800, "block_size=128,cache_hint=normal,impl=vec,pack_size=2,waves=32" }, /* 20.45 us, 3205.0 GB/s, 75.7% of copy */
-    { "upsample.nearest2x_fwd", "f32", 4194304, "block_size=1024,cache_hint=evict_first,impl=vec,pack_size=2,waves=32" }, /* 24.50 us, 3424.5 GB/s, 80.9% of copy */
+    { "upsample.nearest2x_bwd", "bf16", 3276288, "block_size=256,cache_hint=evict_first,impl=vec,pack_size=2,waves=32" }, /* 12.86 us, 2546.9 GB/s, 60.2% of copy */
+    { "upsample.nearest2x_bwd", "bf16", 3276800, "block_size=128,cache_hint=evict_first,impl=vec,pack_size=4,waves=4" }, /* 12.83 us, 2553.6 GB/s, 60.3% of copy */
+    { "upsample.nearest2x_bwd", "bf16", 4194304, "block_size=1024,cache_hint=evict_first,impl=vec,pack_size=4,waves=4" }, /* 14.70 us, 2852.5 GB/s, 67.4% of copy */
+    { "upsample.nearest2x_bwd", "f16", 3276288, "block_size=128,cache_hint=evict_first,impl=vec,pack_size=4,waves=4" }, /* 12.91 us, 2537.4 GB/s, 60.0% of copy */
+    { "upsample.nearest2x_bwd", "f16", 3276800, "block_size=256,cache_hint=evict_first,impl=vec,pack_size=2,waves=32" }, /* 12.64 us, 2592.4 GB/s, 61.3% of copy */
+    { "upsample.nearest2x_bwd", "f16", 4194304, "block_size=256,cache_hint=evict_first,impl=vec,pack_size=2,waves=32" }, /* 14.77 us, 2840.1 GB/s, 67.1% of copy */
+    { "upsample.nearest2x_bwd", "f32", 3276288, "block_size=128,cache_hint=evict_first,impl=pack2x,pack_size=1,waves=32" }, /* 20.64 us, 3174.7 GB/s, 75.0% of copy */
+    { "upsample.nearest2x_bwd", "f32", 3276800, "block_size=1024,cache_hint=evict_first,impl=vec,pack_size=2,waves=32" }, /* 20.77 us, 3155.6 GB/s, 74.6% of copy */
+    { "upsample.nearest2x_bwd", "f32", 4194304, "block_size=128,cache_hint=evict_first,impl=vec,pack_size=2,waves=32" }, /* 24.80 us, 3382.5 GB/s, 79.9% of copy */
+    { "upsample.nearest2x_fwd", "bf16", 3276288, "block_size=128,cache_hint=evict_first,impl=pack2x,pack_size=1,waves=1" }, /* 15.10 us, 2169.2 GB/s, 51.3% of copy */
+    { "upsample.nearest2x_fwd", "bf16", 3276800, "block_size=512,cache_hint=normal,impl=vec,pack_size=4,waves=32" }, /* 12.34 us, 2656.3 GB/s, 62.8% of copy */
+    { "upsample.nearest2x_fwd", "bf16", 4194304, "block_size=1024,cache_hint=evict_first,impl=vec,pack_size=4,waves=4" }, /* 14.34 us, 2925.7 GB/s, 69.1% of copy */
+    { "upsample.nearest2x_fwd", "f16", 3276288, "block_size=128,cache_hint=normal,impl=pack2x,pack_size=1,waves=4" }, /* 14.85 us, 2206.6 GB/s, 52.1% of copy */
+    { "upsample.nearest2x_fwd", "f16", 3276800, "block_size=512,cache_hint=normal,impl=vec,pack_size=4,waves=4" }, /* 12.30 us, 2663.2 GB/s, 62.9% of copy */
+    { "upsample.nearest2x_fwd", "f16", 4194304, "block_size=1024,cache_hint=evict_first,impl=vec,pack_size=4,waves=4" }, /* 14.40 us, 2912.7 GB/s, 68.8% of copy */
+    { "upsample.nearest2x_fwd", "f32", 3276288, "block_size=256,cache_hint=evict_first,impl=pack2x,pack_size=1,waves=32" }, /* 21.70 us, 3020.2 GB/s, 71.4% of copy */
+    { "upsample.nearest2x_fwd", "f32", 3276800, "block_size=128,cache_hint=evict_first,impl=pack2x,pack_size=1,waves=32" }, /* 20.34 us, 3222.7 GB/s, 76.2% of copy */
+    { "upsample.nearest2x_fwd", "f32", 4194304, "block_size=1024,cache_hint=normal,impl=vec,pack_size=2,waves=32" }, /* 24.48 us, 3426.7 GB/s, 81.0% of copy */
     { 0, 0, 0, 0 }
 };

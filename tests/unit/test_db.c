@@ -1300,6 +1300,59 @@ done:
     db_close(a);
 }
 
+/* The view best's rule (schema version 5): a playoff orders its contenders only. Contenders
+ * whose playoff medians came out above a non-contender's own median (interleaving and the
+ * pick of low own medians put playoff medians a few percent up) still win; a config measured
+ * after the playoff and faster than every contender's own median wins. */
+static void test_playoff_winner_rule(void)
+{
+    char err[512];
+    db *d = NULL;
+    CHECK(db_open(tmp("plw.db"), 1, &d, err, sizeof err) == 0);
+    if (!d)
+        return;
+    device_info di = make_device("GPU-plw", "Playoff GPU", 132);
+    int64_t dev, run, prob;
+    run_info info = {"spaces/e.yaml", "cafe", "exhaustive", "cuda", "0.1.0", 1, 3000.0};
+    CHECK(db_put_device(d, &di, &dev, err, sizeof err) == 0);
+    CHECK(db_begin_run(d, dev, &info, &run, err, sizeof err) == 0);
+    CHECK(db_put_problem(d, "elementwise.mul", "f32", "n=1024,offset=0", 1024, 12288, 1024, &prob,
+                         err, sizeof err) == 0);
+    /* own medians 10 (a), 10.3 (b): contenders; 10.6 (e): outside 5% of a, did not play */
+    double sa[3] = {10.0, 10.0, 10.0}, sb[3] = {10.3, 10.3, 10.3}, se[3] = {10.6, 10.6, 10.6};
+    eval_result ra = ok_result(sa, 3), rb = ok_result(sb, 3), re = ok_result(se, 3);
+    CHECK(db_put_evaluation(d, run, dev, prob, "b=a", "k", &ra, 12288, 3000, 1, err, sizeof err) == 0);
+    CHECK(db_put_evaluation(d, run, dev, prob, "b=b", "k", &rb, 12288, 3000, 2, err, sizeof err) == 0);
+    CHECK(db_put_evaluation(d, run, dev, prob, "b=e", "k", &re, 12288, 3000, 3, err, sizeof err) == 0);
+    db_contenders c;
+    CHECK(db_playoff_contenders(d, dev, prob, "k", 0.05, &c, err, sizeof err) == 0 && c.n == 2);
+    /* the playoff: b beats a, both at medians above e's own 10.6 */
+    eval_result p;
+    memset(&p, 0, sizeof p);
+    double pa[3] = {11.2, 11.2, 11.2}, pb[3] = {11.0, 11.0, 11.0};
+    p.status = EVAL_OK;
+    p.n_playoff = 2;
+    p.playoff_n[0] = p.playoff_n[1] = 3;
+    p.playoff_samples[0] = pa;
+    p.playoff_samples[1] = pb;
+    CHECK(db_put_playoff(d, run, dev, prob, "k", &c, &p, err, sizeof err) == 0);
+    CHECK_STR(q_text(d, "SELECT config FROM best"), "b=b");
+    CHECK(q_double(d, "SELECT playoff_us FROM best") == 11.0);
+    CHECK(q_int(d, "SELECT count(*) FROM best") == 1);
+    /* a config measured since, faster than every contender's own median, did not play: it wins */
+    double sf[3] = {9.0, 9.0, 9.0};
+    eval_result rf = ok_result(sf, 3);
+    CHECK(db_put_evaluation(d, run, dev, prob, "b=f", "k", &rf, 12288, 3000, 4, err, sizeof err) == 0);
+    CHECK_STR(q_text(d, "SELECT config FROM best"), "b=f");
+    CHECK(q_int(d, "SELECT count(*) FROM best WHERE playoff_us IS NULL") == 1);
+    /* one slower than a (the fastest contender) does not */
+    CHECK(sqlite3_exec(db_handle(d), "UPDATE evaluations SET median_us = 10.1 WHERE config_id ="
+                       " (SELECT id FROM configs WHERE text = 'b=f')", NULL, NULL, NULL) == SQLITE_OK);
+    CHECK_STR(q_text(d, "SELECT config FROM best"), "b=b");
+    CHECK(db_check(d, err, sizeof err) == 0);
+    db_close(d);
+}
+
 /* Playoffs (schema version 3): the contenders within the margin, stored runs replacing the last
  * playoff, the view ranking a contender by its playoff median, a raced row's note read back,
  * dumps, imports and merges keeping them, db check's invariants, and a version-2 database
@@ -1462,9 +1515,40 @@ static void test_playoffs(void)
         CHECK(q_int(d, "PRAGMA user_version") == DB_SCHEMA_VERSION);
         CHECK(q_int(d, "SELECT count(*) FROM sqlite_master WHERE name = 'best'"
                        " AND sql LIKE '%CROSS JOIN devices%'") == 1);
+        CHECK(q_int(d, "SELECT count(*) FROM sqlite_master WHERE name = 'best'"
+                       " AND sql LIKE '%CASE WHEN EXISTS%'") == 1);
         CHECK(count(d, "evaluations") == 4);
         CHECK_STR(q_text(d, "SELECT config FROM best"), "b=a");
         CHECK(q_int(d, "SELECT count(*) FROM best WHERE playoff_us IS NULL") == 1);
+        CHECK(db_check(d, err, sizeof err) == 0);
+    }
+    /* version 4: the view ranked every evaluation by coalesce(playoff median, own median); the
+     * migration makes it anew (schema version 5: a playoff orders its contenders only) */
+    db_close(d);
+    d = NULL;
+    CHECK(raw_exec(tmp("pl.db"),
+                   "BEGIN; DROP VIEW best; CREATE VIEW best AS"
+                   " SELECT d.name AS device, d.uuid AS device_uuid, p.op, p.dtype, p.shape,"
+                   " p.size_key, c.text AS config, e.median_us, e.gbps, e.frac_copy,"
+                   " e.kernel_hash, e.id AS evaluation_id, e.device_id, e.problem_id,"
+                   " pl.median_us AS playoff_us FROM problems p CROSS JOIN devices d"
+                   " CROSS JOIN evaluations e ON e.id = (SELECT e2.id FROM evaluations e2"
+                   " JOIN configs c2 ON c2.id = e2.config_id LEFT JOIN playoffs pl2"
+                   " ON pl2.evaluation_id = e2.id WHERE e2.device_id = d.id"
+                   " AND e2.problem_id = p.id AND e2.status = 'ok'"
+                   " ORDER BY coalesce(pl2.median_us, e2.median_us), c2.text, e2.kernel_hash"
+                   " LIMIT 1) JOIN configs c ON c.id = e.config_id"
+                   " LEFT JOIN playoffs pl ON pl.evaluation_id = e.id;"
+                   " PRAGMA user_version = 4; COMMIT;") == 0);
+    CHECK(db_open_readonly(tmp("pl.db"), &d, err, sizeof err) == -1);
+    CHECK(strstr(err, "schema version 4 is older") != NULL);
+    CHECK(db_open(tmp("pl.db"), 0, &d, err, sizeof err) == 0);
+    if (d) {
+        CHECK(q_int(d, "PRAGMA user_version") == DB_SCHEMA_VERSION);
+        CHECK(q_int(d, "SELECT count(*) FROM sqlite_master WHERE name = 'best'"
+                       " AND sql LIKE '%CASE WHEN EXISTS%'") == 1);
+        CHECK(count(d, "evaluations") == 4);
+        CHECK_STR(q_text(d, "SELECT config FROM best"), "b=a");
         CHECK(db_check(d, err, sizeof err) == 0);
     }
     free(da);
@@ -1738,6 +1822,7 @@ int main(void)
     test_model_card();
     test_merge();
     test_playoffs();
+    test_playoff_winner_rule();
     test_check();
     test_shell_load();
     test_fixture();

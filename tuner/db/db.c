@@ -58,11 +58,17 @@ static const char db_migrate_v2_v3[] = "DROP VIEW IF EXISTS best;\n";
  * problem and device instead of by comparing every evaluation with every other. */
 static const char db_migrate_v3_v4[] = "DROP VIEW IF EXISTS best;\n";
 
+/* Entry 4 drops the view best so that schema.sql makes it anew: a playoff orders its own
+ * contenders only, and a config that did not play no longer beats its winner by comparing its
+ * own median with the contenders' playoff medians (db/schema.sql). */
+static const char db_migrate_v4_v5[] = "DROP VIEW IF EXISTS best;\n";
+
 static const char *const db_migrations[DB_SCHEMA_VERSION] = {
     schema_sql,
     db_migrate_v1_v2,
     db_migrate_v2_v3,
     db_migrate_v3_v4,
+    db_migrate_v4_v5,
 };
 
 static const char *const db_tables[] = {"devices", "runs", "problems", "configs",

@@ -13,7 +13,7 @@
 #include "core/device.h"
 #include "core/eval.h"
 
-#define DB_SCHEMA_VERSION 4
+#define DB_SCHEMA_VERSION 5
 
 typedef struct db db;
 
