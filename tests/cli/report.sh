@@ -68,6 +68,34 @@ check "its time" grep -qF "| $(printf '%.2f' "$us") |" <<<"$row"
 check "its default time and gain" grep -qF "| $(printf '%.2f' "$def_us") | $(printf '%.2f' "$gain")× |" <<<"$row"
 check "the default was measured (gain shown)" test "$(printf '%.0f' "$def_us")" -gt 0
 check "the most important parameter is named" grep -qE '\| `[a-z_]+` [0-9.]+%' <<<"$row"
+# a playoff: the second fastest of mul f16 at 32 Mi beat the fastest side by side, at playoff
+# medians above both own medians; the report's tuned config is the header's (the view best's),
+# the playoff's winner, with its own median, as tuner best says
+$TUNER db import $FX --db $T/pl.db -q
+read -r second < <(python3 - "$T/pl.db" <<'PY'
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+rows = con.execute("""SELECT e.id, e.run_id, c.text FROM evaluations e JOIN problems p ON p.id = e.problem_id
+    JOIN configs c ON c.id = e.config_id WHERE p.op = 'elementwise.mul' AND p.dtype = 'f16'
+    AND p.shape = 'n=33554432,offset=0' AND e.status = 'ok' ORDER BY e.median_us, c.text LIMIT 2""").fetchall()
+for (eid, run, _), med in zip(rows, (2000.0, 1900.0)):
+    con.execute("INSERT INTO playoffs(evaluation_id, run_id, median_us, n_runs, samples, created_at)"
+                " VALUES (?, ?, ?, 3, ?, '2026-11-27T00:00:00Z')", (eid, run, med, f"[{med},{med},{med}]"))
+con.commit()
+print(rows[1][2])
+PY
+)
+check "the playoff is well-formed" $TUNER db check --db $T/pl.db -q
+read -r bcfg bus < <($TUNER best --db $T/pl.db --op elementwise.mul --dtype f16 --format csv |
+    python3 -c 'import csv, sys
+for r in csv.DictReader(sys.stdin):
+    if r["shape"] == "n=33554432,offset=0": print(r["config"], r["median_us"])')
+same "tuner best takes the playoff's winner" "$bcfg" "$second"
+check "report the database with the playoff" $TUNER report --db $T/pl.db -o $T/pl -q
+prow=$(grep -F '| `n=33554432,offset=0` |' $T/pl/$SLUG/README.md | grep -F "| \`$second\` |")
+check "the report's tuned config is the playoff's winner" test -n "$prow"
+check "with its own median" grep -qF "| $(printf '%.2f' "$bus") |" <<<"$prow"
+
 # the per-value table of the most important parameter: every cell of mul f16 is the fastest ok
 # median among the configs with that value, as plain sqlite3 computes it from the database
 $TUNER db import $FX --db $T/v.db -q

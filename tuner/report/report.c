@@ -82,7 +82,8 @@ static void mattered_text(const rp_problem *p, char *buf, size_t len)
 {
     int k = rp_most_important(p);
     if (k < 0 || !p->n_variants) { snprintf(buf, len, "\xe2\x80\x93"); return; }
-    double noise = p->variants[0].us > 0 ? (p->win_ci_hi - p->win_ci_lo) / p->variants[0].us : 0;
+    double wus = p->variants[p->win].us;
+    double noise = wus > 0 ? (p->win_ci_hi - p->win_ci_lo) / wus : 0;
     snprintf(buf, len, "`%s` %.1f%%%s", p->params[k].name, 100 * p->spread[k],
              p->spread[k] <= noise ? " (within noise)" : "");
 }
@@ -127,8 +128,10 @@ static void write_intro(twin *t, const rp_device *dev, const report_options *o)
         twin_item(t, "**Reference library**: none recorded (`scripts/peers.py` adds PyTorch's times).");
     }
     twin_heading(t, 2, "How to read this report");
-    twin_item(t, "**tuned**: the fastest config measured for the problem (median of its timed runs; "
-                 "every variant was validated against a double-precision reference first).");
+    twin_item(t, "**tuned**: the config the header ships for the problem: the fastest measured "
+                 "(median of its timed runs), or where the closest configs were re-timed side by "
+                 "side in a playoff, the playoff's winner (its own median shown). Every variant was "
+                 "validated against a double-precision reference first.");
     twin_item(t, "**default**: the family's classic default config (what the library runs on a GPU the "
                  "tuned header does not know), measured in the same run; **gain** = default time / "
                  "tuned time.");
@@ -192,7 +195,7 @@ static void write_summary(twin *t, const rp_device *dev)
         for (int j = gr->first; j < gr->first + gr->count; j++) {
             const rp_problem *p = &dev->problems[j];
             if (!p->n_variants) continue;
-            double us = p->variants[0].us, frac = p->copy_gbps > 0 ? (double)p->bytes / (us * 1e3) / p->copy_gbps : 0;
+            double us = p->variants[p->win].us, frac = p->copy_gbps > 0 ? (double)p->bytes / (us * 1e3) / p->copy_gbps : 0;
             if (frac > 0) { lo = fmin(lo, frac); hi = fmax(hi, frac); }
             if (p->cmp.default_us > 0) { g[ng++] = p->cmp.default_us / us; gmax = fmax(gmax, p->cmp.default_us / us); }
             if (p->cmp.peer_us > 0) {
@@ -265,8 +268,8 @@ static void write_group_table(twin *t, const rp_device *dev, const rp_group *g)
             twin_row(t, cells);
             continue;
         }
-        double tu = p->variants[0].us, gbps = (double)p->bytes / (tu * 1e3);
-        snprintf(cfg, sizeof cfg, "`%s`", p->variants[0].config);
+        double tu = p->variants[p->win].us, gbps = (double)p->bytes / (tu * 1e3);
+        snprintf(cfg, sizeof cfg, "`%s`", p->variants[p->win].config);
         fmt_fixed(tu, 2, us, sizeof us);
         fmt_fixed(gbps, 1, gb, sizeof gb);
         if (p->copy_gbps > 0) snprintf(fr, sizeof fr, "%.1f%%", 100 * gbps / p->copy_gbps);
@@ -390,9 +393,9 @@ static int write_op(twin *t, out_files *files, const rp_device *dev, int first_g
         snprintf(name, sizeof name, "distribution-%s-%s.svg", slug, g->dtype);
         if (add_figure(files, name, rp_plot_distribution(dev, g, &text, &len), &text, &len)) return -1;
         snprintf(alt, sizeof alt, "Distribution of variants' times, %s %s", g->op, g->dtype);
-        twin_image(t, name, alt, "Every variant's time over the winner's (log scale), with the "
-                                 "winner, the classic default and the reference library marked; "
-                                 "right: evaluations per status.");
+        twin_image(t, name, alt, "Every variant's time over the fastest measured (log scale), "
+                                 "with the winner, the classic default and the reference library "
+                                 "marked; right: evaluations per status.");
     }
     return 0;
 }

@@ -294,13 +294,83 @@ done:
     return rc;
 }
 
-static int load_rows(db *d, rp_device *dev)
+/* The view best's winners of the device's cards, sorted by op, dtype, shape; of several cards
+ * the one with the lowest median (the header's rule). */
+typedef struct rp_winner {
+    char *op, *dtype, *shape, *config;
+    double us;
+} rp_winner;
+
+typedef struct rp_winners {
+    rp_winner *v;
+    int n, cap, oom;
+} rp_winners;
+
+static int winner_cmp(const void *a, const void *b)
+{
+    const rp_winner *x = a, *y = b;
+    int c = strcmp(x->op, y->op);
+    if (!c) c = strcmp(x->dtype, y->dtype);
+    return c ? c : strcmp(x->shape, y->shape);
+}
+
+static int collect_winner(void *ctx, const best_row *r)
+{
+    rp_winners *w = ctx;
+    rp_winner key = { (char *)r->op, (char *)r->dtype, (char *)r->shape, NULL, 0 };
+    for (int i = 0; i < w->n; i++) {
+        if (winner_cmp(&w->v[i], &key) != 0) continue;
+        if (r->median_us < w->v[i].us ||
+            (r->median_us == w->v[i].us && strcmp(r->config, w->v[i].config) < 0)) {
+            char *c = strdup(r->config);
+            if (!c) { w->oom = 1; return 1; }
+            free(w->v[i].config);
+            w->v[i].config = c;
+            w->v[i].us = r->median_us;
+        }
+        return 0;
+    }
+    if (grow((void **)&w->v, &w->cap, w->n + 1, sizeof *w->v)) { w->oom = 1; return 1; }
+    rp_winner *e = &w->v[w->n];
+    e->op = strdup(r->op);
+    e->dtype = strdup(r->dtype);
+    e->shape = strdup(r->shape);
+    e->config = strdup(r->config);
+    e->us = r->median_us;
+    w->n++;
+    if (!e->op || !e->dtype || !e->shape || !e->config) { w->oom = 1; return 1; }
+    return 0;
+}
+
+static void free_winners(rp_winners *w)
+{
+    for (int i = 0; i < w->n; i++) {
+        free(w->v[i].op);
+        free(w->v[i].dtype);
+        free(w->v[i].shape);
+        free(w->v[i].config);
+    }
+    free(w->v);
+}
+
+/* The winner's config of a problem, NULL when the view has none. */
+static const char *winner_of(const rp_winners *w, const char *op, const char *dtype,
+                             const char *shape)
+{
+    rp_winner key = { (char *)op, (char *)dtype, (char *)shape, NULL, 0 };
+    const rp_winner *f = w->n ? bsearch(&key, w->v, (size_t)w->n, sizeof *w->v, winner_cmp) : NULL;
+    return f ? f->config : NULL;
+}
+
+static int load_rows(db *d, rp_device *dev, const rp_winners *w)
 {
     sqlite3_stmt *st = NULL;
     int pcap = 0, vcap = 0, oom = 0, rc = -1, s;
     rp_problem *p = NULL;
     char *last_config = NULL;     /* the config of the previous row in this problem */
-    double best_us = 0;           /* the problem's winner so far */
+    double best_us = 0;           /* the problem's fastest so far */
+    const char *win = NULL;       /* the problem's winner by the view (NULL: none) */
+    int won = 0;                  /* its row is read */
     if (sqlite3_prepare_v2(db_handle(d), sql_rows, -1, &st, NULL) != SQLITE_OK) goto done;
     sqlite3_bind_text(st, 1, dev->name, -1, SQLITE_STATIC);
     while ((s = sqlite3_step(st)) == SQLITE_ROW) {
@@ -324,6 +394,8 @@ static int load_rows(db *d, rp_device *dev)
             vcap = 0;
             free(last_config);
             last_config = NULL;
+            win = winner_of(w, op, dtype, shape);
+            won = 0;
         }
         if (status >= 0 && status < EVAL_STATUS_COUNT) p->status_count[status]++;
         int first_of_config = !last_config || strcmp(last_config, config) != 0;
@@ -338,10 +410,15 @@ static int load_rows(db *d, rp_device *dev)
         v->config = dup_col(st, 6, &oom);
         if (oom) goto done;
         v->us = us;
-        /* the winner: smallest time, then smallest config text (rows come in text order) */
-        int wins = p->n_variants == 1 || us < best_us;
+        /* the winner: the view's config; without one, the smallest time, then the smallest
+         * config text (rows come in text order) */
+        int wins = win ? !won && strcmp(config, win) == 0 : p->n_variants == 1 || us < best_us;
+        if (p->n_variants == 1 || us < best_us) best_us = us;
+        v->is_win = 0;
         if (wins) {
-            best_us = us;
+            for (int k = 0; k < p->n_variants - 1; k++) p->variants[k].is_win = 0;
+            v->is_win = 1;
+            won = 1;
             free(p->win_uuid);
             p->win_uuid = dup_col(st, 13, &oom);
             if (oom) goto done;
@@ -479,15 +556,27 @@ int rp_load(db *d, const char *name, rp_device **out, char *err, size_t len)
     if (!(dev->slug = strdup(slug))) goto fail;
     what = "reading the devices";
     if (load_cards(d, dev) != 0) goto fail;
+    what = "reading the winners";
+    rp_winners w = { 0 };
+    int got = db_each_best(d, name, NULL, NULL, collect_winner, &w);
+    if (got == 0 && !w.oom && w.n)
+        qsort(w.v, (size_t)w.n, sizeof *w.v, winner_cmp);
+    if (got != 0 || w.oom) { free_winners(&w); goto fail; }
     what = "reading the evaluations";
-    if (load_rows(d, dev) != 0) goto fail;
+    got = load_rows(d, dev, &w);
+    free_winners(&w);
+    if (got != 0) goto fail;
     for (int i = 0; i < dev->n_problems; i++) {
         rp_problem *p = &dev->problems[i];
         what = "out of memory";
         if (p->n_variants)
             qsort(p->variants, (size_t)p->n_variants, sizeof *p->variants, cmp_variant);
         if (parse_params(p) != 0) goto fail;
+        p->win = -1;
+        for (int k = 0; k < p->n_variants && p->win < 0; k++)
+            if (p->variants[k].is_win) p->win = k;
         if (p->n_variants == 0) continue;
+        if (p->win < 0) p->win = 0;
         best_row r;
         memset(&r, 0, sizeof r);
         r.device = dev->name;
@@ -495,9 +584,9 @@ int rp_load(db *d, const char *name, rp_device **out, char *err, size_t len)
         r.op = p->op;
         r.dtype = p->dtype;
         r.shape = p->shape;
-        r.config = p->variants[0].config;
+        r.config = p->variants[p->win].config;
         r.size_key = p->size_key;
-        r.median_us = p->variants[0].us;
+        r.median_us = p->variants[p->win].us;
         what = "reading the default and peer times";
         if (winner_compare(d, &r, &p->cmp) != 0) goto fail;
     }

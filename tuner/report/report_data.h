@@ -21,6 +21,7 @@ typedef struct rp_variant {
     char *config;            /* canonical config text */
     int *value;              /* per parameter of its problem: index into that parameter's values */
     double us;               /* fastest ok median recorded for this config */
+    int is_win;              /* the problem's winner (rp_problem.win) */
 } rp_variant;
 
 typedef struct rp_problem {
@@ -31,7 +32,11 @@ typedef struct rp_problem {
     rp_param *params;                     /* sorted by name */
     int n_variants;
     rp_variant *variants;                 /* configs with an ok time, fastest first (ties: text) */
-    /* the winner is variants[0] (when n_variants > 0) */
+    /* the winner, variants[win] (when n_variants > 0): the view best's config, what the header
+     * ships (the playoff's winner where the closest configs played off, so not always the
+     * fastest own median, variants[0]); of several cards of the model, the one whose winner's
+     * median is lowest, as the header picks */
+    int win;
     char *win_uuid;                       /* the card it was measured on */
     double win_gbps, win_frac;            /* as recorded (0 when NULL) */
     double win_ci_lo, win_ci_hi;          /* its median's 95% confidence interval */

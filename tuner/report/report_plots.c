@@ -64,7 +64,7 @@ enum { BW_W = 300, BW_H = 200, BW_L = 62, BW_R = 16, BW_T = 40, BW_B = 50, BW_HE
 /* The problem's time for series which: 0 tuned, 1 default, 2 peer (0: none). */
 static double series_us(const rp_problem *p, int which)
 {
-    if (which == 0) return p->n_variants ? p->variants[0].us : 0;
+    if (which == 0) return p->n_variants ? p->variants[p->win].us : 0;
     return which == 1 ? p->cmp.default_us : p->cmp.peer_us;
 }
 
@@ -282,9 +282,9 @@ int rp_plot_importance(const rp_device *dev, const char *op, char **out, size_t 
         if (mark[r] >= 0)
             svg_rect(s, IM_LABEL + mark[r] * IM_CW + 1, IM_TOP + r * IM_CH + 1, IM_CW - 2,
                      IM_CH - 2, &outline, NULL);
-        if (p->n_variants && p->variants[0].us > 0 && p->win_ci_hi > p->win_ci_lo) {
+        if (p->n_variants && p->variants[p->win].us > 0 && p->win_ci_hi > p->win_ci_lo) {
             char num[32], txt[48];
-            svg_num((p->win_ci_hi - p->win_ci_lo) / 2 / p->variants[0].us * 100, 2, num, sizeof num);
+            svg_num((p->win_ci_hi - p->win_ci_lo) / 2 / p->variants[p->win].us * 100, 2, num, sizeof num);
             snprintf(txt, sizeof txt, "\xc2\xb1%s%%", num);
             svg_text(s, IM_LABEL + cols * IM_CW + 8, IM_TOP + r * IM_CH + IM_CH / 2 + 3.5, &nf, txt);
         }
@@ -388,7 +388,7 @@ int rp_plot_slices(const rp_device *dev, const rp_group *g, int largest_only, ch
     svg_text(s, 12, 20, &f_title, title);
     svg_text(s, 12, 36, &f_small,
              "Cell: the best time with both parameters fixed (everything else tuned), over the "
-             "winner's. Outlined: the winner. Blank: nothing ran ok there.");
+             "fastest measured. Outlined: the winner. Blank: nothing ran ok there.");
     svg_colorbar(s, width - 300, 46, 260, 10, worst, 1, 1, ratio_tick, "time / best");
     for (int bi = 0; bi < count; bi++) {
         const rp_problem *p = &dev->problems[from + bi];
@@ -410,7 +410,7 @@ int rp_plot_slices(const rp_device *dev, const rp_group *g, int largest_only, ch
             if (a >= 0 && b >= 0 && p->n_variants) {
                 int na = p->params[a].n_values, nb = p->params[b].n_values;
                 rp_slice(p, a, b, cells);
-                int mr = p->variants[0].value[a], mc = p->variants[0].value[b];
+                int mr = p->variants[p->win].value[a], mc = p->variants[p->win].value[b];
                 svg_heatmap hm = {na, nb, cells, worst, 1, 1,
                                   (const char *const *)p->params[a].values,
                                   (const char *const *)p->params[b].values, NULL, mr, mc, 2, NULL, 1};
@@ -452,7 +452,7 @@ int rp_plot_distribution(const rp_device *dev, const rp_group *g, char **out, si
     if (!s) return -1;
     svg_text(s, 12, 20, &f_title, title);
     svg_text(s, 12, 36, &f_small,
-             "Each strip: how many configs ran at each time over the winner's (log scale), "
+             "Each strip: how many configs ran at each time over the fastest measured (log scale), "
              "bars scaled to the strip's tallest.");
     const char *labels[3] = {"winner", "classic default", peer};
     svg_style marks[3] = {{C_MARK, NULL, 2, NULL, 0}, {C_DEFAULT, NULL, 2, "4 2", 0}, {C_PEER, NULL, 2, "2 2", 0}};
@@ -493,7 +493,7 @@ int rp_plot_distribution(const rp_device *dev, const rp_group *g, char **out, si
         if (p->cmp.default_us > 0)
             snprintf(lab, sizeof lab, "default #%d of %d; %d within 2%%", rank + 1, p->n_variants, near);
         else
-            snprintf(lab, sizeof lab, "%d within 2%% of the winner", near);
+            snprintf(lab, sizeof lab, "%d within 2%% of the fastest", near);
         svg_text(s, DI_LABEL + DI_W + 8, y0 + 27, &f_small, lab);
         rp_histogram(p, hi, DI_BINS, bins);
         int top = 1;
@@ -506,11 +506,11 @@ int rp_plot_distribution(const rp_device *dev, const rp_group *g, char **out, si
             char tip[160], a[32], c[32];
             svg_num(r0, 3, a, sizeof a);
             svg_num(r1, 3, c, sizeof c);
-            snprintf(tip, sizeof tip, "%d configs at %s to %s times the winner", bins[b], a, c);
+            snprintf(tip, sizeof tip, "%d configs at %s to %s times the fastest", bins[b], a, c);
             svg_rect(s, x0 + 0.3, yb - bh, x1 - x0 - 0.6, bh, &bar, tip);
         }
         double best = p->variants[0].us;
-        double at[3] = {1, p->cmp.default_us / best, p->cmp.peer_us / best};
+        double at[3] = {p->variants[p->win].us / best, p->cmp.default_us / best, p->cmp.peer_us / best};
         for (int m = 0; m < 3; m++) {
             if (!(at[m] > 0)) continue;
             double px = svg_axis_px(&xa, at[m] < hi ? at[m] : hi);
@@ -524,7 +524,7 @@ int rp_plot_distribution(const rp_device *dev, const rp_group *g, char **out, si
         ratio_tick(ticks[t], lab, sizeof lab);
         svg_text(s, svg_axis_px(&xa, ticks[t]), ya + 4, &tf, lab);
     }
-    svg_text(s, DI_LABEL + DI_W / 2.0, ya + 22, &tf, "time over the winner's (log scale)");
+    svg_text(s, DI_LABEL + DI_W / 2.0, ya + 22, &tf, "time over the fastest measured (log scale)");
     return finish(s, out, len);
 }
 
