@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """peers.py: times PyTorch on the problems a tuner run stored, the way the tuner times its own
-variants (CUDA events around the call only, warm-up, L2 overwritten before every timed run,
-repeat until the median's 95% confidence interval is within rel_ci, median reported), and stores
+variants (CUDA events around the call only, warm-up, L2 overwritten before every timed run, the
+stream held after the flush until the call is queued, repeat until the median's 95% confidence
+interval is within rel_ci, median reported), and stores
 the figures in the same database's `peers` table, with the device-to-device copy ceiling measured
 in the same process. Run it on the GPU machine right after `tuner run`, in the same job:
 
@@ -230,6 +231,30 @@ def runtime_calls():
 RUNTIME = runtime_calls()
 
 
+# How long the stream waits after the flush before the start event (us): longer than the host
+# takes to record the start event and dispatch the call, so that the GPU does not reach the start
+# event first and time the host's dispatch as well. The tuner's own loop holds each batch until
+# its launches are queued (tuner/measure/measure.c); without a hold, PyTorch's times of 4 us
+# kernels on an H100 came out a median 23% longer on one host than on another (2026-11-27,
+# docs/performance.md).
+HOLD_US = 100.0
+
+
+def sleep_cycles_per_us():
+    """torch.cuda._sleep's spin cycles per microsecond on this GPU, timed once (0: no _sleep)."""
+    if not hasattr(torch.cuda, "_sleep"):
+        return 0.0
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda._sleep(1000)
+    torch.cuda.synchronize()
+    start.record()
+    torch.cuda._sleep(2_000_000)
+    stop.record()
+    stop.synchronize()
+    us = start.elapsed_time(stop) * 1000.0
+    return 2_000_000 / us if us > 0 else 0.0
+
+
 class Timer:
     def __init__(self, warmup=3, min_runs=10, max_runs=100, rel_ci=0.01, cache="cold"):
         props = torch.cuda.get_device_properties(0)
@@ -238,6 +263,7 @@ class Timer:
         self.warmup, self.min_runs, self.max_runs, self.rel_ci, self.cache = warmup, min_runs, max_runs, rel_ci, cache
         self.start = torch.cuda.Event(enable_timing=True)
         self.stop = torch.cuda.Event(enable_timing=True)
+        self.hold_cycles = int(HOLD_US * sleep_cycles_per_us())
 
     def time(self, fn):
         for _ in range(self.warmup):
@@ -257,6 +283,8 @@ class Timer:
             elif self.cache == "clean":
                 # read 2x L2, as the tuner's `cache: clean` does: clean lines, no write-back
                 self.flush_sink = self.flush.view(torch.int32).max()
+            if self.hold_cycles:
+                torch.cuda._sleep(self.hold_cycles)
             self.start.record()
             fn()
             self.stop.record()
