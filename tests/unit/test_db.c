@@ -1300,6 +1300,31 @@ done:
     db_close(a);
 }
 
+/* pl.db (test_playoffs' database, closed) taken back to schema version `version` with that
+ * version's view best (view_sql); opening it read-only is refused, opening it migrates it: the
+ * current version, the current view (version 5's CASE), its four evaluations and its winner
+ * kept. Returns it open (NULL when it did not open). */
+static db *view_migrated_from(int version, const char *view_sql)
+{
+    char err[512], sql[4096], older[64];
+    db *d = NULL;
+    snprintf(sql, sizeof sql, "BEGIN; DROP VIEW best; CREATE VIEW best AS%s;"
+             " PRAGMA user_version = %d; COMMIT;", view_sql, version);
+    CHECK(raw_exec(tmp("pl.db"), sql) == 0);
+    CHECK(db_open_readonly(tmp("pl.db"), &d, err, sizeof err) == -1);
+    snprintf(older, sizeof older, "schema version %d is older", version);
+    CHECK(strstr(err, older) != NULL);
+    CHECK(db_open(tmp("pl.db"), 0, &d, err, sizeof err) == 0);
+    if (d) {
+        CHECK(q_int(d, "PRAGMA user_version") == DB_SCHEMA_VERSION);
+        CHECK(q_int(d, "SELECT count(*) FROM sqlite_master WHERE name = 'best'"
+                       " AND sql LIKE '%CASE WHEN EXISTS%'") == 1);
+        CHECK(count(d, "evaluations") == 4);
+        CHECK_STR(q_text(d, "SELECT config FROM best"), "b=a");
+    }
+    return d;
+}
+
 /* The view best's rule (schema version 5): a playoff orders its contenders only. Contenders
  * whose playoff medians came out above a non-contender's own median (interleaving and the
  * pick of low own medians put playoff medians a few percent up) still win; a config measured
@@ -1490,67 +1515,44 @@ static void test_playoffs(void)
     /* version 3: the view compared every ok evaluation with every other of its problem; the
      * migration makes it anew (driven from problems and devices), with the same winners */
     db_close(d);
-    d = NULL;
-    CHECK(raw_exec(tmp("pl.db"),
-                   "BEGIN; DROP VIEW best; CREATE VIEW best AS"
-                   " SELECT d.name AS device, d.uuid AS device_uuid, p.op, p.dtype, p.shape,"
-                   " p.size_key, c.text AS config, e.median_us, e.gbps, e.frac_copy,"
-                   " e.kernel_hash, e.id AS evaluation_id, e.device_id, e.problem_id,"
-                   " pl.median_us AS playoff_us FROM evaluations e"
-                   " JOIN devices d ON d.id = e.device_id JOIN problems p ON p.id = e.problem_id"
-                   " JOIN configs c ON c.id = e.config_id"
-                   " LEFT JOIN playoffs pl ON pl.evaluation_id = e.id WHERE e.status = 'ok'"
-                   " AND NOT EXISTS (SELECT 1 FROM evaluations e2 JOIN configs c2"
-                   " ON c2.id = e2.config_id LEFT JOIN playoffs pl2 ON pl2.evaluation_id = e2.id"
-                   " WHERE e2.device_id = e.device_id AND e2.problem_id = e.problem_id"
-                   " AND e2.status = 'ok' AND (coalesce(pl2.median_us, e2.median_us)"
-                   " < coalesce(pl.median_us, e.median_us) OR (coalesce(pl2.median_us,"
-                   " e2.median_us) = coalesce(pl.median_us, e.median_us) AND (c2.text < c.text"
-                   " OR (c2.text = c.text AND e2.kernel_hash < e.kernel_hash)))));"
-                   " PRAGMA user_version = 3; COMMIT;") == 0);
-    CHECK(db_open_readonly(tmp("pl.db"), &d, err, sizeof err) == -1);
-    CHECK(strstr(err, "schema version 3 is older") != NULL);
-    CHECK(db_open(tmp("pl.db"), 0, &d, err, sizeof err) == 0);
+    d = view_migrated_from(3,
+                           " SELECT d.name AS device, d.uuid AS device_uuid, p.op, p.dtype, p.shape,"
+                           " p.size_key, c.text AS config, e.median_us, e.gbps, e.frac_copy,"
+                           " e.kernel_hash, e.id AS evaluation_id, e.device_id, e.problem_id,"
+                           " pl.median_us AS playoff_us FROM evaluations e"
+                           " JOIN devices d ON d.id = e.device_id JOIN problems p ON p.id = e.problem_id"
+                           " JOIN configs c ON c.id = e.config_id"
+                           " LEFT JOIN playoffs pl ON pl.evaluation_id = e.id WHERE e.status = 'ok'"
+                           " AND NOT EXISTS (SELECT 1 FROM evaluations e2 JOIN configs c2"
+                           " ON c2.id = e2.config_id LEFT JOIN playoffs pl2 ON pl2.evaluation_id = e2.id"
+                           " WHERE e2.device_id = e.device_id AND e2.problem_id = e.problem_id"
+                           " AND e2.status = 'ok' AND (coalesce(pl2.median_us, e2.median_us)"
+                           " < coalesce(pl.median_us, e.median_us) OR (coalesce(pl2.median_us,"
+                           " e2.median_us) = coalesce(pl.median_us, e.median_us) AND (c2.text < c.text"
+                           " OR (c2.text = c.text AND e2.kernel_hash < e.kernel_hash)))))");
     if (d) {
-        CHECK(q_int(d, "PRAGMA user_version") == DB_SCHEMA_VERSION);
         CHECK(q_int(d, "SELECT count(*) FROM sqlite_master WHERE name = 'best'"
                        " AND sql LIKE '%CROSS JOIN devices%'") == 1);
-        CHECK(q_int(d, "SELECT count(*) FROM sqlite_master WHERE name = 'best'"
-                       " AND sql LIKE '%CASE WHEN EXISTS%'") == 1);
-        CHECK(count(d, "evaluations") == 4);
-        CHECK_STR(q_text(d, "SELECT config FROM best"), "b=a");
         CHECK(q_int(d, "SELECT count(*) FROM best WHERE playoff_us IS NULL") == 1);
         CHECK(db_check(d, err, sizeof err) == 0);
     }
     /* version 4: the view ranked every evaluation by coalesce(playoff median, own median); the
      * migration makes it anew (schema version 5: a playoff orders its contenders only) */
     db_close(d);
-    d = NULL;
-    CHECK(raw_exec(tmp("pl.db"),
-                   "BEGIN; DROP VIEW best; CREATE VIEW best AS"
-                   " SELECT d.name AS device, d.uuid AS device_uuid, p.op, p.dtype, p.shape,"
-                   " p.size_key, c.text AS config, e.median_us, e.gbps, e.frac_copy,"
-                   " e.kernel_hash, e.id AS evaluation_id, e.device_id, e.problem_id,"
-                   " pl.median_us AS playoff_us FROM problems p CROSS JOIN devices d"
-                   " CROSS JOIN evaluations e ON e.id = (SELECT e2.id FROM evaluations e2"
-                   " JOIN configs c2 ON c2.id = e2.config_id LEFT JOIN playoffs pl2"
-                   " ON pl2.evaluation_id = e2.id WHERE e2.device_id = d.id"
-                   " AND e2.problem_id = p.id AND e2.status = 'ok'"
-                   " ORDER BY coalesce(pl2.median_us, e2.median_us), c2.text, e2.kernel_hash"
-                   " LIMIT 1) JOIN configs c ON c.id = e.config_id"
-                   " LEFT JOIN playoffs pl ON pl.evaluation_id = e.id;"
-                   " PRAGMA user_version = 4; COMMIT;") == 0);
-    CHECK(db_open_readonly(tmp("pl.db"), &d, err, sizeof err) == -1);
-    CHECK(strstr(err, "schema version 4 is older") != NULL);
-    CHECK(db_open(tmp("pl.db"), 0, &d, err, sizeof err) == 0);
-    if (d) {
-        CHECK(q_int(d, "PRAGMA user_version") == DB_SCHEMA_VERSION);
-        CHECK(q_int(d, "SELECT count(*) FROM sqlite_master WHERE name = 'best'"
-                       " AND sql LIKE '%CASE WHEN EXISTS%'") == 1);
-        CHECK(count(d, "evaluations") == 4);
-        CHECK_STR(q_text(d, "SELECT config FROM best"), "b=a");
+    d = view_migrated_from(4,
+                           " SELECT d.name AS device, d.uuid AS device_uuid, p.op, p.dtype, p.shape,"
+                           " p.size_key, c.text AS config, e.median_us, e.gbps, e.frac_copy,"
+                           " e.kernel_hash, e.id AS evaluation_id, e.device_id, e.problem_id,"
+                           " pl.median_us AS playoff_us FROM problems p CROSS JOIN devices d"
+                           " CROSS JOIN evaluations e ON e.id = (SELECT e2.id FROM evaluations e2"
+                           " JOIN configs c2 ON c2.id = e2.config_id LEFT JOIN playoffs pl2"
+                           " ON pl2.evaluation_id = e2.id WHERE e2.device_id = d.id"
+                           " AND e2.problem_id = p.id AND e2.status = 'ok'"
+                           " ORDER BY coalesce(pl2.median_us, e2.median_us), c2.text, e2.kernel_hash"
+                           " LIMIT 1) JOIN configs c ON c.id = e.config_id"
+                           " LEFT JOIN playoffs pl ON pl.evaluation_id = e.id");
+    if (d)
         CHECK(db_check(d, err, sizeof err) == 0);
-    }
     free(da);
     free(dm);
     db_close(d);

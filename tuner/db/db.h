@@ -107,6 +107,11 @@ typedef struct best_row {
 int db_each_best(db *d, const char *device, const char *op, const char *dtype,
                  int (*fn)(void *ctx, const best_row *row), void *ctx);
 
+/* Of several cards' winners (one model, one problem or header entry), whether the one of
+ * median us and config beats the one kept so far: the lower median, then the smaller config
+ * text. The header and the report pool a model's cards by it. */
+int db_best_beats(double us, const char *config, double kept_us, const char *kept_config);
+
 /* The ok evaluations of one problem (op, dtype, shape) on every device whose median is within
  * `within` (0.03: 3%) of that device's fastest, by device then time (gbps, frac_copy: 0). */
 int db_each_near_best(db *d, const char *op, const char *dtype, const char *shape, double within,

@@ -193,6 +193,11 @@ double db_device_copy_gbps(db *d, const char *device_uuid)
     return gbps;
 }
 
+int db_best_beats(double us, const char *config, double kept_us, const char *kept_config)
+{
+    return us < kept_us || (us == kept_us && strcmp(config, kept_config) < 0);
+}
+
 /* The device filter matches the device's name or its uuid. Several cards of one model share the
  * name: each gets its rows, ordered by uuid after the documented keys. */
 int db_each_best(db *d, const char *device, const char *op, const char *dtype,

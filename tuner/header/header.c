@@ -35,8 +35,7 @@ static int collect_row(void *ctx, const best_row *r)
         entry *last = &c->v[c->n - 1];
         if (strcmp(last->device, r->device) == 0 && strcmp(last->op, r->op) == 0 &&
             strcmp(last->dtype, r->dtype) == 0 && last->size == r->size_key) {
-            if (r->median_us < last->us ||
-                (r->median_us == last->us && strcmp(r->config, last->config) < 0)) {
+            if (db_best_beats(r->median_us, r->config, last->us, last->config)) {
                 char *cfg = strdup(r->config);
                 if (!cfg) { c->oom = 1; return 1; }
                 free(last->config);

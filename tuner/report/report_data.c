@@ -295,7 +295,7 @@ done:
 }
 
 /* The view best's winners of the device's cards, sorted by op, dtype, shape; of several cards
- * the one with the lowest median (the header's rule). */
+ * the one the header keeps (db_best_beats). */
 typedef struct rp_winner {
     char *op, *dtype, *shape, *config;
     double us;
@@ -314,19 +314,19 @@ static int winner_cmp(const void *a, const void *b)
     return c ? c : strcmp(x->shape, y->shape);
 }
 
+/* db_each_best gives a problem's cards one after the other (by uuid after the problem's keys) */
 static int collect_winner(void *ctx, const best_row *r)
 {
     rp_winners *w = ctx;
-    rp_winner key = { (char *)r->op, (char *)r->dtype, (char *)r->shape, NULL, 0 };
-    for (int i = 0; i < w->n; i++) {
-        if (winner_cmp(&w->v[i], &key) != 0) continue;
-        if (r->median_us < w->v[i].us ||
-            (r->median_us == w->v[i].us && strcmp(r->config, w->v[i].config) < 0)) {
+    rp_winner *last = w->n ? &w->v[w->n - 1] : NULL;
+    if (last && !strcmp(last->op, r->op) && !strcmp(last->dtype, r->dtype) &&
+        !strcmp(last->shape, r->shape)) {
+        if (db_best_beats(r->median_us, r->config, last->us, last->config)) {
             char *c = strdup(r->config);
             if (!c) { w->oom = 1; return 1; }
-            free(w->v[i].config);
-            w->v[i].config = c;
-            w->v[i].us = r->median_us;
+            free(last->config);
+            last->config = c;
+            last->us = r->median_us;
         }
         return 0;
     }
@@ -368,9 +368,7 @@ static int load_rows(db *d, rp_device *dev, const rp_winners *w)
     int pcap = 0, vcap = 0, oom = 0, rc = -1, s;
     rp_problem *p = NULL;
     char *last_config = NULL;     /* the config of the previous row in this problem */
-    double best_us = 0;           /* the problem's fastest so far */
-    const char *win = NULL;       /* the problem's winner by the view (NULL: none) */
-    int won = 0;                  /* its row is read */
+    const char *win = NULL;       /* the problem's winner's config, by the view */
     if (sqlite3_prepare_v2(db_handle(d), sql_rows, -1, &st, NULL) != SQLITE_OK) goto done;
     sqlite3_bind_text(st, 1, dev->name, -1, SQLITE_STATIC);
     while ((s = sqlite3_step(st)) == SQLITE_ROW) {
@@ -395,7 +393,6 @@ static int load_rows(db *d, rp_device *dev, const rp_winners *w)
             free(last_config);
             last_config = NULL;
             win = winner_of(w, op, dtype, shape);
-            won = 0;
         }
         if (status >= 0 && status < EVAL_STATUS_COUNT) p->status_count[status]++;
         int first_of_config = !last_config || strcmp(last_config, config) != 0;
@@ -410,15 +407,9 @@ static int load_rows(db *d, rp_device *dev, const rp_winners *w)
         v->config = dup_col(st, 6, &oom);
         if (oom) goto done;
         v->us = us;
-        /* the winner: the view's config; without one, the smallest time, then the smallest
-         * config text (rows come in text order) */
-        int wins = win ? !won && strcmp(config, win) == 0 : p->n_variants == 1 || us < best_us;
-        if (p->n_variants == 1 || us < best_us) best_us = us;
-        v->is_win = 0;
-        if (wins) {
-            for (int k = 0; k < p->n_variants - 1; k++) p->variants[k].is_win = 0;
-            v->is_win = 1;
-            won = 1;
+        /* the winner: the view's config (a config's first row is its fastest ok one) */
+        v->is_win = win && strcmp(config, win) == 0;
+        if (v->is_win) {
             free(p->win_uuid);
             p->win_uuid = dup_col(st, 13, &oom);
             if (oom) goto done;
@@ -572,11 +563,11 @@ int rp_load(db *d, const char *name, rp_device **out, char *err, size_t len)
         if (p->n_variants)
             qsort(p->variants, (size_t)p->n_variants, sizeof *p->variants, cmp_variant);
         if (parse_params(p) != 0) goto fail;
-        p->win = -1;
-        for (int k = 0; k < p->n_variants && p->win < 0; k++)
+        /* the view has a winner wherever a config ran ok */
+        p->win = 0;
+        for (int k = 0; k < p->n_variants; k++)
             if (p->variants[k].is_win) p->win = k;
         if (p->n_variants == 0) continue;
-        if (p->win < 0) p->win = 0;
         best_row r;
         memset(&r, 0, sizeof r);
         r.device = dev->name;
