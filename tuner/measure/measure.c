@@ -271,14 +271,27 @@ static void release_hold(measure_ctx *c)
     __atomic_store_n(c->hold, c->hold_gen, __ATOMIC_RELEASE);
 }
 
-/* Queues one launch of config i (bound first when the runner binds). 0, or -1 with out set. */
+/* Makes config i the one a user kernel's launch runs, when the runner binds (loading its
+ * module, which waits for the stream): outside any held batch. 0, or -1 with out set. */
+static int bind_run(const runner *r, int i, eval_result *out, int *lost)
+{
+    if (!r->bind) return 0;
+    char text[sizeof out->error];
+    text[0] = 0;
+    tk_status st = r->bind(r->bind_ctx, i, text, sizeof text);
+    if (st != TK_OK) {
+        set_launch_failure(out, lost, st, text);
+        return -1;
+    }
+    return 0;
+}
+
+/* Queues one launch of config i (bound already when the runner binds). 0, or -1 with out set. */
 static int launch_run(measure_ctx *c, const runner *r, int i, eval_result *out, int *lost)
 {
     char text[sizeof out->error];
     text[0] = 0;
-    tk_status st = TK_OK;
-    if (r->bind) st = r->bind(r->bind_ctx, i, text, sizeof text);
-    if (st == TK_OK) st = r->f->launch(r->inst, r->configs[i], c->stream, text, sizeof text);
+    tk_status st = r->f->launch(r->inst, r->configs[i], c->stream, text, sizeof text);
     if (st != TK_OK) {
         release_hold(c);   /* a held batch goes before the failure is looked into */
         set_launch_failure(out, lost, st, text);
@@ -287,23 +300,29 @@ static int launch_run(measure_ctx *c, const runner *r, int i, eval_result *out, 
     return 0;
 }
 
-/* n (<= MEASURE_BATCH_MAX) timed runs queued back to back, run j of config (first + j) % k:
- * the L2 flush the settings ask for, then the launch between its own pair of events. The batch
- * is queued behind a hold (tk_check_hold) that the host releases once the first run is queued
- * whole, so that the GPU does not reach the first run's start event before its launch is
- * queued (the committed H100 dump, measured without it, has the runs that opened a batch slower
- * than the others; docs/time-to-tune.md); the later runs are queued while the first ones run.
- * Not when the runner binds a variant before each run (a user kernel's playoff): binding loads
- * and unloads modules, which waits for the stream, and so for the hold, whose host signal comes
- * only after the bind: every run would wait out the hold's time limit. The host waits once, for
- * the last run, and reads every run's time into us[0..n). 0, or -1 with out set. */
+/* n (<= MEASURE_BATCH_MAX) timed runs queued back to back, run j of config
+ * measure_playoff_config(first, k, j): the L2 flush the settings ask for, then the launch
+ * between its own pair of events. The batch is queued behind a hold (tk_check_hold) that the
+ * host releases once the first run is queued whole, so that the GPU does not reach the first
+ * run's start event before its launch is queued (the committed H100 dump, measured without it,
+ * had the runs that opened a batch slower than the others; docs/time-to-tune.md); the later runs
+ * are queued while the first ones run. When the runner binds (a user kernel's playoff), a batch
+ * is one run and its config is bound before the hold is queued: binding loads and unloads
+ * modules, which waits for the stream, and would otherwise wait out the hold's time limit. The
+ * host waits once, for the last run, and reads every run's time into us[0..n). 0, or -1 with
+ * out set. */
 static int timed_batch(measure_ctx *c, const runner *r, int first, int n,
                        const measure_settings *ms, double *us, eval_result *out, int *lost)
 {
     cudaError_t e;
-    const int held = r->bind == NULL;
+    if (r->bind && n != 1) {
+        out->status = EVAL_FAULT;
+        snprintf(out->error, sizeof out->error, "a bound batch of %d runs (one at a time)", n);
+        return -1;
+    }
+    if (bind_run(r, measure_playoff_config(first, r->k, 0), out, lost)) return -1;
     c->hold_gen++;
-    if (held && tk_check_hold(c->hold, c->hold_gen, MEASURE_HOLD_MAX_NS, c->stream) != TK_OK) {
+    if (tk_check_hold(c->hold, c->hold_gen, MEASURE_HOLD_MAX_NS, c->stream) != TK_OK) {
         set_fault(out, lost, "batch hold", cudaGetLastError());
         return -1;
     }
@@ -322,7 +341,8 @@ static int timed_batch(measure_ctx *c, const runner *r, int first, int n,
         }
         if (!what && (e = cudaEventRecord(c->run_start[j], c->stream)) != cudaSuccess)
             what = "cudaEventRecord";
-        if (!what && launch_run(c, r, (first + j) % r->k, out, lost)) return -1;
+        if (!what && launch_run(c, r, measure_playoff_config(first, r->k, j), out, lost))
+            return -1;
         if (!what && (e = cudaEventRecord(c->run_stop[j], c->stream)) != cudaSuccess)
             what = "cudaEventRecord";
         /* always reached at j = 0 (a failed launch releases it itself): before any error
@@ -425,7 +445,8 @@ void measure_playoff(measure_ctx *c, const op_family *f, op_instance *inst, int 
     /* warm-up: a few untimed runs of each, in round order */
     for (int w = 0; w < ms->warmup; w++)
         for (int i = 0; i < k; i++)
-            if (launch_run(c, &r, i, out, context_lost)) goto fail;
+            if (bind_run(&r, i, out, context_lost) || launch_run(c, &r, i, out, context_lost))
+                goto fail;
     cudaError_t e = cudaStreamSynchronize(c->stream);
     measure_profile_mark(MP_WARMUP);
     if (e != cudaSuccess) {
@@ -473,8 +494,7 @@ void measure_playoff(measure_ctx *c, const op_family *f, op_instance *inst, int 
                 }
                 batches += k;
             } else {
-                int first = measure_playoff_config(batches, k, 0);
-                if (timed_batch(c, &r, first, nr * k, ms, round_us, out, context_lost))
+                if (timed_batch(c, &r, batches, nr * k, ms, round_us, out, context_lost))
                     goto fail_free;
                 for (int j = 0; j < nr * k; j++)
                     out->playoff_samples[measure_playoff_config(batches, k, j)]
