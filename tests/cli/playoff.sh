@@ -4,7 +4,8 @@
 # every problem with two or more configs within the margin (each playoff row holding its runs),
 # picks the same winners as the recording, and says so in its summary; a rerun plays nothing
 # again; --race 0 or measure.race 0 turns both off; dumps, imports and merges keep the
-# playoffs; `tuner retime` compares two results side by side. Bad margins are one-line errors.
+# playoffs; `tuner retime` compares two results side by side, once or --repeat N times (the replay
+# reads alike each time). Bad margins and repeats are one-line errors.
 source "$(dirname "$0")/lib.sh"
 A=tests/fixtures/synthetic_elementwise.sql.xz
 B=tests/fixtures/synthetic_elementwise_b.sql.xz
@@ -62,6 +63,16 @@ check "  as CSV" $TUNER retime $SP --db $T/tr.db --against $T/full.db --backend 
 cp "$T/.out" $T/last
 check "  with a header row" grep -q "^op,dtype,shape,config_a,config_b,a_us,b_us,regret$" $T/last
 check "  and 16 rows" test "$(grep -c '^elementwise\.' $T/last)" -eq 16
+$TUNER retime $SP --db $T/tr.db --against $T/full.db --backend replay:$B > $T/once 2>&1
+check "  --repeat 3" $TUNER retime $SP --db $T/tr.db --against $T/full.db --backend replay:$B --repeat 3
+cp "$T/.out" $T/last
+timed=$(grep -c '  a: ' $T/once)
+check "  some problems re-timed ($timed)" test "$timed" -gt 0
+same "  three readings on every re-timed line" "$(grep -c '  a: .*  (3 readings: \([-+][0-9.]*%\) to \1)$' $T/last)" "$timed"
+same "  the replay reads alike each time: the same regrets as one reading" "$(sed '1d; s/  (3 readings: .*)$//' $T/last)" "$(sed 1d $T/once)"
+check_fails "retime --repeat 0" 2 $TUNER retime $SP --db $T/tr.db --against $T/full.db --backend replay:$B --repeat 0
+check_fails "retime --repeat 21" 2 $TUNER retime $SP --db $T/tr.db --against $T/full.db --backend replay:$B --repeat 21
+check_fails "retime --repeat x" 2 $TUNER retime $SP --db $T/tr.db --against $T/full.db --backend replay:$B --repeat x
 check "  against another model: nothing in common" $TUNER retime $SP --db $T/tr.db --against $T/p.db --backend replay:$B
 cp "$T/.out" $T/last
 check "  says so" grep -q "16 without a winner in both" $T/last

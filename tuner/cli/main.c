@@ -56,6 +56,7 @@ static struct options {
     const char *transfer[64];    /* every --transfer-from */
     int n_transfer;
     const char *shard;           /* --shard K/N */
+    int64_t repeat;              /* --repeat (retime) */
     int shard_k, shard_n;
     int argc;                    /* the command's raw arguments, for commands that parse their own */
     char **argv;
@@ -146,6 +147,8 @@ static int parse_args(const char *cmd, int argc, char **argv, const char *allowe
         else if (strcmp(a, "--dtype") == 0) opt.dtype = v;
         else if (strcmp(a, "--device") == 0) opt.device = v;
         else if (strcmp(a, "--against") == 0) opt.against = v;
+        else if (strcmp(a, "--repeat") == 0)
+            bad = parse_i64(v, &opt.repeat) || opt.repeat < 1 || opt.repeat > RETIME_REPEAT_MAX;
         else if (strcmp(a, "--format") == 0) {
             opt.format = v;
             bad = strcmp(v, "table") && strcmp(v, "csv") && strcmp(v, "json");
@@ -835,7 +838,7 @@ static int cmd_retime(void)
     }
     int csv = opt.format && strcmp(opt.format, "csv") == 0;
     retime_options o = { opt.args[0], opt.db, opt.against, opt.backend,
-                         opt.quiet ? NULL : stdout, csv };
+                         opt.quiet ? NULL : stdout, csv, (int)opt.repeat };
     retime_summary sum;
     int rc = run_retime(&o, &sum, err, sizeof err);
     if (rc == 2) { fprintf(stderr, "%s\n", err); return EXIT_BAD_INPUT; }
@@ -941,13 +944,16 @@ static const command commands[] = {
       "  GPUs first, then a local search until it converges): evaluations and regret per problem." },
     { "retime", cmd_retime,
       "tuner retime SPACE --db A --against B [--backend cuda|cuda:N|replay:DUMP]\n"
-      "             [--format table|csv] [-q]\n"
+      "             [--repeat N] [--format table|csv] [-q]\n"
       "  Times the winners of A and of B (databases or dumps of the backend's GPU model) side\n"
       "  by side: for every problem of SPACE where they differ, the two configs play off on the\n"
       "  GPU in one go, one run of each per round (interleaved, L2 flushed, the space's measure\n"
       "  settings), so the drift between the runs that chose them cancels; the regret of A's\n"
       "  winner is its median there over B's, minus one. Prints it per problem and the median,\n"
-      "  90th percentile, maximum and the counts within 1% and 2% (docs/time-to-tune.md)." },
+      "  90th percentile, maximum and the counts within 1% and 2% (docs/time-to-tune.md).\n"
+      "  --repeat N (1-20) times every pair N times, each time in a new worker process,\n"
+      "  and takes the median of the N regrets: one process's reading of a pair can differ\n"
+      "  from another's by more than 1%." },
 };
 #define N_COMMANDS (int)(sizeof commands / sizeof commands[0])
 
@@ -961,7 +967,7 @@ static const char *const allowed_options[] = {
     /* devices */ " db ",
     /* report */  " o output db device all-problems q ",
     /* strategies */ " replay seeds budget strategy op dtype format transfer-from ",
-    /* retime */  " db against backend format q ",
+    /* retime */  " db against backend repeat format q ",
 };
 
 static void usage(FILE *f)

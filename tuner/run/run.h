@@ -90,7 +90,9 @@ typedef struct retime_options {
     const char *backend;          /* NULL: "cuda" */
     FILE *out;                    /* the per-problem table or CSV; NULL: quiet */
     int csv;
+    int repeat;                   /* readings per pair, each in a new backend (0: 1) */
 } retime_options;
+#define RETIME_REPEAT_MAX 20
 typedef struct retime_summary {
     int problems;                 /* the space's problems */
     int missing;                  /* ... without a winner in one of the inputs */

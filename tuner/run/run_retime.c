@@ -81,6 +81,42 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* One problem both inputs have a winner for: its two winners, and what each reading gave. */
+typedef struct pair {
+    int k, t, p;                  /* op, dtype and problem of the space */
+    char *a, *b;                  /* the two winners' configs */
+    double a_us, b_us;            /* their own medians (same config), else the playoff's */
+    double *regret, *ta, *tb;     /* per reading [repeat]: regret, the two playoff medians */
+    int failed;                   /* a reading's playoff failed */
+} pair;
+
+/* Times the pair side by side once on be, as reading r. 0, 1 when the playoff failed (said on
+ * out), -1 on a backend failure (err). */
+static int read_once(backend *be, const space *sp, pair *q, int r, FILE *out, int csv, char *err,
+                     size_t len)
+{
+    eval_request req = { .kernel = sp->kernel, .op = sp->ops[q->k], .dtype = sp->dtypes[q->t],
+                         .problem = &sp->problems[q->p], .config = q->a, .measure = sp->measure,
+                         .seed = sp->search.seed, .validate = 0,
+                         .tolerance_scale = sp->validate.tolerance_scale,
+                         .n_playoff = 2, .playoff = { q->a, q->b } };
+    eval_result res;
+    if (be->vt->evaluate(be, &req, &res, err, len) != 0) return -1;
+    if (res.status != EVAL_OK || res.n_playoff != 2) {
+        if (out && !csv)
+            fprintf(out, "  %s.%s %s %s: the playoff failed (%s): %.300s\n", sp->kernel,
+                    sp->ops[q->k], sp->dtypes[q->t], sp->problems[q->p].text,
+                    eval_status_name(res.status), res.error);
+        eval_result_clear(&res);
+        return 1;
+    }
+    q->ta[r] = stats_quantile(res.playoff_samples[0], res.playoff_n[0], 0.5);
+    q->tb[r] = stats_quantile(res.playoff_samples[1], res.playoff_n[1], 0.5);
+    eval_result_clear(&res);
+    q->regret[r] = q->tb[r] > 0 ? q->ta[r] / q->tb[r] - 1 : 0;
+    return 0;
+}
+
 int run_retime(const retime_options *o, retime_summary *sum, char *err, size_t len)
 {
     memset(sum, 0, sizeof *sum);
@@ -89,8 +125,15 @@ int run_retime(const retime_options *o, retime_summary *sum, char *err, size_t l
     backend *be = NULL;
     db *a = NULL, *b = NULL;
     double *regrets = NULL;
+    pair *pairs = NULL;
+    int n_pairs = 0;
     winners wa = { 0 }, wb = { 0 };
     device_info dev;
+    const int repeat = o->repeat > 0 ? o->repeat : 1;
+    if (repeat > RETIME_REPEAT_MAX) {
+        snprintf(err, len, "tuner retime: --repeat %d: at most %d", repeat, RETIME_REPEAT_MAX);
+        goto done;
+    }
     if (!(sp = user_space_load(o->space_path, NULL, err, len))) goto done;
     if (sp->user) {
         snprintf(err, len, "tuner retime: %s is a user kernel; retime compares the built-in "
@@ -105,7 +148,8 @@ int run_retime(const retime_options *o, retime_summary *sum, char *err, size_t l
     if (be->vt->device(be, &dev, err, len) != 0) goto done;
     int most = sp->n_ops * sp->n_dtypes * sp->n_problems;
     regrets = malloc((size_t)(most ? most : 1) * sizeof *regrets);
-    if (!regrets) {
+    pairs = calloc((size_t)(most ? most : 1), sizeof *pairs);
+    if (!regrets || !pairs) {
         snprintf(err, len, "out of memory");
         goto done;
     }
@@ -113,7 +157,9 @@ int run_retime(const retime_options *o, retime_summary *sum, char *err, size_t l
         fprintf(o->out, "op,dtype,shape,config_a,config_b,a_us,b_us,regret\n");
     else if (o->out)
         fprintf(o->out, "%s on %s: the winners of %s (a) against those of %s (b), re-timed side "
-                "by side\n", o->space_path, dev.name, o->a, o->b);
+                "by side%s\n", o->space_path, dev.name, o->a, o->b,
+                repeat > 1 ? ", every pair in as many worker processes as readings" : "");
+    /* the pairs, in the space's order */
     for (int k = 0; k < sp->n_ops; k++)
         for (int t = 0; t < sp->n_dtypes; t++) {
             char op[256];
@@ -126,53 +172,77 @@ int run_retime(const retime_options *o, retime_summary *sum, char *err, size_t l
                 goto done;
             }
             for (int p = 0; p < sp->n_problems; p++) {
-                const problem *pb = &sp->problems[p];
-                const winner *x = find(&wa, pb->text), *y = find(&wb, pb->text);
+                const winner *x = find(&wa, sp->problems[p].text);
+                const winner *y = find(&wb, sp->problems[p].text);
                 sum->problems++;
                 if (!x || !y) {
                     sum->missing++;
                     continue;
                 }
-                double ra = 0, ta = x->median_us, tb = y->median_us;
-                if (strcmp(x->config, y->config) == 0) {
-                    sum->same++;
-                } else {
-                    eval_request req = { .kernel = sp->kernel, .op = sp->ops[k],
-                                         .dtype = sp->dtypes[t], .problem = pb,
-                                         .config = x->config, .measure = sp->measure,
-                                         .seed = sp->search.seed, .validate = 0,
-                                         .tolerance_scale = sp->validate.tolerance_scale,
-                                         .n_playoff = 2, .playoff = { x->config, y->config } };
-                    eval_result res;
-                    if (be->vt->evaluate(be, &req, &res, err, len) != 0) goto done;
-                    if (res.status != EVAL_OK || res.n_playoff != 2) {
-                        if (o->out && !o->csv)
-                            fprintf(o->out, "  %s %s %s: the playoff failed (%s): %.300s\n", op,
-                                    sp->dtypes[t], pb->text, eval_status_name(res.status),
-                                    res.error);
-                        eval_result_clear(&res);
-                        sum->failed++;
-                        continue;
-                    }
-                    ta = stats_quantile(res.playoff_samples[0], res.playoff_n[0], 0.5);
-                    tb = stats_quantile(res.playoff_samples[1], res.playoff_n[1], 0.5);
-                    eval_result_clear(&res);
-                    ra = tb > 0 ? ta / tb - 1 : 0;
-                    sum->timed++;
+                pair *q = &pairs[n_pairs++];
+                *q = (pair){ k, t, p, strdup(x->config), strdup(y->config), x->median_us,
+                             y->median_us, calloc(3 * (size_t)repeat, sizeof(double)), NULL,
+                             NULL, 0 };
+                if (!q->a || !q->b || !q->regret) {
+                    snprintf(err, len, "out of memory");
+                    goto done;
                 }
-                regrets[sum->same + sum->timed - 1] = ra;
-                sum->within1 += ra <= 0.01;
-                sum->within2 += ra <= 0.02;
-                if (o->out && o->csv)
-                    fprintf(o->out, "%s,%s,\"%s\",\"%s\",\"%s\",%.6g,%.6g,%.6g\n", op,
-                            sp->dtypes[t], pb->text, x->config, y->config, ta, tb, ra);
-                else if (o->out)
-                    fprintf(o->out, "  %-18s %-5s %-28s %+7.2f%%  %s%s\n", op, sp->dtypes[t],
-                            pb->text, 100 * ra,
-                            strcmp(x->config, y->config) == 0 ? "same config: " : "a: ",
-                            x->config);
+                q->ta = q->regret + repeat;
+                q->tb = q->regret + 2 * repeat;
             }
         }
+    /* the readings: each repetition in a backend of its own (for the GPU, a new worker
+     * process, its own allocations), so that what one process's placement gives one config
+     * over the other does not decide alone */
+    for (int r = 0; r < repeat; r++) {
+        if (r > 0) {
+            be->vt->close(be);
+            if (!(be = backend_open(o->backend ? o->backend : "cuda", err, len))) goto done;
+        }
+        for (int i = 0; i < n_pairs; i++) {
+            pair *q = &pairs[i];
+            if (q->failed || strcmp(q->a, q->b) == 0) continue;
+            int got = read_once(be, sp, q, r, o->out, o->csv, err, len);
+            if (got < 0) goto done;
+            q->failed = got > 0;
+        }
+    }
+    for (int i = 0; i < n_pairs; i++) {
+        pair *q = &pairs[i];
+        char op[256];
+        snprintf(op, sizeof op, "%s.%s", sp->kernel, sp->ops[q->k]);
+        const char *dtype = sp->dtypes[q->t], *shape = sp->problems[q->p].text;
+        double ra = 0, lo = 0, hi = 0;
+        if (strcmp(q->a, q->b) == 0) {
+            sum->same++;
+        } else if (q->failed) {
+            sum->failed++;
+            continue;
+        } else {
+            ra = stats_quantile(q->regret, repeat, 0.5);
+            q->a_us = stats_quantile(q->ta, repeat, 0.5);
+            q->b_us = stats_quantile(q->tb, repeat, 0.5);
+            lo = hi = q->regret[0];
+            for (int r = 1; r < repeat; r++) {
+                if (q->regret[r] < lo) lo = q->regret[r];
+                if (q->regret[r] > hi) hi = q->regret[r];
+            }
+            sum->timed++;
+        }
+        regrets[sum->same + sum->timed - 1] = ra;
+        sum->within1 += ra <= 0.01;
+        sum->within2 += ra <= 0.02;
+        if (o->out && o->csv) {
+            fprintf(o->out, "%s,%s,\"%s\",\"%s\",\"%s\",%.6g,%.6g,%.6g\n", op, dtype, shape, q->a,
+                    q->b, q->a_us, q->b_us, ra);
+        } else if (o->out) {
+            fprintf(o->out, "  %-18s %-5s %-28s %+7.2f%%  %s%s", op, dtype, shape, 100 * ra,
+                    strcmp(q->a, q->b) == 0 ? "same config: " : "a: ", q->a);
+            if (repeat > 1 && strcmp(q->a, q->b) != 0)
+                fprintf(o->out, "  (%d readings: %+.2f%% to %+.2f%%)", repeat, 100 * lo, 100 * hi);
+            fputc('\n', o->out);
+        }
+    }
     int n = sum->same + sum->timed;
     if (n > 0) {
         qsort(regrets, (size_t)n, sizeof *regrets, cmp_double);
@@ -184,6 +254,12 @@ int run_retime(const retime_options *o, retime_summary *sum, char *err, size_t l
 done:
     winners_clear(&wa);
     winners_clear(&wb);
+    for (int i = 0; i < n_pairs; i++) {
+        free(pairs[i].a);
+        free(pairs[i].b);
+        free(pairs[i].regret);
+    }
+    free(pairs);
     free(regrets);
     if (be) be->vt->close(be);
     db_close(a);
