@@ -4,8 +4,9 @@
 # every problem with two or more configs within the margin (each playoff row holding its runs),
 # picks the same winners as the recording, and says so in its summary; a rerun plays nothing
 # again; --race 0 or measure.race 0 turns both off; dumps, imports and merges keep the
-# playoffs; `tuner retime` compares two results side by side, once or --repeat N times (the replay
-# reads alike each time). Bad margins and repeats are one-line errors.
+# playoffs; `tuner retime` compares two results side by side, once or --repeat N times, for
+# --rounds (the replay reads its recorded runs alike each time). Bad margins, repeats and rounds
+# are one-line errors.
 source "$(dirname "$0")/lib.sh"
 A=tests/fixtures/synthetic_elementwise.sql.xz
 B=tests/fixtures/synthetic_elementwise_b.sql.xz
@@ -70,6 +71,10 @@ timed=$(grep -c '  a: ' $T/once)
 check "  some problems re-timed ($timed)" test "$timed" -gt 0
 same "  three readings on every re-timed line" "$(grep -c '  a: .*  (3 readings: \([-+][0-9.]*%\) to \1)$' $T/last)" "$timed"
 same "  the replay reads alike each time: the same regrets as one reading" "$(sed '1d; s/  (3 readings: .*)$//' $T/last)" "$(sed 1d $T/once)"
+check "  --rounds 50" $TUNER retime $SP --db $T/tr.db --against $T/full.db --backend replay:$B --rounds 50
+same "  the replay's recorded runs whatever the rounds" "$(cat $T/.out)" "$(cat $T/once)"
+check_fails "retime --rounds 4" 2 $TUNER retime $SP --db $T/tr.db --against $T/full.db --backend replay:$B --rounds 4
+check_fails "retime --rounds 100001" 2 $TUNER retime $SP --db $T/tr.db --against $T/full.db --backend replay:$B --rounds 100001
 check_fails "retime --repeat 0" 2 $TUNER retime $SP --db $T/tr.db --against $T/full.db --backend replay:$B --repeat 0
 check_fails "retime --repeat 21" 2 $TUNER retime $SP --db $T/tr.db --against $T/full.db --backend replay:$B --repeat 21
 check_fails "retime --repeat x" 2 $TUNER retime $SP --db $T/tr.db --against $T/full.db --backend replay:$B --repeat x

@@ -56,7 +56,7 @@ static struct options {
     const char *transfer[64];    /* every --transfer-from */
     int n_transfer;
     const char *shard;           /* --shard K/N */
-    int64_t repeat;              /* --repeat (retime) */
+    int64_t repeat, rounds;      /* --repeat, --rounds (retime) */
     int shard_k, shard_n;
     int argc;                    /* the command's raw arguments, for commands that parse their own */
     char **argv;
@@ -149,6 +149,9 @@ static int parse_args(const char *cmd, int argc, char **argv, const char *allowe
         else if (strcmp(a, "--against") == 0) opt.against = v;
         else if (strcmp(a, "--repeat") == 0)
             bad = parse_i64(v, &opt.repeat) || opt.repeat < 1 || opt.repeat > RETIME_REPEAT_MAX;
+        else if (strcmp(a, "--rounds") == 0)
+            bad = parse_i64(v, &opt.rounds) || opt.rounds < STATS_RACE_MIN_RUNS ||
+                  opt.rounds > RETIME_ROUNDS_MAX;
         else if (strcmp(a, "--format") == 0) {
             opt.format = v;
             bad = strcmp(v, "table") && strcmp(v, "csv") && strcmp(v, "json");
@@ -838,7 +841,8 @@ static int cmd_retime(void)
     }
     int csv = opt.format && strcmp(opt.format, "csv") == 0;
     retime_options o = { opt.args[0], opt.db, opt.against, opt.backend,
-                         opt.quiet ? NULL : stdout, csv, (int)opt.repeat };
+                         opt.quiet ? NULL : stdout, csv, (int)opt.repeat,
+                         (int)opt.rounds };
     retime_summary sum;
     int rc = run_retime(&o, &sum, err, sizeof err);
     if (rc == 2) { fprintf(stderr, "%s\n", err); return EXIT_BAD_INPUT; }
@@ -944,16 +948,17 @@ static const command commands[] = {
       "  GPUs first, then a local search until it converges): evaluations and regret per problem." },
     { "retime", cmd_retime,
       "tuner retime SPACE --db A --against B [--backend cuda|cuda:N|replay:DUMP]\n"
-      "             [--repeat N] [--format table|csv] [-q]\n"
+      "             [--rounds N] [--repeat N] [--format table|csv] [-q]\n"
       "  Times the winners of A and of B (databases or dumps of the backend's GPU model) side\n"
       "  by side: for every problem of SPACE where they differ, the two configs play off on the\n"
-      "  GPU in one go, one run of each per round (interleaved, L2 flushed, the space's measure\n"
-      "  settings), so the drift between the runs that chose them cancels; the regret of A's\n"
+      "  GPU in one go, one run of each per round (interleaved, L2 as the space's measure sets\n"
+      "  it), so the drift between the runs that chose them cancels; the regret of A's\n"
       "  winner is its median there over B's, minus one. Prints it per problem and the median,\n"
       "  90th percentile, maximum and the counts within 1% and 2% (docs/time-to-tune.md).\n"
-      "  --repeat N (1-20) times every pair N times, each time in a new worker process,\n"
-      "  and takes the median of the N regrets: one process's reading of a pair can differ\n"
-      "  from another's by more than 1%." },
+      "  A reading is 500 rounds (--rounds N, 5-100000), or 2 s of GPU time per config:\n"
+      "  with a run's own playoff settings the judge's noise was as large as the 1% it\n"
+      "  judges. --repeat N (1-20) reads every pair N times, each in a new worker process,\n"
+      "  and takes the median of the N regrets." },
 };
 #define N_COMMANDS (int)(sizeof commands / sizeof commands[0])
 
@@ -967,7 +972,7 @@ static const char *const allowed_options[] = {
     /* devices */ " db ",
     /* report */  " o output db device all-problems q ",
     /* strategies */ " replay seeds budget strategy op dtype format transfer-from ",
-    /* retime */  " db against backend repeat format q ",
+    /* retime */  " db against backend rounds repeat format q ",
 };
 
 static void usage(FILE *f)

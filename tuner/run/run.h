@@ -91,8 +91,17 @@ typedef struct retime_options {
     FILE *out;                    /* the per-problem table or CSV; NULL: quiet */
     int csv;
     int repeat;                   /* readings per pair, each in a new backend (0: 1) */
+    int rounds;                   /* rounds per reading (0: RETIME_ROUNDS) */
 } retime_options;
 #define RETIME_REPEAT_MAX 20
+/* A reading of a pair is this many interleaved rounds (or RETIME_MAX_SECONDS of GPU time per
+ * config), not the space's measure settings: a pair re-timed both ways with the space's
+ * settings (at most 100 rounds, stopped when each median's interval is within 1%) disagreed
+ * with itself by more than 1% in 84 of 206 pairs on an H100; with 500 rounds in 24
+ * (docs/time-to-tune.md). */
+#define RETIME_ROUNDS 500
+#define RETIME_ROUNDS_MAX 100000
+#define RETIME_MAX_SECONDS 2.0
 typedef struct retime_summary {
     int problems;                 /* the space's problems */
     int missing;                  /* ... without a winner in one of the inputs */

@@ -1,11 +1,15 @@
 /* run_retime.c: `tuner retime`, two results of one GPU model timed side by side. For every
  * problem of a space that both inputs (databases or dumps) have a winner for on the backend's
  * GPU model, the two winners play off on the GPU in one request (the playoff of run_task.c:
- * interleaved rounds, one run of each per round, L2 flushed before each, the space's measure
- * settings), so drift between the runs that produced them cancels; the regret of the first
- * input's winner is its playoff median over the second's, minus one. Problems where both chose
- * the same config have no regret and are not timed. This is how the transfer search is judged
- * against exhaustive, and two runs against each other (docs/time-to-tune.md). */
+ * interleaved rounds, one run of each per round, L2 flushed before each as the space says), so
+ * drift between the runs that produced them cancels; the regret of the first input's winner is
+ * its playoff median over the second's, minus one. Problems where both chose the same config
+ * have no regret and are not timed. A reading is RETIME_ROUNDS rounds (--rounds), far more than
+ * a run's playoff takes: the judge must be finer than the 1% it judges. With a repeat of N,
+ * every pair is read N times, each time in a backend of its own (a new worker process on the
+ * GPU, its own allocations), and the regret is the median of the N readings. This is how the
+ * transfer search is judged against exhaustive, and two runs against each other
+ * (docs/time-to-tune.md). */
 #include "run.h"
 
 #include <stdio.h>
@@ -92,11 +96,11 @@ typedef struct pair {
 
 /* Times the pair side by side once on be, as reading r. 0, 1 when the playoff failed (said on
  * out), -1 on a backend failure (err). */
-static int read_once(backend *be, const space *sp, pair *q, int r, FILE *out, int csv, char *err,
-                     size_t len)
+static int read_once(backend *be, const space *sp, const measure_settings *ms, pair *q, int r,
+                     FILE *out, int csv, char *err, size_t len)
 {
     eval_request req = { .kernel = sp->kernel, .op = sp->ops[q->k], .dtype = sp->dtypes[q->t],
-                         .problem = &sp->problems[q->p], .config = q->a, .measure = sp->measure,
+                         .problem = &sp->problems[q->p], .config = q->a, .measure = *ms,
                          .seed = sp->search.seed, .validate = 0,
                          .tolerance_scale = sp->validate.tolerance_scale,
                          .n_playoff = 2, .playoff = { q->a, q->b } };
@@ -130,8 +134,14 @@ int run_retime(const retime_options *o, retime_summary *sum, char *err, size_t l
     winners wa = { 0 }, wb = { 0 };
     device_info dev;
     const int repeat = o->repeat > 0 ? o->repeat : 1;
+    const int rounds = o->rounds > 0 ? o->rounds : RETIME_ROUNDS;
     if (repeat > RETIME_REPEAT_MAX) {
         snprintf(err, len, "tuner retime: --repeat %d: at most %d", repeat, RETIME_REPEAT_MAX);
+        goto done;
+    }
+    if (rounds < STATS_RACE_MIN_RUNS || rounds > RETIME_ROUNDS_MAX) {
+        snprintf(err, len, "tuner retime: --rounds %d: from %d to %d", rounds,
+                 STATS_RACE_MIN_RUNS, RETIME_ROUNDS_MAX);
         goto done;
     }
     if (!(sp = user_space_load(o->space_path, NULL, err, len))) goto done;
@@ -143,6 +153,16 @@ int run_retime(const retime_options *o, retime_summary *sum, char *err, size_t l
     }
     if (db_open_readonly(o->a, &a, err, len) != 0 || db_open_readonly(o->b, &b, err, len) != 0)
         goto done;
+    /* the space's warm-up, cache state and watchdog; the rounds are the judge's: all of them,
+     * unless a config's runs reach RETIME_MAX_SECONDS (and the watchdog allows for that) */
+    measure_settings ms = sp->measure;
+    ms.max_runs = rounds;
+    ms.min_runs = ms.min_runs < rounds ? ms.min_runs : rounds;
+    ms.rel_ci = 1e-9;
+    ms.max_seconds = RETIME_MAX_SECONDS;
+    ms.race_margin = 0;
+    if (ms.timeout_s > 0 && ms.timeout_s < 2 * RETIME_MAX_SECONDS + 5)
+        ms.timeout_s = 2 * RETIME_MAX_SECONDS + 5;
     rc = 1;
     if (!(be = backend_open(o->backend ? o->backend : "cuda", err, len))) goto done;
     if (be->vt->device(be, &dev, err, len) != 0) goto done;
@@ -202,7 +222,7 @@ int run_retime(const retime_options *o, retime_summary *sum, char *err, size_t l
         for (int i = 0; i < n_pairs; i++) {
             pair *q = &pairs[i];
             if (q->failed || strcmp(q->a, q->b) == 0) continue;
-            int got = read_once(be, sp, q, r, o->out, o->csv, err, len);
+            int got = read_once(be, sp, &ms, q, r, o->out, o->csv, err, len);
             if (got < 0) goto done;
             q->failed = got > 0;
         }
