@@ -50,9 +50,19 @@ def quantile(v, p):
     return v[min(len(v) - 1, int(p * (len(v) - 1) + 0.5))]
 
 
+_connections = {}
+
+
+def connect(db):
+    """One read-only connection per database, opened on first use."""
+    if db not in _connections:
+        _connections[db] = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    return _connections[db]
+
+
 def where(db, key, config):
     """Where config stood for problem key in database db, in a few words."""
-    c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    c = connect(db)
     op, dtype, shape = key
     q = """select e.id, e.status, e.median_us, e.error from evaluations e
            join problems p on p.id = e.problem_id join configs c on c.id = e.config_id
@@ -74,8 +84,8 @@ def where(db, key, config):
 
 
 def winner(db, key):
-    c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    row = c.execute("select config from best where op = ? and dtype = ? and shape = ?", key).fetchone()
+    row = connect(db).execute("select config from best where op = ? and dtype = ? and shape = ?",
+                              key).fetchone()
     return row[0] if row else None
 
 

@@ -1300,6 +1300,39 @@ done:
     db_close(a);
 }
 
+/* A new database at tmp(name) holding one device (uuid, "Playoff GPU"), one run and one problem
+ * (elementwise.mul f32 n=1024): the playoff tests' start. NULL when it did not open. */
+static db *one_problem_db(const char *name, const char *uuid, int64_t *dev, int64_t *run,
+                          int64_t *prob)
+{
+    char err[512];
+    db *d = NULL;
+    CHECK(db_open(tmp(name), 1, &d, err, sizeof err) == 0);
+    if (!d)
+        return NULL;
+    device_info di = make_device(uuid, "Playoff GPU", 132);
+    run_info info = {"spaces/e.yaml", "cafe", "exhaustive", "cuda", "0.1.0", 1, 3000.0};
+    CHECK(db_put_device(d, &di, dev, err, sizeof err) == 0);
+    CHECK(db_begin_run(d, *dev, &info, run, err, sizeof err) == 0);
+    CHECK(db_put_problem(d, "elementwise.mul", "f32", "n=1024,offset=0", 1024, 12288, 1024, prob,
+                         err, sizeof err) == 0);
+    return d;
+}
+
+/* A playoff's result: k contenders of n runs each, contender i's runs in runs[i]. */
+static eval_result playoff_result(int k, int n, double *const *runs)
+{
+    eval_result p;
+    memset(&p, 0, sizeof p);
+    p.status = EVAL_OK;
+    p.n_playoff = k;
+    for (int i = 0; i < k; i++) {
+        p.playoff_n[i] = n;
+        p.playoff_samples[i] = runs[i];
+    }
+    return p;
+}
+
 /* pl.db (test_playoffs' database, closed) taken back to schema version `version` with that
  * version's view best (view_sql); opening it read-only is refused, opening it migrates it: the
  * current version, the current view (version 5's CASE), its four evaluations and its winner
@@ -1332,17 +1365,10 @@ static db *view_migrated_from(int version, const char *view_sql)
 static void test_playoff_winner_rule(void)
 {
     char err[512];
-    db *d = NULL;
-    CHECK(db_open(tmp("plw.db"), 1, &d, err, sizeof err) == 0);
+    int64_t dev, run, prob;
+    db *d = one_problem_db("plw.db", "GPU-plw", &dev, &run, &prob);
     if (!d)
         return;
-    device_info di = make_device("GPU-plw", "Playoff GPU", 132);
-    int64_t dev, run, prob;
-    run_info info = {"spaces/e.yaml", "cafe", "exhaustive", "cuda", "0.1.0", 1, 3000.0};
-    CHECK(db_put_device(d, &di, &dev, err, sizeof err) == 0);
-    CHECK(db_begin_run(d, dev, &info, &run, err, sizeof err) == 0);
-    CHECK(db_put_problem(d, "elementwise.mul", "f32", "n=1024,offset=0", 1024, 12288, 1024, &prob,
-                         err, sizeof err) == 0);
     /* own medians 10 (a), 10.3 (b): contenders; 10.6 (e): outside 5% of a, did not play */
     double sa[3] = {10.0, 10.0, 10.0}, sb[3] = {10.3, 10.3, 10.3}, se[3] = {10.6, 10.6, 10.6};
     eval_result ra = ok_result(sa, 3), rb = ok_result(sb, 3), re = ok_result(se, 3);
@@ -1352,14 +1378,8 @@ static void test_playoff_winner_rule(void)
     db_contenders c;
     CHECK(db_playoff_contenders(d, dev, prob, "k", 0.05, &c, err, sizeof err) == 0 && c.n == 2);
     /* the playoff: b beats a, both at medians above e's own 10.6 */
-    eval_result p;
-    memset(&p, 0, sizeof p);
     double pa[3] = {11.2, 11.2, 11.2}, pb[3] = {11.0, 11.0, 11.0};
-    p.status = EVAL_OK;
-    p.n_playoff = 2;
-    p.playoff_n[0] = p.playoff_n[1] = 3;
-    p.playoff_samples[0] = pa;
-    p.playoff_samples[1] = pb;
+    eval_result p = playoff_result(2, 3, (double *const[]){pa, pb});
     CHECK(db_put_playoff(d, run, dev, prob, "k", &c, &p, err, sizeof err) == 0);
     CHECK_STR(q_text(d, "SELECT config FROM best"), "b=b");
     CHECK(q_double(d, "SELECT playoff_us FROM best") == 11.0);
@@ -1385,18 +1405,12 @@ static void test_playoff_winner_rule(void)
 static void test_playoffs(void)
 {
     char err[512];
-    db *d = NULL, *m = NULL;
+    db *m = NULL;
     char *da = NULL, *dm = NULL;
-    CHECK(db_open(tmp("pl.db"), 1, &d, err, sizeof err) == 0);
+    int64_t dev, run, prob;
+    db *d = one_problem_db("pl.db", "GPU-pl", &dev, &run, &prob);
     if (!d)
         return;
-    device_info di = make_device("GPU-pl", "Playoff GPU", 132);
-    int64_t dev, run, prob;
-    run_info info = {"spaces/e.yaml", "cafe", "exhaustive", "cuda", "0.1.0", 1, 3000.0};
-    CHECK(db_put_device(d, &di, &dev, err, sizeof err) == 0);
-    CHECK(db_begin_run(d, dev, &info, &run, err, sizeof err) == 0);
-    CHECK(db_put_problem(d, "elementwise.mul", "f32", "n=1024,offset=0", 1024, 12288, 1024, &prob,
-                         err, sizeof err) == 0);
     /* medians 10 (a), 10.3 (b), 10.45 (c), 12 (d, raced): a, b and c are within 5% */
     double sa[3] = {10.0, 10.0, 10.0}, sb[3] = {10.3, 10.3, 10.3}, sc[3] = {10.45, 10.45, 10.45},
            sd[5] = {12, 12, 12, 12, 12};
@@ -1429,15 +1443,8 @@ static void test_playoffs(void)
 
     /* the playoff: b is faster when timed alongside a */
     CHECK(db_playoff_contenders(d, dev, prob, "k", 0.05, &c, err, sizeof err) == 0);
-    eval_result p;
-    memset(&p, 0, sizeof p);
     double pa[4] = {10.2, 10.1, 10.2, 10.3}, pb[4] = {9.9, 10.0, 9.9, 9.8}, pc[4] = {10.5, 10.4, 10.6, 10.5};
-    p.status = EVAL_OK;
-    p.n_playoff = 3;
-    p.playoff_n[0] = p.playoff_n[1] = p.playoff_n[2] = 4;
-    p.playoff_samples[0] = pa;
-    p.playoff_samples[1] = pb;
-    p.playoff_samples[2] = pc;
+    eval_result p = playoff_result(3, 4, (double *const[]){pa, pb, pc});
     CHECK(db_put_playoff(d, run, dev, prob, "k", &c, &p, err, sizeof err) == 0);
     CHECK(count(d, "playoffs") == 3);
     CHECK_STR(q_text(d, "SELECT config FROM best"), "b=b");
@@ -1451,11 +1458,8 @@ static void test_playoffs(void)
     /* a later playoff of two replaces the three rows */
     db_contenders two = c;
     two.n = 2;
-    p.n_playoff = 2;
     double qa[2] = {9.5, 9.5}, qb[2] = {9.7, 9.7};
-    p.playoff_samples[0] = qa;
-    p.playoff_samples[1] = qb;
-    p.playoff_n[0] = p.playoff_n[1] = 2;
+    p = playoff_result(2, 2, (double *const[]){qa, qb});
     CHECK(db_put_playoff(d, run, dev, prob, "k", &two, &p, err, sizeof err) == 0);
     CHECK(count(d, "playoffs") == 2);
     CHECK_STR(q_text(d, "SELECT config FROM best"), "b=a");

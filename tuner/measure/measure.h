@@ -36,9 +36,8 @@ void measure_variant(measure_ctx *c, const op_family *f, op_instance *inst, cons
  * prepared instance, interleaved: each round is one L2-flushed timed run of each config, so
  * drift between rounds hits them alike, in the order measure_playoff_config gives (rotated from
  * batch to batch, so no config always opens the batches or always follows the same one); rounds
- * go on (measure_plan, without racing)
- * until every config's median has converged, or max_runs rounds, or max_seconds of GPU time
- * per config. bind, when not NULL, makes config i the one launch runs (user kernels bind one
+ * go on (measure_plan, without racing) until every config's median has converged, or max_runs
+ * rounds, or max_seconds of GPU time per config. bind, when not NULL, makes config i the one launch runs (user kernels bind one
  * compiled variant at a time); it returns TK_OK or a status with err. Fills out->n_playoff,
  * playoff_n and playoff_samples, status ok; or the failure that stopped it (as
  * measure_variant's statuses). Validation is the evaluations' business, not the playoff's. */
