@@ -4,18 +4,25 @@
 # into one database, PyTorch timed on the same problems in the same job (scripts/peers.py), and
 # the database dumped for db/results/. Everything it produces goes under $OUT (default build/out):
 #   gpu-test.log, tune.log, peers.log, best.txt, <gpu-model>.sql.xz
-# usage: scripts/gpu_session.sh [--no-gpu-test] [--no-peers] SPACE...
+# --strategy NAME is passed to every `tuner run`: without it the run is the default, which on a
+# GPU whose model has no dump yet is the transfer search from the dumps in db/results/; the
+# committed dumps are `--strategy exhaustive` (docs/adding-a-gpu.md).
+# usage: scripts/gpu_session.sh [--no-gpu-test] [--no-peers] [--strategy NAME] SPACE...
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-build/out}
 mkdir -p "$OUT"
 T=${TUNER:-build/tuner}
 DB=${DB:-build/gpu.db}
-gpu_test=1 peers=1
+gpu_test=1 peers=1 run_args=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --no-gpu-test) gpu_test=0 ;;
         --no-peers) peers=0 ;;
+        --strategy)
+            [ $# -ge 2 ] || { echo "gpu_session: --strategy needs a name" >&2; exit 2; }
+            run_args+=(--strategy "$2"); shift ;;
+        -*) echo "gpu_session: unknown option $1" >&2; exit 2 ;;
         *) break ;;
     esac
     shift
@@ -29,7 +36,7 @@ fi
 for sp in "$@"; do
     echo "== tuner run $sp"
     start=$(date +%s)
-    $T run "$sp" --db "$DB" 2>&1 | tee -a "$OUT/tune.log"
+    $T run "$sp" "${run_args[@]}" --db "$DB" 2>&1 | tee -a "$OUT/tune.log"
     echo "wall: $(( $(date +%s) - start )) s for $sp" | tee -a "$OUT/tune.log"
 done
 if [ $peers = 1 ]; then
