@@ -130,8 +130,8 @@ static void test_analysis(void)
 {
     rp_param params[2] = {{"a", 2, a_vals}, {"b", 3, b_vals}};
     rp_variant vars[6] = {
-        {"a=1,b=y", v0, 10.0, 1}, {"a=2,b=y", v1, 10.5, 0}, {"a=1,b=x", v2, 11.0, 0},
-        {"a=1,b=z", v3, 12.0, 0}, {"a=2,b=x", v4, 15.0, 0}, {"a=2,b=z", v5, 40.0, 0},
+        {"a=1,b=y", v0, 10.0}, {"a=2,b=y", v1, 10.5}, {"a=1,b=x", v2, 11.0},
+        {"a=1,b=z", v3, 12.0}, {"a=2,b=x", v4, 15.0}, {"a=2,b=z", v5, 40.0},
     };
     rp_problem p;
     memset(&p, 0, sizeof p);
@@ -177,7 +177,7 @@ static void test_analysis(void)
     /* one value only: no spread */
     rp_param single[1] = {{"c", 1, a_vals}};
     int z[1] = {0};
-    rp_variant one[1] = {{"c=1", z, 3.0, 1}};
+    rp_variant one[1] = {{"c=1", z, 3.0}};
     rp_problem q;
     memset(&q, 0, sizeof q);
     q.n_params = 1;

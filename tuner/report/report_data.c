@@ -408,8 +408,7 @@ static int load_rows(db *d, rp_device *dev, const rp_winners *w)
         if (oom) goto done;
         v->us = us;
         /* the winner: the view's config (a config's first row is its fastest ok one) */
-        v->is_win = win && strcmp(config, win) == 0;
-        if (v->is_win) {
+        if (win && strcmp(config, win) == 0) {
             free(p->win_uuid);
             p->win_uuid = dup_col(st, 13, &oom);
             if (oom) goto done;
@@ -539,6 +538,7 @@ static int build_groups(rp_device *dev)
 int rp_load(db *d, const char *name, rp_device **out, char *err, size_t len)
 {
     rp_device *dev = calloc(1, sizeof *dev);
+    rp_winners w = { 0 };         /* the view's winners, until every problem has its own */
     char slug[256];
     const char *what = "out of memory";
     *out = NULL;
@@ -548,25 +548,21 @@ int rp_load(db *d, const char *name, rp_device **out, char *err, size_t len)
     what = "reading the devices";
     if (load_cards(d, dev) != 0) goto fail;
     what = "reading the winners";
-    rp_winners w = { 0 };
-    int got = db_each_best(d, name, NULL, NULL, collect_winner, &w);
-    if (got == 0 && !w.oom && w.n)
-        qsort(w.v, (size_t)w.n, sizeof *w.v, winner_cmp);
-    if (got != 0 || w.oom) { free_winners(&w); goto fail; }
+    if (db_each_best(d, name, NULL, NULL, collect_winner, &w) != 0 || w.oom) goto fail;
+    if (w.n) qsort(w.v, (size_t)w.n, sizeof *w.v, winner_cmp);
     what = "reading the evaluations";
-    got = load_rows(d, dev, &w);
-    free_winners(&w);
-    if (got != 0) goto fail;
+    if (load_rows(d, dev, &w) != 0) goto fail;
     for (int i = 0; i < dev->n_problems; i++) {
         rp_problem *p = &dev->problems[i];
         what = "out of memory";
         if (p->n_variants)
             qsort(p->variants, (size_t)p->n_variants, sizeof *p->variants, cmp_variant);
         if (parse_params(p) != 0) goto fail;
-        /* the view has a winner wherever a config ran ok */
+        /* the view's winner (it has one wherever a config ran ok) */
+        const char *win = winner_of(&w, p->op, p->dtype, p->shape);
         p->win = 0;
-        for (int k = 0; k < p->n_variants; k++)
-            if (p->variants[k].is_win) p->win = k;
+        for (int k = 0; win && k < p->n_variants; k++)
+            if (strcmp(p->variants[k].config, win) == 0) p->win = k;
         if (p->n_variants == 0) continue;
         best_row r;
         memset(&r, 0, sizeof r);
@@ -587,9 +583,11 @@ int rp_load(db *d, const char *name, rp_device **out, char *err, size_t len)
     if (load_runs(d, dev) != 0) goto fail;
     what = "out of memory";
     if (build_groups(dev) != 0 || rp_importance(dev) != 0) goto fail;
+    free_winners(&w);
     *out = dev;
     return 0;
 fail:
+    free_winners(&w);
     if (strcmp(what, "out of memory") == 0)
         snprintf(err, len, "report for '%s': out of memory", name);
     else

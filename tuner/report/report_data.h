@@ -21,7 +21,6 @@ typedef struct rp_variant {
     char *config;            /* canonical config text */
     int *value;              /* per parameter of its problem: index into that parameter's values */
     double us;               /* fastest ok median recorded for this config */
-    int is_win;              /* the problem's winner (rp_problem.win) */
 } rp_variant;
 
 typedef struct rp_problem {
