@@ -2,7 +2,7 @@
 # scale.sh: several devices and shards without a GPU (docs/scaling.md), over the replay backend.
 # Three copies of the recorded device share one model's problems and store what one device
 # would; a device that fails mid-run (the test hook TUNEKIT_TEST_FAIL_DEVICE) gives its problem
-# back and the others finish it, nothing lost or doubled; a model whose every device fails stops
+# back and the others finish it, nothing lost or doubled, also when they had nothing else left; a model whose every device fails stops
 # the run; two models each tune every problem. Shards 1..N, for several N including more shards
 # than problems, exported and merged, give the rows, the winners and the header of one run.
 # Merging reports conflicts by its rule (the rows already there stay).
@@ -33,6 +33,12 @@ grep -q "device 1 (replay:.*) failed: simulated failure after 3 evaluations" $T/
 same "the failure is reported" "$?" "0"
 same "its problem was re-queued: nothing lost" "$(sql $T/fail.db 'select count(*) from evaluations')" "$n_rows"
 same "nothing doubled, the same winners" "$(sql $T/fail.db "$winners")" "$want_winners"
+# the device fails only once the others have nothing left to do: they wait for the task it is
+# tuning rather than stop, and take it when it comes back
+TUNEKIT_TEST_FAIL_DEVICE=1:3:last check "a device fails when every other task is done" \
+    $TUNER run $SP --backend replay:$FX --devices 0,1,2 --db $T/late.db
+same "  its problem was re-queued: nothing lost" "$(sql $T/late.db 'select count(*) from evaluations')" "$n_rows"
+same "  nothing doubled, the same winners" "$(sql $T/late.db "$winners")" "$want_winners"
 TUNEKIT_TEST_FAIL_DEVICE=0:2 check_fails "the only device of a model fails" 1 \
     $TUNER run $SP --backend replay:$FX --db $T/dead.db
 grep -q "simulated failure after 2 evaluations" $T/.out; same "says why" "$?" "0"

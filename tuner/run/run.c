@@ -116,15 +116,28 @@ fail:
     return -1;
 }
 
-/* The test hook TUNEKIT_TEST_FAIL_DEVICE=I:N (docs/scaling.md): device I's backend "fails" after
- * N evaluations, so that the re-queue of a failed device's task can be tested without a GPU. */
-static int test_fail_after(int index)
+/* The test hook TUNEKIT_TEST_FAIL_DEVICE=I:N[:last] (docs/scaling.md): device I's backend
+ * "fails" after N evaluations (with last, not before every other task of its model is done), so
+ * that the re-queue of a failed device's task can be tested without a GPU. */
+static int test_fail_after(int index, int *last)
 {
     const char *v = getenv("TUNEKIT_TEST_FAIL_DEVICE");
-    int i, n;
-    char tail;
-    if (!v || sscanf(v, "%d:%d%c", &i, &n, &tail) != 2 || i != index || n < 0) return -1;
+    int i, n, at = 0;
+    *last = 0;
+    if (!v || sscanf(v, "%d:%d%n", &i, &n, &at) != 2 || i != index || n < 0) return -1;
+    if (strcmp(v + at, ":last") == 0) *last = 1;
+    else if (v[at]) return -1;
     return n;
+}
+
+void run_wait_alone(run_device *dv)
+{
+    run_shared *s = dv->s;
+    run_model *m = &s->models[dv->model];
+    pthread_mutex_lock(&s->mu);
+    while (!s->stop && (m->in_flight > 1 || m->n_returned > 0 || m->next < m->n))
+        pthread_cond_wait(&s->changed, &s->mu);
+    pthread_mutex_unlock(&s->mu);
 }
 
 /* The next task of a device's model (returned ones first), or -1 when there is none. mu held. */
@@ -134,8 +147,9 @@ static int next_task(run_model *m)
     return m->next < m->n ? m->order[m->next++] : -1;
 }
 
-/* One device's share of the work: tasks from its model's queue until none is left, the run
- * stops, or its backend fails (the task goes back to the queue). */
+/* One device's share of the work: tasks from its model's queue until none is left and none is
+ * being tuned (one being tuned may come back), the run stops, or its backend fails (the task
+ * goes back to the queue). */
 static void *device_main(void *arg)
 {
     run_device *dv = arg;
@@ -144,12 +158,20 @@ static void *device_main(void *arg)
     char err[2048];
     for (;;) {
         pthread_mutex_lock(&s->mu);
-        int t = s->stop ? -1 : next_task(m);
+        int t;
+        while ((t = s->stop ? -1 : next_task(m)) < 0 && !s->stop && m->in_flight > 0)
+            pthread_cond_wait(&s->changed, &s->mu);
+        if (t >= 0) m->in_flight++;
         pthread_mutex_unlock(&s->mu);
         if (t < 0) break;
         int r = run_task_tune(dv, &s->tasks[t], err, sizeof err);
-        if (r == 0) continue;
         pthread_mutex_lock(&s->mu);
+        m->in_flight--;
+        pthread_cond_broadcast(&s->changed);
+        if (r == 0) {
+            pthread_mutex_unlock(&s->mu);
+            continue;
+        }
         if (r < 0) {
             if (!s->stop) {
                 s->stop = 1;
@@ -283,6 +305,7 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
     int n_devs = o->n_backends > 0 ? o->n_backends : 1;
     int threads_started = 0;
     pthread_mutex_init(&s.mu, NULL);
+    pthread_cond_init(&s.changed, NULL);
     s.o = o;
     s.sum = sum;
     s.t0 = run_now_s();
@@ -317,7 +340,7 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
         run_device *dv = &devs[i];
         dv->s = &s;
         dv->index = i;
-        dv->fail_after = test_fail_after(i);
+        dv->fail_after = test_fail_after(i, &dv->fail_last);
         snprintf(dv->spec, sizeof dv->spec, "%s", o->n_backends > 0 ? o->backends[i] : "cuda");
         if (!(dv->be = backend_open(dv->spec, err, len))) goto done;
         if (dv->be->vt->device(dv->be, &dv->dev, err, len) != 0) goto done;
@@ -460,6 +483,7 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
                 s.stop = 1;
                 snprintf(s.err, sizeof s.err, "cannot start a thread for device %d", i);
                 s.rc = 1;
+                pthread_cond_broadcast(&s.changed);
                 pthread_mutex_unlock(&s.mu);
                 break;
             }
@@ -515,6 +539,7 @@ done:
     free(devs);
     free(s.models);
     free(s.tasks);
+    pthread_cond_destroy(&s.changed);
     pthread_mutex_destroy(&s.mu);
     user_space_free(sp);
     return rc;

@@ -29,6 +29,8 @@ typedef struct run_model {
     int *returned;           /* tasks a failed device gave back, handed out first */
     int n_returned;
     int alive;               /* devices of this model still working */
+    int in_flight;           /* tasks its devices are tuning now: until none is, an idle device
+                                waits, since a failing device gives its task back */
     uk_build *build;         /* a user kernel's compiler for this architecture */
 } run_model;
 
@@ -50,6 +52,7 @@ typedef struct run_shared {
     int n_models;
     double t0;
     pthread_mutex_t mu;
+    pthread_cond_t changed;  /* broadcast when a task ends or comes back, or the run stops */
     run_summary *sum;
     int64_t planned, done;
     double *setup_ms;        /* every preparation's time the workers reported (run_note_setup) */
@@ -76,9 +79,15 @@ typedef struct run_device {
     double wait_s;           /* its time waiting for compilations */
     double store_s;          /* its time writing evaluations */
     int fail_after;          /* test hook: the backend "fails" after this many (-1: never) */
+    int fail_last;           /* ... and only once every other task of its model is done */
     char current[512];       /* what it tunes now, for the progress line */
     pthread_t thread;
 } run_device;
+
+/* The test hook's "last" (TUNEKIT_TEST_FAIL_DEVICE=I:N:last): waits until every other task of
+ * dv's model has been handed out and tuned, so that the task dv then gives back finds only idle
+ * devices to take it. Takes s->mu. */
+void run_wait_alone(run_device *dv);
 
 /* Tunes one task on one device (the strategy, the budget, resume, compile, evaluate, store).
  * Returns 0; 1 when the device's backend failed (dv->s->err untouched, why in err: the task

@@ -308,6 +308,7 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
         }
         if (compiled) {
             if (dv->fail_after >= 0 && dv->evaluated + pending >= dv->fail_after) {
+                if (dv->fail_last) run_wait_alone(dv);
                 snprintf(err, len, "simulated failure after %d evaluations (TUNEKIT_TEST_FAIL_DEVICE)",
                          dv->fail_after);
                 rc = 1;
