@@ -10,6 +10,7 @@
 #include "space/space.h"
 #include "space/space_user.h"
 #include "user/user_build.h"
+#include "build/ptx.h"
 #include "user/user_family.h"
 
 static void test_types(void)
@@ -40,13 +41,13 @@ static const char ptx[] =
 static void test_ptx(void)
 {
     int sizes[8];
-    CHECK(uk_ptx_params(ptx, "sgemm", sizes, 8) == 5);
+    CHECK(ptx_entry_params(ptx, "sgemm", sizes, 8) == 5);
     CHECK(sizes[0] == 8 && sizes[1] == 4 && sizes[2] == 48 && sizes[3] == 2 && sizes[4] == 8);
-    CHECK(uk_ptx_params(ptx, "sgemm2", sizes, 8) == 1 && sizes[0] == 8);
-    CHECK(uk_ptx_params(ptx, "empty", sizes, 8) == 0);
-    CHECK(uk_ptx_params(ptx, "sgem", sizes, 8) == -1);
-    CHECK(uk_ptx_params(ptx, "missing", sizes, 8) == -1);
-    CHECK(uk_ptx_params(ptx, "sgemm", sizes, 2) == 2);   /* bounded by max */
+    CHECK(ptx_entry_params(ptx, "sgemm2", sizes, 8) == 1 && sizes[0] == 8);
+    CHECK(ptx_entry_params(ptx, "empty", sizes, 8) == 0);
+    CHECK(ptx_entry_params(ptx, "sgem", sizes, 8) == -1);
+    CHECK(ptx_entry_params(ptx, "missing", sizes, 8) == -1);
+    CHECK(ptx_entry_params(ptx, "sgemm", sizes, 2) == 2);   /* bounded by max */
 }
 
 static space *load(const char *path)

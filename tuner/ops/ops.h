@@ -43,6 +43,10 @@ struct op_family {
                          size_t len);
     /* Fewest bytes the op must move (each input read once, each output written once). */
     int64_t (*bytes_moved)(const op_family *self, const char *op, const char *dtype, const problem *p);
+    /* Floating-point operations one run does (what TFLOP/s and the fraction of the GPU's peak
+     * use), or 0 when the family does not say (then GB/s and the fraction of the copy rate
+     * are shown). NULL: never given (the built-in families, which move bytes). */
+    int64_t (*flops)(const op_family *self, const char *op, const char *dtype, const problem *p);
     /* Elements of the problem (what GB/s and the report's x axis use). */
     int64_t (*elements)(const op_family *self, const problem *p);
     /* The size the generated header dispatches on, or -1 when this problem is not a header

@@ -131,6 +131,7 @@ void space_user_free(space_user *u)
     free(u->ref_files);
     expr_clear(&u->bytes);
     expr_clear(&u->elements);
+    expr_clear(&u->flops);
     free(u->ref_choice);
     kernel_clear(&u->ref_kernel);
     free(u->peer);
@@ -784,13 +785,13 @@ int su_load_head(loader *L, const ynode *kernel, const ynode *dtypes)
 {
     static const char *const keys[] = {"source", "function", "template", "defines", "options",
                                        "include_dirs", "family", "args", "grid", "block",
-                                       "shared_bytes", "bytes", "elements", "peer"};
+                                       "shared_bytes", "bytes", "elements", "flops", "peer"};
     space *sp = L->sp;
     space_user *u = calloc(1, sizeof *u);
     if (!u)
         return sl_fail_at(L, kernel, "out of memory");
     sp->user = u;
-    if (sl_check_keys(L, kernel, "kernel", keys, 14) != 0)
+    if (sl_check_keys(L, kernel, "kernel", keys, 15) != 0)
         return -1;
     if (!(u->dir = dir_of(sp->path)))
         return sl_fail_at(L, kernel, "out of memory");
@@ -1157,7 +1158,7 @@ int su_load_body(loader *L, const ynode *kernel, const ynode *reference)
         return sl_fail_at(L, args, "kernel.args: no buffer is an output (output: true)");
     const ynode *v;
     c.allow_params = 0;
-    c.where = "bytes and elements are per problem";
+    c.where = "bytes, elements and flops are per problem";
     if ((v = ynode_get(kernel, "bytes"))) {
         if (read_expr(&c, v, "kernel.bytes", 0, &u->bytes) != 0)
             return -1;
@@ -1167,6 +1168,11 @@ int su_load_body(loader *L, const ynode *kernel, const ynode *reference)
         if (read_expr(&c, v, "kernel.elements", 0, &u->elements) != 0)
             return -1;
         u->has_elements = 1;
+    }
+    if ((v = ynode_get(kernel, "flops"))) {
+        if (read_expr(&c, v, "kernel.flops", 0, &u->flops) != 0)
+            return -1;
+        u->has_flops = 1;
     }
     if ((v = ynode_get(kernel, "peer"))) {
         const char *p;
@@ -1458,6 +1464,16 @@ int64_t space_user_elements(const space *sp, const space_binding *b, const int *
             return space_user_buffer_bytes(sp, b, choice, i, &v, &bytes, err, len) == 0 ? v : -1;
         }
     return 0;
+}
+
+int64_t space_user_flops(const space *sp, const space_binding *b, char *err, size_t len)
+{
+    const space_user *u = sp->user;
+    int64_t v;
+    if (!u->has_flops)
+        return 0;
+    return space_user_eval_int(sp, b, NULL, &u->flops, 0, INT64_MAX, "kernel.flops", &v, err,
+                               len) == 0 ? v : -1;
 }
 
 /* Checks a scalar's value fits its type. */

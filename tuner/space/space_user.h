@@ -91,8 +91,8 @@ typedef struct space_user {
     su_kernel kernel;
     int n_args;
     su_arg *args;
-    int has_bytes, has_elements;
-    su_expr bytes, elements;
+    int has_bytes, has_elements, has_flops;
+    su_expr bytes, elements, flops;
     su_ref ref;
     int ref_line, ref_col;
     int *ref_choice;         /* SU_REF_CONFIG: value indices, one per parameter */
@@ -142,6 +142,11 @@ int64_t space_user_bytes(const struct space *sp, const struct space_binding *b, 
                          char *err, size_t len);
 int64_t space_user_elements(const struct space *sp, const struct space_binding *b,
                             const int *choice, char *err, size_t len);
+
+/* The floating-point operations one run of the kernel does for a binding (the space's `flops`,
+ * per problem); 0 when the space does not say. -1 with err. */
+int64_t space_user_flops(const struct space *sp, const struct space_binding *b, char *err,
+                         size_t len);
 
 /* A buffer argument's element count and bytes for a binding and a config. 0 or -1 with err. */
 int space_user_buffer_bytes(const struct space *sp, const struct space_binding *b,

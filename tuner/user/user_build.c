@@ -26,7 +26,8 @@
 
 extern char **environ;
 #include "core/sha256.h"
-#include "nvrtc_load.h"
+#include "build/nvrtc_load.h"
+#include "build/ptx.h"
 #include "worker/protocol.h"
 
 enum { E_QUEUED, E_RUNNING, E_OK, E_FAIL };
@@ -945,65 +946,6 @@ done:
     return rc;
 }
 
-/* ---- PTX ---- */
-
-/* Bytes of a PTX parameter type (.u64, .f32, .b8, ...). */
-static int ptx_type_size(const char *t)
-{
-    if (t[0] != '.' || !strchr("usbf", t[1]))
-        return 0;
-    int bits = atoi(t + 2);
-    return bits == 8 || bits == 16 || bits == 32 || bits == 64 ? bits / 8 : 0;
-}
-
-int uk_ptx_params(const char *ptx, const char *entry, int *sizes, int max)
-{
-    size_t n = strlen(entry);
-    const char *p = ptx;
-    while ((p = strstr(p, ".entry")) != NULL) {
-        p += 6;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (strncmp(p, entry, n) == 0 && (p[n] == '(' || p[n] == ' ' || p[n] == '\n' ||
-                                          p[n] == '\r' || p[n] == '\t'))
-            break;
-    }
-    if (!p)
-        return -1;
-    p += n;
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-        p++;
-    if (*p != '(')
-        return 0;   /* no parameter list */
-    const char *end = strchr(p, ')');
-    if (!end)
-        return -1;
-    int count = 0;
-    for (const char *q = strstr(p, ".param"); q && q < end && count < max;
-         q = strstr(q + 6, ".param")) {
-        /* .param [.align N] .TYPE NAME[ [COUNT] ] */
-        const char *t = q + 6;
-        while (*t == ' ' || *t == '\t')
-            t++;
-        if (strncmp(t, ".align", 6) == 0) {
-            t += 6;
-            while (*t == ' ' || *t == '\t' || (*t >= '0' && *t <= '9'))
-                t++;
-        }
-        int size = ptx_type_size(t);
-        while (*t && *t != ' ' && *t != '\t')
-            t++;
-        while (*t == ' ' || *t == '\t')
-            t++;
-        while (*t && *t != '[' && *t != ',' && *t != '\n' && t < end)
-            t++;
-        if (*t == '[')
-            size *= atoi(t + 1);
-        sizes[count++] = size;
-    }
-    return count;
-}
-
 /* ---- the compiler process ---- */
 
 static int write_file(const char *path, const void *data, size_t n)
@@ -1140,7 +1082,7 @@ static void compile_one(const nvrtc_api *api, const wp_msg *m)
     }
     ptx[ptx_n] = 0;
     int sizes[256];
-    int np = uk_ptx_params(ptx, lowered, sizes, 256);
+    int np = ptx_entry_params(ptx, lowered, sizes, 256);
     if (np < 0) {
         snprintf(err, sizeof err, "the PTX has no entry %s", lowered);
         answer("compiled", "log", err, cpu_now() - cpu0);

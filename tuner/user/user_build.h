@@ -61,7 +61,3 @@ void uk_build_get_stats(const uk_build *b, uk_build_stats *out);
 /* The compiler process: `tuner __compile` reads one request on stdin, compiles, writes the cache
  * files and answers on stdout. Returns the exit status. */
 int uk_compile_main(void);
-
-/* Parses the parameters of the .entry named entry in PTX text: their sizes in bytes, in order,
- * into sizes[max]. Returns the count, or -1 when the entry is not there. */
-int uk_ptx_params(const char *ptx, const char *entry, int *sizes, int max);

@@ -56,6 +56,16 @@ static int64_t uf_bytes_moved(OP_SELF, const char *op, const char *dtype, const 
     return v < 0 ? 0 : v;
 }
 
+static int64_t uf_flops(OP_SELF, const char *op, const char *dtype, const problem *p)
+{
+    (void)op;
+    char err[512];
+    const user_family *uf = uf_of(self);
+    space_binding b = parent_binding(uf, dtype, p);
+    int64_t v = space_user_flops(uf->sp, &b, err, sizeof err);
+    return v < 0 ? 0 : v;
+}
+
 static int64_t uf_elements(OP_SELF, const problem *p)
 {
     char err[512];
@@ -678,6 +688,7 @@ space *user_space_load(const char *path, const device_info *dev, char *err, size
     f->config_space = NULL;
     f->check_problem = uf_check_problem;
     f->bytes_moved = uf_bytes_moved;
+    f->flops = sp->user->has_flops ? uf_flops : NULL;
     f->elements = uf_elements;
     f->size_key = uf_size_key;
     f->default_config = uf_default_config;

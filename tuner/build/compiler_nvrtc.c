@@ -1,0 +1,229 @@
+/* compiler_nvrtc.c: NVRTC behind the compiler interface (compiler.h). The library is loaded once
+ * per compile process (nvrtc_load.c); each variant is one program with a name expression per
+ * kernel and one per variable ("&name"), compiled straight to a cubin for the GPU's
+ * architecture. The toolkit's include directories are searched after the user's: include/ and,
+ * where the toolkit keeps CUB, Thrust and libcu++ apart (CUDA 13), include/cccl. The C and C++
+ * standard headers that device code may use come from memory (nvrtc_headers.c), so a kernel
+ * written for nvcc that includes <stdio.h> or <cub/cub.cuh> compiles unedited; a kernel that
+ * needs host code is refused with a log that says to use `compiler: nvcc`. */
+#include "compiler.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "nvrtc_headers.h"
+#include "nvrtc_load.h"
+#include "ptx.h"
+
+typedef struct nvrtc_compiler {
+    compiler base;
+    nvrtc_api api;
+    char cccl_dir[1100];     /* include/cccl when the toolkit has one, else "" */
+} nvrtc_compiler;
+
+/* include/cccl beside include/, when it holds CUB (CUDA 13's layout). */
+static void find_cccl(const char *include_dir, char *out, size_t len)
+{
+    char probe[1200];
+    out[0] = 0;
+    if (!include_dir[0])
+        return;
+    snprintf(probe, sizeof probe, "%s/cccl/cub/cub.cuh", include_dir);
+    if (access(probe, R_OK) == 0)
+        snprintf(out, len, "%s/cccl", include_dir);
+}
+
+int compiler_nvrtc_probe(int cc, compiler_info *out, char *err, size_t len)
+{
+    nvrtc_api api;
+    if (nvrtc_load(&api, err, len) != 0)
+        return -1;
+    if (!nvrtc_supports(&api, cc)) {
+        snprintf(err, len, "NVRTC %d.%d (%s) cannot compile for sm_%d, the GPU's architecture",
+                 api.major, api.minor, api.path, cc);
+        nvrtc_unload(&api);
+        return -1;
+    }
+    snprintf(out->kind, sizeof out->kind, "nvrtc");
+    /* the in-memory headers are part of what this compiler compiles with */
+    snprintf(out->version, sizeof out->version, "%d.%d+h%.12s", api.major, api.minor,
+             nvrtc_headers_digest());
+    snprintf(out->tool, sizeof out->tool, "%s", api.path);
+    nvrtc_unload(&api);
+    return 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+static int nvrtc_compile(compiler *base, const cc_input *in, cc_output *out)
+{
+    nvrtc_compiler *c = (nvrtc_compiler *)base;
+    const nvrtc_api *api = &c->api;
+    nvrtcProgram prog = NULL;
+    char *src = NULL, *ptx = NULL, *log = NULL, **exprs = NULL;
+    const char **opts = NULL;
+    char why[1024];
+    int rc = CC_BROKEN;
+    if (cc_output_alloc(out, in->n_kernels, in->n_symbols) != 0) {
+        out->log = NULL;
+        return CC_BROKEN;
+    }
+    FILE *f = fopen(in->source, "rb");
+    if (!f) {
+        snprintf(why, sizeof why, "%s: cannot open", in->source);
+        out->log = strdup(why);
+        return CC_BROKEN;
+    }
+    src = malloc(16 << 20);
+    size_t got = src ? fread(src, 1, (16 << 20) - 1, f) : 0;
+    fclose(f);
+    opts = calloc((size_t)in->n_options + 4, sizeof *opts);
+    exprs = calloc((size_t)in->n_symbols + 1, sizeof *exprs);
+    if (!src || !opts || !exprs) {
+        out->log = strdup("out of memory");
+        goto done;
+    }
+    src[got] = 0;
+    /* the user's options, then the architecture and the toolkit's headers */
+    int k = 0;
+    for (int i = 0; i < in->n_options; i++)
+        opts[k++] = in->options[i];
+    char arch_opt[64], inc_opt[1100], cccl_opt[1200];
+    snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s", in->arch);
+    opts[k++] = arch_opt;
+    if (c->api.include_dir[0]) {
+        snprintf(inc_opt, sizeof inc_opt, "-I%s", c->api.include_dir);
+        opts[k++] = inc_opt;
+    }
+    if (c->cccl_dir[0]) {
+        snprintf(cccl_opt, sizeof cccl_opt, "-I%s", c->cccl_dir);
+        opts[k++] = cccl_opt;
+    }
+    nvrtcResult r = api->create(&prog, src, in->source, nvrtc_headers_count(),
+                                nvrtc_headers_sources(), nvrtc_headers_names());
+    for (int i = 0; r == NVRTC_SUCCESS && i < in->n_kernels; i++)
+        r = api->add_name(prog, in->kernels[i]);
+    for (int i = 0; r == NVRTC_SUCCESS && i < in->n_symbols; i++) {
+        size_t n = strlen(in->symbols[i]) + 2;
+        if (!(exprs[i] = malloc(n))) {
+            out->log = strdup("out of memory");
+            goto done;
+        }
+        snprintf(exprs[i], n, "&%s", in->symbols[i]);
+        r = api->add_name(prog, exprs[i]);
+    }
+    if (r != NVRTC_SUCCESS) {
+        snprintf(why, sizeof why, "nvrtc: %s", api->error_string(r));
+        out->log = strdup(why);
+        goto done;
+    }
+    nvrtcResult cr = api->compile(prog, k, opts);
+    size_t log_n = 0;
+    api->log_size(prog, &log_n);
+    log = calloc(log_n + 1, 1);
+    if (log && log_n)
+        api->log(prog, log);
+    if (cr != NVRTC_SUCCESS) {
+        const char *text = log && *log ? log : api->error_string(cr);
+        const char *hint = nvrtc_headers_host_hint(text);
+        size_t n = strlen(text) + (hint ? strlen(hint) + 2 : 0) + 1;
+        if ((out->log = malloc(n)))
+            snprintf(out->log, n, "%s%s%s", hint ? hint : "", hint ? "\n" : "", text);
+        rc = CC_REFUSED;
+        goto done;
+    }
+    size_t ptx_n = 0;
+    if (api->ptx_size(prog, &ptx_n) != NVRTC_SUCCESS || api->cubin_size(prog, &out->cubin_n) !=
+        NVRTC_SUCCESS || !out->cubin_n) {
+        out->log = strdup("NVRTC gave no cubin");
+        rc = CC_REFUSED;
+        goto done;
+    }
+    ptx = malloc(ptx_n + 1);
+    out->cubin = malloc(out->cubin_n);
+    if (!ptx || !out->cubin || api->ptx(prog, ptx) != NVRTC_SUCCESS ||
+        api->cubin(prog, out->cubin) != NVRTC_SUCCESS) {
+        out->log = strdup("reading NVRTC's output failed");
+        goto done;
+    }
+    ptx[ptx_n] = 0;
+    for (int i = 0; i < in->n_kernels; i++) {
+        const char *lowered = NULL;
+        int sizes[256];
+        int np = -1;
+        if (api->lowered_name(prog, in->kernels[i], &lowered) == NVRTC_SUCCESS && lowered)
+            np = ptx_entry_params(ptx, lowered, sizes, 256);
+        if (np < 0) {
+            snprintf(why, sizeof why, "%s is not a kernel of %s (no .entry %s in the PTX)",
+                     in->kernels[i], in->source, lowered ? lowered : "for it");
+            out->log = strdup(why);
+            rc = CC_REFUSED;
+            goto done;
+        }
+        out->n_params[i] = np;
+        out->param_sizes[i] = malloc((size_t)(np ? np : 1) * sizeof(int));
+        out->lowered[i] = strdup(lowered);
+        if (!out->param_sizes[i] || !out->lowered[i]) {
+            out->log = strdup("out of memory");
+            goto done;
+        }
+        memcpy(out->param_sizes[i], sizes, (size_t)np * sizeof(int));
+    }
+    for (int i = 0; i < in->n_symbols; i++) {
+        const char *lowered = NULL;
+        if (api->lowered_name(prog, exprs[i], &lowered) != NVRTC_SUCCESS || !lowered) {
+            snprintf(why, sizeof why, "no variable %s in %s", in->symbols[i], in->source);
+            out->log = strdup(why);
+            rc = CC_REFUSED;
+            goto done;
+        }
+        if (!(out->symbol_lowered[i] = strdup(lowered))) {
+            out->log = strdup("out of memory");
+            goto done;
+        }
+    }
+    out->log = log && *log ? dup_or_null(log) : NULL;
+    rc = CC_OK;
+done:
+    if (prog)
+        api->destroy(&prog);
+    for (int i = 0; exprs && i < in->n_symbols; i++)
+        free(exprs[i]);
+    free(exprs);
+    free(src);
+    free(ptx);
+    free(log);
+    free(opts);
+    return rc;
+}
+
+static void nvrtc_close(compiler *base)
+{
+    nvrtc_compiler *c = (nvrtc_compiler *)base;
+    if (!c)
+        return;
+    nvrtc_unload(&c->api);
+    free(c);
+}
+
+static const compiler_vt nvrtc_vt = {"nvrtc", nvrtc_compile, nvrtc_close};
+
+compiler *compiler_nvrtc_open(char *err, size_t len)
+{
+    nvrtc_compiler *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, len, "out of memory");
+        return NULL;
+    }
+    if (nvrtc_load(&c->api, err, len) != 0) {
+        free(c);
+        return NULL;
+    }
+    find_cccl(c->api.include_dir, c->cccl_dir, sizeof c->cccl_dir);
+    c->base.vt = &nvrtc_vt;
+    return &c->base;
+}

@@ -1,0 +1,17 @@
+/* nvrtc_headers.h: the headers a kernel written for nvcc includes that NVRTC does not have
+ * (<stdio.h>, <stdint.h>, <assert.h>, <math.h>, <float.h>, <limits.h>, their <c...> forms,
+ * <cub/cub.cuh>, ...), given to NVRTC from memory with what device code may use of them; and
+ * the hint that turns NVRTC's refusal of host code into "use compiler: nvcc". */
+#pragma once
+
+/* The in-memory headers, as nvrtcCreateProgram takes them: count, contents, include names. */
+int nvrtc_headers_count(void);
+const char *const *nvrtc_headers_sources(void);
+const char *const *nvrtc_headers_names(void);
+/* SHA-256 (hex) over every name and content: part of the compile cache key. */
+const char *nvrtc_headers_digest(void);
+
+/* When an NVRTC log shows the kernel needs host code (a header NVRTC cannot open, or a
+ * __host__ function "not allowed in JIT mode"), one line saying so and to set
+ * `kernel.compiler: nvcc`; NULL otherwise. Static storage. */
+const char *nvrtc_headers_host_hint(const char *log);
