@@ -28,9 +28,26 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
     mkdir -p $T/bad && cp examples/vector/*saxpy* $T/bad/
     sed -i 's/a \* x\[base + k\]/a * x[base + k] +* /' $T/bad/saxpy.cu
     check_fails "a source that does not compile" 2 $TUNER compile $T/bad/saxpy.yaml --cache $T/c
-    same "its error names the first variant's log" \
-        "$(head -n 1 $T/.out | grep -o 'error: none of the 20 variants of f32 n=1048576 compiles; the first one.s log: .*saxpy.cu(9): error')" \
-        "error: none of the 20 variants of f32 n=1048576 compiles; the first one's log: $T/bad/saxpy.cu(9): error"
+    same "it stops after 8 variants fail alike, with the first one's log" \
+        "$(head -n 1 $T/.out | grep -o 'error: the first 8 variants of f32 n=1048576 all fail to compile with the same error (stopped there; nvrtc): .*saxpy.cu(9): error')" \
+        "error: the first 8 variants of f32 n=1048576 all fail to compile with the same error (stopped there; nvrtc): $T/bad/saxpy.cu(9): error"
+    # The cache key holds every option, include directories too: a variant refused for a missing
+    # header compiles once -I names its folder (a key without -I served the refusal again).
+    mkdir -p $T/inc/sub && cp examples/vector/*saxpy* $T/inc/
+    printf '#define SCALE_OF(a) (a)\n' > $T/inc/sub/scale_of.cuh
+    sed -i 's|^extern|#include "scale_of.cuh"\nextern|; s/y\[base + k\] = a \* x/y[base + k] = SCALE_OF(a) * x/' $T/inc/saxpy.cu
+    check_fails "a header outside the include path" 2 $TUNER compile $T/inc/saxpy.yaml --cache $T/ci
+    grep -q 'cannot open source file "scale_of.cuh"' $T/.out; same "NVRTC says which header" "$?" "0"
+    sed -i "s|  block: \[block_size\]|  block: [block_size]\n  options: [\"-I$T/inc/sub\"]|" $T/inc/saxpy.yaml
+    check "the same variants with -I in the options compile" $TUNER compile $T/inc/saxpy.yaml --cache $T/ci
+    same "20 compiled anew, none from the cache" "$(grep -o '; 20 compiled.*0 from the cache' $T/.out | sed 's/ in .*,/,/')" \
+        "; 20 compiled, 0 from the cache"
+    if command -v nvcc >/dev/null 2>&1 || [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ]; then
+        check "nvcc compiles them too" $TUNER compile $T/inc/saxpy.yaml --cache $T/ci --compiler nvcc
+        same "its own cache entries (the compiler is in the key)" \
+            "$(grep -o 'sm_90 (nvcc): 40 variants (0 refused by the compiler); 20 compiled.*0 from the cache' $T/.out | sed 's/ in .*,/,/')" \
+            "sm_90 (nvcc): 40 variants (0 refused by the compiler); 20 compiled, 0 from the cache"
+    fi
     cp examples/vector/saxpy.cu $T/bad/
     sed -i 's/    - { name: n, scalar: i64, value: n }//' $T/bad/saxpy.yaml
     check_fails "an argument list one short" 2 $TUNER compile $T/bad/saxpy.yaml --cache $T/c
@@ -44,8 +61,8 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
     cp examples/vector/*scale_shift* $T/bad/
     sed -i 's/template: \[ctype, block_size, items\]/template: [ctype, block_size]/' $T/bad/scale_shift.yaml
     check_fails "a template that does not instantiate" 2 $TUNER compile $T/bad/scale_shift.yaml --cache $T/c
-    grep -q "scale_shift.yaml:6:3: error: none of the 16 variants of f32 n=4194304 compiles; the first one's log: .*cannot determine which instance of function template \"scale_shift\"" $T/.out
-    same "it says none compiles, with NVRTC's reason" "$?" "0"
+    grep -q "scale_shift.yaml:6:3: error: the first 8 variants of f32 n=4194304 all fail to compile with the same error (stopped there; nvrtc): .*cannot determine which instance of function template \"scale_shift\"" $T/.out
+    same "it says they fail alike, with NVRTC's reason" "$?" "0"
 
     h1=$($TUNER space examples/vector/saxpy.yaml | grep -o 'kernel hash [0-9a-f]*')
     cp examples/vector/*saxpy* $T/bad/
@@ -76,14 +93,19 @@ same "says how much" "$(head -n 1 $T/.out)" \
     "$T/bad/saxpy.yaml:10:38: error: kernel.args: the buffers need 419.44 GB (with the reference's copies of the outputs; the largest, x, 419.43 GB), the GPU has 85.02 GB (f32 n=1048576, config block_size=128,items=1)"
 cp examples/vector/saxpy.yaml $T/bad/
 sed -i 's/  block_size: { pow2: \[64, 1024\] }/  block_size: { pow2: [64, 2048] }/' $T/bad/saxpy.yaml
-check_fails "a block beyond the device" 2 $TUNER space $T/bad/saxpy.yaml --backend "$H100"
-same "names the block" "$(head -n 1 $T/.out)" \
-    "$T/bad/saxpy.yaml:14:11: error: block.x: 'block_size' is 2048, above the most allowed, 1024 (f32 n=1048576, config block_size=2048,items=1)"
+check "a block beyond the device is not an error of the space" $TUNER space $T/bad/saxpy.yaml --backend "$H100"
+same "it says how many configs the device excludes, and the first" "$(grep '^device:' $T/.out)" \
+    "device:      8 of the 48 configs exceed the limits of NVIDIA H100 80GB HBM3 (recorded unsupported, not run); the first: f32 n=1048576 block_size=2048,items=1: block.x is 2048: a block may be at most 1024 threads along x"
+check "without a device, those of a compute capability 9.0 GPU" $TUNER space $T/bad/saxpy.yaml
+same "the same count" "$(grep -o '^device:      8 of the 48 configs exceed the limits of a compute capability 9.0 GPU' $T/.out)" \
+    "device:      8 of the 48 configs exceed the limits of a compute capability 9.0 GPU"
+check "the run records them unsupported and goes on" $TUNER run $T/bad/saxpy.yaml --backend "$H100" --db $T/wide.db --strategy exhaustive
+same "8 unsupported rows, the rest replayed" "$(grep -o '8 unsupported' $T/.out)" "8 unsupported"
 cp examples/vector/saxpy.yaml $T/bad/
 sed -i 's/  grid: \["ceil_div(n, block_size \* items)"\]/  grid: [1, "n"]/' $T/bad/saxpy.yaml
 check_fails "a grid beyond the device" 2 $TUNER space $T/bad/saxpy.yaml --backend "$H100"
-same "names the grid" "$(head -n 1 $T/.out)" \
-    "$T/bad/saxpy.yaml:13:14: error: grid.y: 'n' is 1048576, above the most allowed, 65535 (f32 n=1048576, config block_size=128,items=1)"
+same "names the grid: the reference config must run" "$(head -n 1 $T/.out)" \
+    "$T/bad/saxpy.yaml:13:14: error: grid.y is 1048576: a grid may be at most 65535 blocks along y (f32 n=1048576, the reference config block_size=128,items=1: the reference must run)"
 check_fails "run refuses it before writing" 2 $TUNER run $T/bad/saxpy.yaml --backend "$H100" --db $T/none.db
 [ ! -e $T/none.db ]; same "no database written" "$?" "0"
 

@@ -9,7 +9,7 @@
 #include <inttypes.h>
 #include "tunekit.h"
 #include "space/space.h"
-#include "user/user_family.h"
+#include "ops/user_kernel.h"
 
 typedef const tk_config_space *(*space_fn)(void);
 static const space_fn families[] = {

@@ -5,7 +5,7 @@
  * space_allows, and its canonical text parses back to the same choices. */
 #include "fuzz.h"
 #include "space/space.h"
-#include "user/user_family.h"
+#include "ops/user_kernel.h"
 
 /* The loader checks every config of a space within a budget of enumeration steps; the
  * default (100 million, seconds under the sanitizers) would make slow inputs of every large

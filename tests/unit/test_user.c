@@ -9,9 +9,8 @@
 #include <string.h>
 #include "space/space.h"
 #include "space/space_user.h"
-#include "user/user_build.h"
 #include "build/ptx.h"
-#include "user/user_family.h"
+#include "ops/user_kernel.h"
 
 static void test_types(void)
 {
@@ -80,7 +79,7 @@ static void test_saxpy(void)
     char err[1024];
     CHECK(space_config_parse(sp, "block_size=256,items=4", choice) == 0);
     su_compile c;
-    CHECK(space_user_compile(sp, &b, choice, &sp->user->kernel, &c, err, sizeof err) == 0);
+    CHECK(space_user_compile(sp, &b, choice, &sp->user->kernel, 1, &c, err, sizeof err) == 0);
     CHECK(c.n_options == 4);
     if (c.n_options == 4) {
         CHECK_STR(c.options[0], "-std=c++17");
@@ -88,10 +87,11 @@ static void test_saxpy(void)
         CHECK_STR(c.options[2], "-DBLOCK=256");
         CHECK_STR(c.options[3], "-DITEMS=4");
     }
-    CHECK_STR(c.name_expr, "saxpy");
+    CHECK(c.n_kernels == 1 && c.n_symbols == 0);
+    CHECK_STR(c.kernels[0], "saxpy");
     su_compile_clear(&c);
-    su_launch l;
-    CHECK(space_user_launch(sp, &b, choice, &sp->user->kernel, &l, err, sizeof err) == 0);
+    su_geometry l;
+    CHECK(space_user_geometry(sp, &b, choice, &sp->user->kernel.launches[0], &l, err, sizeof err) == 0);
     CHECK(l.grid[0] == 16777216 / 1024 && l.grid[1] == 1 && l.grid[2] == 1);
     CHECK(l.block[0] == 256 && l.block[1] == 1 && l.shared == 0);
     /* y is read and written (initialised output), x read once */
@@ -125,12 +125,12 @@ static void test_templated(void)
     char err[1024];
     CHECK(space_config_parse(sp, "block_size=512,items=2", choice) == 0);
     su_compile c;
-    CHECK(space_user_compile(sp, &b, choice, &sp->user->kernel, &c, err, sizeof err) == 0);
-    CHECK_STR(c.name_expr, "scale_shift<__half, 512, 2>");
+    CHECK(space_user_compile(sp, &b, choice, &sp->user->kernel, 1, &c, err, sizeof err) == 0);
+    CHECK_STR(c.kernels[0], "scale_shift<__half, 512, 2>");
     CHECK(c.n_options == 2);   /* no defines: only the standard and the source's folder */
     su_compile_clear(&c);
-    CHECK(space_user_compile(sp, &b, NULL, &sp->user->ref_kernel, &c, err, sizeof err) == 0);
-    CHECK_STR(c.name_expr, "scale_shift_reference<__half>");
+    CHECK(space_user_compile(sp, &b, NULL, &sp->user->ref_kernel, 1, &c, err, sizeof err) == 0);
+    CHECK_STR(c.kernels[0], "scale_shift_reference<__half>");
     su_compile_clear(&c);
     /* y is a pure output: poisoned, written once; x read once; 2 bytes each in f16 */
     CHECK(space_user_bytes(sp, &b, choice, err, sizeof err) == 2LL * 2 * 4194304);
@@ -166,17 +166,17 @@ static void test_every_key(void)
     char err[1024];
     CHECK(space_config_parse(sp, "block=128,unroll=3", choice) == 0);
     su_compile c;
-    CHECK(space_user_compile(sp, &b, choice, &u->kernel, &c, err, sizeof err) == 0);
+    CHECK(space_user_compile(sp, &b, choice, &u->kernel, 1, &c, err, sizeof err) == 0);
     int found = 0;
     for (int i = 0; i < c.n_options; i++)
         found += strcmp(c.options[i], "-DUNROLL=3") == 0 || strcmp(c.options[i], "-DNAME=case") == 0 ||
                  strcmp(c.options[i], "-Itests/cases/valid/user_include") == 0 ||
                  strcmp(c.options[i], "--use_fast_math") == 0;
     CHECK(found == 4);
-    CHECK_STR(c.name_expr, "every_key<__half, 128>");
+    CHECK_STR(c.kernels[0], "every_key<__half, 128>");
     su_compile_clear(&c);
-    su_launch l;
-    CHECK(space_user_launch(sp, &b, choice, &u->kernel, &l, err, sizeof err) == 0);
+    su_geometry l;
+    CHECK(space_user_geometry(sp, &b, choice, &u->kernel.launches[0], &l, err, sizeof err) == 0);
     CHECK(l.grid[0] == 8 && l.shared == 128 * 2);
     CHECK(space_user_bytes(sp, &b, choice, err, sizeof err) == 3 * 1000 * 2 + 4 * 1000);
     value v;

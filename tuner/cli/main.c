@@ -22,8 +22,9 @@
 #include "space/space.h"
 #include "search/strategies_cmd.h"
 #include "worker/worker.h"
-#include "user/user_build.h"
-#include "user/user_family.h"
+#include "build/pool.h"
+#include "build/variant.h"
+#include "ops/user_kernel.h"
 #include "space/space_user.h"
 
 enum exit_code { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_BAD_INPUT = 2 };
@@ -47,6 +48,7 @@ static struct options {
     int all_problems;            /* --all-problems (report) */
     int64_t jobs;                /* --jobs */
     const char *cache;           /* --cache */
+    const char *compiler;        /* --compiler */
     const char *cc;              /* --cc */
     const char *space;           /* --space */
     const char *backends[64];    /* every --backend, in order */
@@ -140,6 +142,10 @@ static int parse_args(const char *cmd, int argc, char **argv, const char *allowe
         else if (strcmp(a, "--seed") == 0) bad = parse_i64(v, &opt.seed) || opt.seed < 0;
         else if (strcmp(a, "--jobs") == 0) bad = parse_i64(v, &opt.jobs) || opt.jobs < 1 || opt.jobs > 256;
         else if (strcmp(a, "--cache") == 0) opt.cache = v;
+        else if (strcmp(a, "--compiler") == 0) {
+            opt.compiler = v;
+            bad = strcmp(v, "nvrtc") != 0 && strcmp(v, "nvcc") != 0;
+        }
         else if (strcmp(a, "--cc") == 0) opt.cc = v;
         else if (strcmp(a, "--space") == 0) opt.space = v;
         else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) opt.out = v;
@@ -211,7 +217,7 @@ static int cmd_run(void)
                       specs ? n_specs : opt.n_backends,
                       opt.strategy, opt.budget_evals, opt.budget_seconds, opt.seed,
                       !opt.quiet && isatty(2), opt.quiet ? NULL : stdout, opt.warm_start,
-                      (int)opt.jobs, opt.cache, opt.shard_k, opt.shard_n,
+                      (int)opt.jobs, opt.cache, opt.compiler, opt.shard_k, opt.shard_n,
                       opt.transfer, opt.n_transfer, opt.race };
     run_summary sum;
     int rc = run_space(&o, &sum, err, sizeof err);
@@ -265,6 +271,8 @@ static int cmd_run(void)
     return EXIT_OK;
 }
 
+static int device_from_cc(const char *cc, device_info *d);
+
 /* ---- space ---- */
 static int cmd_space(void)
 {
@@ -286,13 +294,31 @@ static int cmd_space(void)
     printf("space:       %s (kernel %s, sha256 %.16s)\n", sp->path, sp->kernel, sp->sha256);
     if (sp->user) {
         const space_user *u = sp->user;
-        printf("user kernel: %s in %s (kernel hash %s), %d argument%s\n", u->kernel.function,
-               u->kernel.source, space_user_hash(u), u->n_args, u->n_args == 1 ? "" : "s");
+        printf("user kernel: %s in %s (kernel hash %s, compiler %s), %d argument%s\n",
+               u->kernel.launches[0].function, u->kernel.source, space_user_hash(u), u->compiler,
+               u->n_args, u->n_args == 1 ? "" : "s");
+        static const char *const reduce_names[] = {"sum", "min", "max"};
         for (int i = 0; i < u->n_args; i++) {
             const su_arg *a = &u->args[i];
-            printf("  %-12s %s %s %s%s\n", a->name, a->is_buffer ? "buffer" : "scalar",
+            printf("  %-12s %s %s %s%s", a->name, a->is_buffer ? "buffer" : "scalar",
                    a->type == SU_DTYPE ? "dtype" : su_type_name(a->type),
                    a->is_buffer ? a->count.text : a->value.text, a->output ? "  (output)" : "");
+            if (a->symbol) printf("  (fills the variable %s)", a->symbol);
+            if (a->output && a->compare == SU_CMP_REDUCE)
+                printf("  (compared by its %s)", reduce_names[a->reduce]);
+            if (a->output && a->compare == SU_CMP_CHECK)
+                printf("  (compared by the check kernel %s)", a->check->kernel.launches[0].function);
+            printf("\n");
+        }
+        if (u->kernel.n_launches > 1) {
+            printf("launches:    %d, in order, timed as one\n", u->kernel.n_launches);
+            for (int l = 0; l < u->kernel.n_launches; l++) {
+                const su_launch_spec *ls = &u->kernel.launches[l];
+                printf("  %-12s (", ls->function);
+                for (int j = 0; j < ls->n_args; j++)
+                    printf("%s%s", j ? ", " : "", u->args[ls->args[j]].name);
+                printf(")\n");
+            }
         }
         if (devp && space_user_check(sp, devp, err, sizeof err) != 0) {
             fprintf(stderr, "%s\n", err);
@@ -338,6 +364,26 @@ static int cmd_space(void)
     printf("size:        %lld configs to evaluate over %lld (op, dtype, problem); %lld to %lld each%s%s\n",
            (long long)total, (long long)tasks, (long long)lo, (long long)hi,
            devp ? " on " : "", devp ? dev.name : (dev_constraints ? " (device constraints not applied)" : ""));
+    if (sp->user) {
+        /* geometry beyond the device: recorded unsupported, never compiled or run */
+        device_info limits;
+        const device_info *dl = devp;
+        if (!dl && device_from_cc(opt.cc ? opt.cc : "9.0", &limits) == 0) dl = &limits;
+        int64_t excluded = 0, all = 0;
+        char why[600];
+        if (dl && space_user_excluded(sp, dl, &excluded, &all, why, sizeof why, err, sizeof err) != 0) {
+            fprintf(stderr, "%s\n", err);
+            user_space_free(sp);
+            if (be) be->vt->close(be);
+            return EXIT_BAD_INPUT;
+        }
+        if (dl && excluded > 0)
+            printf("device:      %lld of the %lld configs exceed the limits of %s (recorded unsupported, not run); the first: %s\n",
+                   (long long)excluded, (long long)all, devp ? dev.name : "a compute capability 9.0 GPU (--cc, --backend)", why);
+        else if (dl)
+            printf("device:      every config fits the limits of %s\n",
+                   devp ? dev.name : "a compute capability 9.0 GPU (--cc, --backend)");
+    }
     space_binding bind = { sp->ops[0], sp->dtypes[0], &sp->problems[0], devp };
     space_iter it;
     space_iter_init(&it, sp, &bind);
@@ -405,42 +451,48 @@ static int cmd_compile(void)
         if (bad) { user_space_free(sp); return fail(err); }
     }
     int rc = EXIT_OK;
-    uk_build *b = NULL;
+    variant_builder *b = NULL;
+    vb_variant *v = malloc(sizeof *v);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (!v) { rc = fail("out of memory"); goto done; }
     if (space_user_check(sp, &dev, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         rc = EXIT_BAD_INPUT;
         goto done;
     }
-    if (uk_build_open(sp, &dev, opt.cache, (int)opt.jobs, NULL, &b, err, sizeof err) != 0) { rc = fail(err); goto done; }
-    if (uk_build_precheck(b, err, sizeof err) != 0) {
+    vb_options vo = { .cache_dir = opt.cache, .jobs = (int)opt.jobs, .compiler = opt.compiler,
+                      .modules = 1, .space_path = sp->path };
+    if (variant_builder_open(sp, &dev, &vo, &b, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
-        rc = EXIT_BAD_INPUT;
+        rc = strstr(err, ": error: ") ? EXIT_BAD_INPUT : EXIT_FAIL;
         goto done;
     }
     int *choice = calloc((size_t)sp->n_params + 1, sizeof *choice);
-    int64_t variants = 0, refused = 0;
+    int64_t variants = 0, refused = 0, unsupported = 0;
     for (int d = 0; choice && d < sp->n_dtypes && rc == EXIT_OK; d++)
         for (int p = 0; p < sp->n_problems && rc == EXIT_OK; p++) {
             space_binding bind = { sp->ops[0], sp->dtypes[d], &sp->problems[p], &dev };
-            if (uk_build_prefetch(b, &bind, err, sizeof err) != 0) { rc = fail(err); break; }
+            vb_task task;
+            if (vb_begin_task(b, &bind, -1, &task, err, sizeof err) != 0) {
+                fprintf(stderr, "%s\n", err);
+                rc = strstr(err, ": error: ") ? EXIT_BAD_INPUT : EXIT_FAIL;
+                break;
+            }
+            vb_task_clear(&task);
             space_iter it;
             space_iter_init(&it, sp, &bind);
             while (space_iter_next(&it, choice) == 1) {
-                const char *cubin;
-                char log[4096];
-                int got = uk_build_variant(b, &bind, choice, &sp->user->kernel, &cubin, log, sizeof log, err, sizeof err);
-                if (got < 0) { rc = fail(err); break; }
+                if (vb_get_variant(b, &bind, choice, v, err, sizeof err) != 0) { rc = fail(err); break; }
                 variants++;
-                if (got == 1) {
-                    refused++;
-                    if (!opt.quiet) {
-                        char cfg[1024];
-                        space_config_text(sp, choice, cfg, sizeof cfg);
-                        printf("refused: %s %s %s: %.*s\n", sp->dtypes[d], sp->problems[p].text, cfg,
-                               (int)strcspn(log, "\n"), log);
-                    }
+                if (v->state == VB_READY) continue;
+                refused += v->state == VB_REFUSED;
+                unsupported += v->state == VB_UNSUPPORTED;
+                if (!opt.quiet) {
+                    char cfg[1024];
+                    space_config_text(sp, choice, cfg, sizeof cfg);
+                    printf("%s: %s %s %s: %.*s\n", v->state == VB_REFUSED ? "refused" : "unsupported",
+                           sp->dtypes[d], sp->problems[p].text, cfg, (int)strcspn(v->why, "\n"), v->why);
                 }
             }
             space_iter_free(&it);
@@ -448,18 +500,21 @@ static int cmd_compile(void)
     free(choice);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (rc == EXIT_OK && !opt.quiet) {
-        uk_build_stats st;
-        uk_build_get_stats(b, &st);
+        vb_stats st;
+        vb_get_stats(b, &st);
         double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-        printf("tuner compile: %s for sm_%d%d: %lld variants (%lld refused by the compiler); "
-               "%lld compiled in %.2f s (%.1f per second, %.2f s of CPU on up to %d processes), "
-               "%lld from the cache\n", sp->user->kernel.function, dev.cc_major, dev.cc_minor,
-               (long long)variants, (long long)refused, (long long)st.compiled, wall,
+        printf("tuner compile: %s for sm_%d%d (%s): %lld variants (%lld refused by the compiler",
+               sp->user->kernel.launches[0].function, dev.cc_major, dev.cc_minor,
+               opt.compiler ? opt.compiler : sp->user->compiler, (long long)variants, (long long)refused);
+        if (unsupported) printf(", %lld beyond the device's limits", (long long)unsupported);
+        printf("); %lld compiled in %.2f s (%.1f per second, %.2f s of CPU on up to %d processes), "
+               "%lld from the cache\n", (long long)st.compiled, wall,
                wall > 0 ? (double)st.compiled / wall : 0.0, st.cpu_s, st.jobs,
                (long long)st.cached);
     }
 done:
-    uk_build_close(b);
+    variant_builder_close(b);
+    free(v);
     user_space_free(sp);
     return rc;
 }
@@ -862,7 +917,7 @@ static const command commands[] = {
       "tuner run SPACE [--db PATH] [--backend cuda|cuda:N|replay:DUMP]... [--devices all|0,2,3]\n"
       "                [--shard K/N] [--strategy NAME] [--budget-evals N] [--budget-seconds S]\n"
       "                [--race MARGIN] [--seed N] [--warm-start] [--transfer-from DUMP]...\n"
-      "                [--jobs N] [--cache DIR] [-q]\n"
+      "                [--jobs N] [--cache DIR] [--compiler nvrtc|nvcc] [-q]\n"
       "  Tunes every op, dtype and problem of SPACE on the backend's device, storing every\n"
       "  evaluation in the database (default tunekit.db). Re-running resumes: what the database\n"
       "  already holds for this device, problem, config and kernel source is skipped.\n"
@@ -887,20 +942,25 @@ static const command commands[] = {
       "  with the most evaluations of it. replay:DUMP#NAME picks a model, #UUID one card.\n"
       "  A user kernel (docs/user-kernels.md) is compiled by up to --jobs compiler processes\n"
       "  (default: one per core) ahead of the GPU, into the cache --cache (default\n"
-      "  $TUNEKIT_CACHE, else ~/.cache/tunekit/cubin).\n"
+      "  $TUNEKIT_CACHE, else ~/.cache/tunekit/cubin), with the space's kernel.compiler\n"
+      "  (--compiler overrides it). Variants whose geometry exceeds the GPU are recorded\n"
+      "  unsupported without compiling them.\n"
       "  A progress line with ETA goes to stderr when it is a terminal." },
     { "compile", cmd_compile,
       "tuner compile SPACE [--cc MAJOR.MINOR | --backend cuda|replay:DUMP] [--jobs N]\n"
-      "                    [--cache DIR] [-q]\n"
+      "                    [--cache DIR] [--compiler nvrtc|nvcc] [-q]\n"
       "  Compiles every variant of a user kernel (docs/user-kernels.md) for a GPU architecture\n"
       "  (default --cc 9.0, or the backend's device) without running anything: checks sizes and\n"
-      "  geometry, that the kernel compiles and takes the arguments the space lists, and fills\n"
-      "  the compile cache so that a later run compiles nothing. Lists the variants the compiler\n"
-      "  refuses." },
+      "  geometry, that the kernel compiles and takes the arguments the space lists, compiles\n"
+      "  its reference and check kernels, and fills the compile cache so that a later run\n"
+      "  compiles nothing. Lists the variants the compiler refuses and those beyond the\n"
+      "  device's limits. --compiler overrides the space's kernel.compiler." },
     { "space", cmd_space,
-      "tuner space SPACE [--backend cuda|replay:DUMP]\n"
+      "tuner space SPACE [--backend cuda|replay:DUMP | --cc MAJOR.MINOR]\n"
       "  Checks SPACE and describes it: ops, dtypes, problems, parameters, constraints, the\n"
-      "  constrained size and a few configs. Errors: 'file:line:col: error: ...', exit 2.\n"
+      "  constrained size and a few configs; for a user kernel its arguments, launches, and how\n"
+      "  many configs exceed the device's limits (the backend's device, else a GPU of compute\n"
+      "  capability --cc, default 9.0). Errors: 'file:line:col: error: ...', exit 2.\n"
       "  With --backend, constraints that read device attributes are applied for its device." },
     { "best", cmd_best,
       "tuner best [--db PATH|DUMP.sql] [--op OP] [--dtype DT] [--device NAME] [--format table|csv|json]\n"
@@ -963,9 +1023,9 @@ static const command commands[] = {
 #define N_COMMANDS (int)(sizeof commands / sizeof commands[0])
 
 static const char *const allowed_options[] = {
-    /* run */     " db backend devices shard strategy budget-evals budget-seconds race seed warm-start jobs cache transfer-from q ",
-    /* compile */ " cc backend jobs cache q ",
-    /* space */   " backend ",
+    /* run */     " db backend devices shard strategy budget-evals budget-seconds race seed warm-start jobs cache compiler transfer-from q ",
+    /* compile */ " cc backend jobs cache compiler q ",
+    /* space */   " backend cc ",
     /* best */    " db op dtype device format compare ",
     /* header */  " o output check db space q ",
     /* db */      " db o output q ",
@@ -984,7 +1044,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "__compile") == 0)
-        return uk_compile_main();
+        return pool_compile_main();
     if (argc >= 2 && strcmp(argv[1], "__worker") == 0) {
         int64_t ord;
         if (argc != 3 || parse_i64(argv[2], &ord) || ord < 0) return EXIT_BAD_INPUT;

@@ -61,10 +61,13 @@ typedef struct eval_request {
     double tolerance_scale;  /* multiplies the family's tolerances (space validate) */
     /* User kernels only (NULL otherwise): the space file the worker loads the kernel's
      * description from (absolute path), the compiled variant and the compiled reference
-     * (cubin paths in the compile cache; ref_module NULL when the reference is not a kernel). */
+     * (cubin paths in the compile cache; ref_module NULL when the reference is not a kernel),
+     * and the compiled check kernels, one path per line in the order of the outputs that have
+     * one (NULL when none). */
     const char *space_path;
     const char *module;
     const char *ref_module;
+    const char *checks;
     /* Racing: the best median so far of this problem on this device (µs); 0: none yet. */
     double race_us;
     /* A playoff (n_playoff >= 2): instead of evaluating config, re-time the configs playoff[i]

@@ -24,7 +24,7 @@ typedef struct op_instance op_instance;   /* worker-side state of one prepared p
 typedef struct op_family op_family;
 
 /* The first parameter of the members below: the family itself, so that a family built at run
- * time from a space file (tuner/user) reaches its description; the built-in ones ignore it. */
+ * time from a space file (tuner/ops/user_kernel.c) reaches its description; the built-in ones ignore it. */
 #define OP_SELF const op_family *self __attribute__((unused))
 
 struct op_family {
@@ -77,14 +77,16 @@ struct op_family {
      * expected), -1 on a CUDA error (err). */
     int (*validate)(op_instance *inst, char *err, size_t len);
     void (*release)(op_instance *inst);
-    /* Optional (user kernels, tuner/user): makes config the variant the next launches run,
-     * loading the compiled module (a cubin path) and computing the problem's reference first
-     * when it has none yet (from ref_module, NULL when the reference is not a kernel). Returns
-     * TK_OK; TK_ERR_UNSUPPORTED_CONFIG when the compiled kernel cannot launch this config (err
-     * says why: registers, shared memory); TK_ERR_LAUNCH when the variant does not load;
-     * TK_ERR_CUDA when the reference cannot be computed (err says why; the run must stop). */
+    /* Optional (user kernels, tuner/ops/user_kernel.c): makes config the variant the next
+     * launches run, loading the compiled module (a cubin path) and computing the problem's
+     * reference first when it has none yet (from ref_module, NULL when the reference is not a
+     * kernel, and the check kernels' cubins, one per line, NULL when none). Returns TK_OK;
+     * TK_ERR_UNSUPPORTED_CONFIG when the compiled kernel cannot launch this config (err says
+     * why: registers, shared memory); TK_ERR_LAUNCH when the variant does not load; TK_ERR_CUDA
+     * when the reference cannot be computed or the space does not fit the module (err says
+     * why; the run must stop). */
     tk_status (*bind_variant)(op_instance *inst, const char *config, const char *module,
-                              const char *ref_module, char *err, size_t len);
+                              const char *ref_module, const char *checks, char *err, size_t len);
 };
 
 /* The family for a space file's kernel name, or NULL. */

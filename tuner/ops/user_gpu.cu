@@ -1,4 +1,4 @@
-// user_gpu.cu: fill, poison and compare kernels for user-kernel buffers (user_gpu.h). One kernel
+// user_gpu.cu: fill, poison, compare and reduce kernels for user-kernel buffers (user_gpu.h). One kernel
 // template per job, instantiated for every su_type (space_user.h): f64 f32 f16 bf16 i8 i16 i32
 // i64 u8 u16 u32 u64. The random generator is splitmix64 of (seed, index): no state, any order,
 // the same value for the same index whatever the buffer's size.
@@ -74,6 +74,42 @@ __global__ void compare_kernel(const T *got, const T *exp, int64_t n, double ato
             if (k < CAP) bad[k] = i;
         }
     }
+}
+
+// One double per block: the sum, min or max of its share of p[0, n), and whether it met a NaN
+// (a poisoned element the variant did not write). The host finishes over the blocks.
+template <typename T>
+__global__ void reduce_kernel(const T *p, int64_t n, int op, double *partial, int *nan_seen)
+{
+    __shared__ double acc[256];
+    double v = op == UG_SUM ? 0.0 : op == UG_MIN ? __longlong_as_double(0x7ff0000000000000ll)
+                                                 : -__longlong_as_double(0x7ff0000000000000ll);
+    bool nan = false;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        double x = conv<T>::to(p[i]);
+        nan |= isnan(x);
+        v = op == UG_SUM ? v + x : op == UG_MIN ? fmin(v, x) : fmax(v, x);
+    }
+    if (nan) *nan_seen = 1;
+    acc[threadIdx.x] = v;
+    __syncthreads();
+    for (int w = blockDim.x / 2; w > 0; w /= 2) {
+        if ((int)threadIdx.x < w) {
+            double a = acc[threadIdx.x], b = acc[threadIdx.x + w];
+            acc[threadIdx.x] = op == UG_SUM ? a + b : op == UG_MIN ? fmin(a, b) : fmax(a, b);
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) partial[blockIdx.x] = acc[0];
+}
+
+template <typename T>
+cudaError_t reduce_as(const void *p, int64_t n, int op, double *partial, int *nan_seen,
+                      int blocks, cudaStream_t s)
+{
+    reduce_kernel<T><<<blocks, 256, 0, s>>>((const T *)p, n, op, partial, nan_seen);
+    return cudaGetLastError();
 }
 
 int grid_for(int64_t n)
@@ -198,6 +234,51 @@ extern "C" cudaError_t ug_compare(int type, const void *got, const void *exp, in
 done:
     cudaFree(d_n);
     cudaFree(d_bad);
+    return e;
+}
+
+extern "C" cudaError_t ug_reduce(int type, const void *ptr, int64_t n, int op, double *out,
+                                 cudaStream_t s)
+{
+    enum { BLOCKS = 1024 };
+    double *d_part = NULL, part[BLOCKS];
+    int *d_nan = NULL, nan = 0;
+    int blocks = grid_for(n) < BLOCKS ? grid_for(n) : BLOCKS;
+    cudaError_t e;
+    if ((e = cudaMalloc(&d_part, BLOCKS * sizeof *d_part)) != cudaSuccess) return e;
+    if ((e = cudaMalloc(&d_nan, sizeof *d_nan)) != cudaSuccess) goto done;
+    if ((e = cudaMemsetAsync(d_nan, 0, sizeof *d_nan, s)) != cudaSuccess) goto done;
+    switch (type) {
+    case T_F64: e = reduce_as<double>(ptr, n, op, d_part, d_nan, blocks, s); break;
+    case T_F32: e = reduce_as<float>(ptr, n, op, d_part, d_nan, blocks, s); break;
+    case T_F16: e = reduce_as<__half>(ptr, n, op, d_part, d_nan, blocks, s); break;
+    case T_BF16: e = reduce_as<__nv_bfloat16>(ptr, n, op, d_part, d_nan, blocks, s); break;
+    case T_I8: e = reduce_as<int8_t>(ptr, n, op, d_part, d_nan, blocks, s); break;
+    case T_I16: e = reduce_as<int16_t>(ptr, n, op, d_part, d_nan, blocks, s); break;
+    case T_I32: e = reduce_as<int32_t>(ptr, n, op, d_part, d_nan, blocks, s); break;
+    case T_I64: e = reduce_as<int64_t>(ptr, n, op, d_part, d_nan, blocks, s); break;
+    case T_U8: e = reduce_as<uint8_t>(ptr, n, op, d_part, d_nan, blocks, s); break;
+    case T_U16: e = reduce_as<uint16_t>(ptr, n, op, d_part, d_nan, blocks, s); break;
+    case T_U32: e = reduce_as<uint32_t>(ptr, n, op, d_part, d_nan, blocks, s); break;
+    case T_U64: e = reduce_as<uint64_t>(ptr, n, op, d_part, d_nan, blocks, s); break;
+    default: e = cudaErrorInvalidValue;
+    }
+    if (e != cudaSuccess) goto done;
+    if ((e = cudaMemcpyAsync(part, d_part, (size_t)blocks * sizeof *part, cudaMemcpyDeviceToHost,
+                             s)) != cudaSuccess ||
+        (e = cudaMemcpyAsync(&nan, d_nan, sizeof nan, cudaMemcpyDeviceToHost, s)) !=
+            cudaSuccess ||
+        (e = cudaStreamSynchronize(s)) != cudaSuccess)
+        goto done;
+    {
+        double v = part[0];
+        for (int i = 1; i < blocks; i++)
+            v = op == UG_SUM ? v + part[i] : op == UG_MIN ? fmin(v, part[i]) : fmax(v, part[i]);
+        *out = nan ? __builtin_nan("") : v;
+    }
+done:
+    cudaFree(d_part);
+    cudaFree(d_nan);
     return e;
 }
 

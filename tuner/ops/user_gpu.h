@@ -1,6 +1,7 @@
 /* user_gpu.h: the GPU side of a user kernel's buffers (user_gpu.cu): filling them from a
  * counter-based generator (repeatable from the seed, the same prefix whatever the count),
- * poisoning outputs, and comparing an output with the reference's copy element by element. The
+ * poisoning outputs, comparing an output with the reference's copy element by element, and
+ * reducing one to a sum, minimum or maximum. The
  * element types are space_user.h's su_type. Worker side only. */
 #pragma once
 #include <stddef.h>
@@ -32,6 +33,13 @@ cudaError_t ug_poison(int type, void *ptr, int64_t n, cudaStream_t stream);
 cudaError_t ug_compare(int type, const void *got, const void *expected, int64_t n, double atol,
                        double rtol, int64_t *n_bad, int64_t *bad, int max_bad,
                        cudaStream_t stream);
+
+/* What ug_reduce computes. */
+enum { UG_SUM = 0, UG_MIN = 1, UG_MAX = 2 };
+/* The sum (in double precision), min or max of n elements of type at ptr, into *out: NaN when
+ * any element is NaN (a poisoned element nothing wrote). Synchronises the stream. */
+cudaError_t ug_reduce(int type, const void *ptr, int64_t n, int op, double *out,
+                      cudaStream_t stream);
 
 /* Element i of a device buffer, as a double (copies one element to the host). */
 cudaError_t ug_element(int type, const void *ptr, int64_t i, double *out);

@@ -1,7 +1,8 @@
-/* user_family.h: a user kernel as a kernel family (tuner/ops/ops.h), built at run time from its
+/* user_kernel.h: a user kernel as a kernel family (tuner/ops/ops.h), built at run time from its
  * space file: its fields are the problem's, its bytes and elements come from the buffers, its
- * worker side fills the buffers the space lists, computes the reference once per problem,
- * launches the compiled variant with the config's geometry and compares the outputs on the GPU.
+ * worker side fills the buffers the space lists (and the module variables some of them fill),
+ * computes the reference once per problem, launches the compiled variant's kernels in order
+ * with each launch's geometry, and compares each output by its plan on the GPU.
  * The run loop, strategies, measuring loop, database, header and report see an op_family like
  * any other. Also the one space loader the commands use, for built-in families and user kernels
  * alike. */

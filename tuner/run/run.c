@@ -22,7 +22,7 @@
 #include "run_internal.h"
 #include "search/strategy_common.h"
 #include "space/space_user.h"
-#include "user/user_family.h"
+#include "ops/user_kernel.h"
 
 #define TUNER_VERSION "0.1.0"
 
@@ -378,24 +378,23 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
     }
     snprintf(sum->strategy, sizeof sum->strategy, "%s", s.strategy_name);
 
-    if (sp->user) {
-        /* Sizes, scalars and geometry against every model, then (when the backends run
-         * kernels) a compiler per model: all before the database is touched. */
-        if (!realpath(sp->path, s.space_abs)) {
-            snprintf(err, len, "%s: %s", sp->path, strerror(errno));
+    /* Each model's variant builder: a user kernel's sizes, scalars and geometry are checked
+     * against every model, then (when the model's backends run kernels) its compiler is found
+     * and the first variants compiled: all before the database is touched. */
+    if (sp->user && !realpath(sp->path, s.space_abs)) {
+        snprintf(err, len, "%s: %s", sp->path, strerror(errno));
+        goto done;
+    }
+    for (int i = 0; i < n_devs; i++) {
+        run_model *m = &s.models[devs[i].model];
+        if (m->builder) continue;
+        if (sp->user && space_user_check(sp, &devs[i].dev, err, len) != 0) { rc = 2; goto done; }
+        vb_options vo = { .cache_dir = o->cache_dir, .jobs = o->jobs, .compiler = o->compiler,
+                          .modules = devs[i].be->needs_modules, .space_path = s.space_abs };
+        if (variant_builder_open(sp, &devs[i].dev, &vo, &m->builder, err, len) != 0) {
+            /* what the space must fix is bad input; a missing compiler is not */
+            rc = strstr(err, ": error: ") ? 2 : 1;
             goto done;
-        }
-        for (int i = 0; i < n_devs; i++) {
-            run_model *m = &s.models[devs[i].model];
-            int first_of_model = 1;
-            for (int j = 0; j < i; j++) first_of_model &= devs[j].model != devs[i].model;
-            if (!first_of_model) continue;
-            if (space_user_check(sp, &devs[i].dev, err, len) != 0) { rc = 2; goto done; }
-            if (!devs[i].be->needs_modules) continue;
-            if (uk_build_open(sp, &devs[i].dev, o->cache_dir, o->jobs, NULL, &m->build, err,
-                              len) != 0)
-                goto done;
-            if (uk_build_precheck(m->build, err, len) != 0) { rc = 2; goto done; }
         }
     }
 
@@ -504,16 +503,18 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
     rc = 0;
 done:
     for (int m = 0; s.models && m < s.n_models; m++) {
-        if (s.models[m].build) {
-            uk_build_stats bs;
-            uk_build_get_stats(s.models[m].build, &bs);
-            sum->user_kernel = 1;
-            sum->compiled += bs.compiled;
-            sum->compile_failed += bs.failed;
-            sum->compile_cached += bs.cached;
-            sum->compile_cpu_s += bs.cpu_s;
-            sum->jobs = bs.jobs;
-            uk_build_close(s.models[m].build);
+        if (s.models[m].builder) {
+            vb_stats bs;
+            vb_get_stats(s.models[m].builder, &bs);
+            if (bs.compiles) {
+                sum->user_kernel = 1;
+                sum->compiled += bs.compiled;
+                sum->compile_failed += bs.failed;
+                sum->compile_cached += bs.cached;
+                sum->compile_cpu_s += bs.cpu_s;
+                sum->jobs = bs.jobs;
+            }
+            variant_builder_close(s.models[m].builder);
         }
         free(s.models[m].order);
         free(s.models[m].returned);

@@ -1,8 +1,8 @@
 /* run.h: `tuner run`: load a space, open a backend and the database, and for every op, dtype and
  * problem let the strategy propose configs within the budget, evaluating and storing each (one
  * transaction per evaluation), skipping what the database already holds for this device,
- * problem, config and kernel source (resume). A user kernel's variants are compiled ahead of the
- * GPU by tuner/user/user_build.c. */
+ * problem, config and kernel source (resume). Variants come from a variant builder
+ * (tuner/build/variant.h): a user kernel's are compiled ahead of the GPU. */
 #pragma once
 #include <stdint.h>
 #include <stdio.h>
@@ -23,7 +23,8 @@ typedef struct run_options {
     int warm_start;               /* 1: each problem starts from the winners recorded for other
                                      GPUs in the database (nearest compute capability first) */
     int jobs;                     /* user kernels: compiler processes at most (<= 0: cores) */
-    const char *cache_dir;        /* user kernels: compile cache (NULL: uk_cache_dir) */
+    const char *cache_dir;        /* user kernels: compile cache (NULL: pool_cache_dir) */
+    const char *compiler;         /* user kernels: overrides kernel.compiler (NULL: the space's) */
     int shard_k, shard_n;         /* tune only shard k of n (1-based; n = 0: everything) */
     /* Where other GPUs' results come from for the transfer search (docs/time-to-tune.md):
      * these dumps or databases; none: the dumps in db/results/ when the backend runs kernels. */

@@ -10,7 +10,7 @@
 #include "run.h"
 #include "search/strategy.h"
 #include "space/space.h"
-#include "user/user_build.h"
+#include "build/variant.h"
 
 /* One unit of work: an op, a dtype and a problem of the space (indices), and what it should
  * cost to tune (run_plan_cost). */
@@ -31,7 +31,7 @@ typedef struct run_model {
     int alive;               /* devices of this model still working */
     int in_flight;           /* tasks its devices are tuning now: until none is, an idle device
                                 waits, since a failing device gives its task back */
-    uk_build *build;         /* a user kernel's compiler for this architecture */
+    variant_builder *builder; /* how this model's variants come to exist (build/variant.h) */
 } run_model;
 
 /* What every device's loop shares; the fields below mu are under it. */

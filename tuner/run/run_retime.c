@@ -19,7 +19,7 @@
 #include "core/stats.h"
 #include "db/db.h"
 #include "space/space.h"
-#include "user/user_family.h"
+#include "ops/user_kernel.h"
 
 /* One input's winners of one op and dtype, on one GPU model. */
 typedef struct winner {

@@ -1,14 +1,14 @@
 /* run_task.c: tuning one task (op, dtype, problem) on one device (run_internal.h): a fresh
  * strategy proposes configs within the budget; each is skipped when the device's database holds
- * it for this kernel source (resume), compiled first for a user kernel (a refused variant is a
- * compile_error row), evaluated by the device's backend, and stored in one transaction. */
+ * it for this kernel source (resume), asked of the model's variant builder (build/variant.h: a
+ * variant the compiler refuses is a compile_error row, one beyond the device an unsupported
+ * row, neither runs), evaluated by the device's backend, and stored in one transaction. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "run_internal.h"
 #include "search/strategy_common.h"
-#include "space/space_user.h"
 
 double run_now_s(void)
 {
@@ -56,30 +56,6 @@ static void progress_show(run_device *dv)
     fflush(stderr);
 }
 
-/* The compiled reference of a problem when the reference is a kernel (the user kernel at its
- * reference config, or another kernel); NULL otherwise. A reference that does not compile stops
- * the run. */
-static int reference_module(uk_build *build, const space *sp, const space_binding *bind,
-                            const char **out, char *err, size_t len)
-{
-    const space_user *u = sp->user;
-    *out = NULL;
-    if (u->ref != SU_REF_CONFIG && u->ref != SU_REF_KERNEL) return 0;
-    char log[4096];
-    int got = u->ref == SU_REF_CONFIG
-                  ? uk_build_variant(build, bind, u->ref_choice, &u->kernel, out, log,
-                                     sizeof log, err, len)
-                  : uk_build_variant(build, bind, NULL, &u->ref_kernel, out, log, sizeof log,
-                                     err, len);
-    if (got == 1) {
-        for (char *c = log; *c; c++)
-            if (*c == '\n') *c = ' ';
-        snprintf(err, len, "%s:%d:%d: error: the reference does not compile for %s %s: %.600s",
-                 sp->path, u->ref_line, u->ref_col, bind->dtype, bind->problem->text, log);
-    }
-    return got == 0 ? 0 : -1;
-}
-
 /* The problem's playoff (docs/time-to-tune.md), after its search: its ok configs within the
  * race margin of the best median (at most EVAL_PLAYOFF_MAX) are re-timed interleaved in one
  * request, and the playoff is stored; the best by playoff median becomes *best_us/best_config
@@ -87,9 +63,10 @@ static int reference_module(uk_build *build, const space *sp, const space_bindin
  * winner. Skipped when fewer than two configs are within the margin, or when this task measured
  * nothing new and they played already (resume). 0, 1 when the device failed (its task goes
  * back), -1 on a fatal error. */
-static int run_task_playoff(run_device *dv, const space_binding *bind, int64_t problem_id,
-                            int64_t fresh, char *best_config, size_t best_len, double *best_us,
-                            char *note, size_t note_len, char *err, size_t len)
+static int run_task_playoff(run_device *dv, const space_binding *bind, const vb_task *task,
+                            int64_t problem_id, int64_t fresh, char *best_config,
+                            size_t best_len, double *best_us, char *note, size_t note_len,
+                            char *err, size_t len)
 {
     run_shared *s = dv->s;
     const space *sp = s->sp;
@@ -102,29 +79,29 @@ static int run_task_playoff(run_device *dv, const space_binding *bind, int64_t p
                          .problem = bind->problem, .config = c.config[0], .measure = sp->measure,
                          .seed = s->seed, .validate = 0,
                          .tolerance_scale = sp->validate.tolerance_scale, .n_playoff = c.n };
-    uk_build *build = s->models[dv->model].build;
-    for (int i = 0; i < c.n; i++) {
+    variant_builder *vb = s->models[dv->model].builder;
+    vb_request(task, NULL, &req);
+    int *choice = malloc((size_t)(sp->n_params ? sp->n_params : 1) * sizeof *choice);
+    vb_variant *v = malloc(sizeof *v);
+    int bad = !choice || !v;
+    for (int i = 0; i < c.n && !bad; i++) {
+        /* the variants built for their evaluations: from the cache */
         req.playoff[i] = c.config[i];
-        if (!build) continue;
-        /* the variants compiled for their evaluations: from the cache */
-        int *choice = malloc((size_t)(sp->n_params ? sp->n_params : 1) * sizeof *choice);
-        char log[4096];
-        int got = !choice || space_config_parse(sp, c.config[i], choice) != 0
-                      ? -1
-                      : uk_build_variant(build, bind, choice, &sp->user->kernel,
-                                         &req.playoff_module[i], log, sizeof log, err, len);
-        free(choice);
-        if (got != 0) {
-            if (got > 0 || !err[0])
-                snprintf(err, len, "playoff: %s no longer compiles", c.config[i]);
-            return -1;
-        }
+        bad = space_config_parse(sp, c.config[i], choice) != 0 ||
+              vb_get_variant(vb, bind, choice, v, err, len) != 0 || v->state != VB_READY;
+        if (bad && !err[0])
+            snprintf(err, len, "playoff: %s no longer builds", c.config[i]);
+        if (!bad)
+            req.playoff_module[i] = v->module;
     }
-    if (build) {
-        req.space_path = s->space_abs;
-        req.module = req.playoff_module[0];   /* the request's config is the first contender */
-        if (reference_module(build, sp, bind, &req.ref_module, err, len) != 0) return -1;
+    free(choice);
+    free(v);
+    if (bad) {
+        if (!err[0])
+            snprintf(err, len, "out of memory");
+        return -1;
     }
+    req.module = req.playoff_module[0];   /* the request's config is the first contender */
     eval_result res;
     memset(&res, 0, sizeof res);
     double t = run_now_s();
@@ -196,7 +173,7 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
     run_shared *s = dv->s;
     const space *sp = s->sp;
     const op_family *fam = sp->family;
-    uk_build *build = s->models[dv->model].build;
+    variant_builder *vb = s->models[dv->model].builder;
     const problem *pb = &sp->problems[t->prob];
     const char *op = sp->ops[t->op], *dtype = sp->dtypes[t->dtype];
     char opfull[256], label[512];
@@ -214,6 +191,8 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
     char pend_config[1024] = "";
     int pending = 0;
     int64_t problem_id = 0, bytes = 0;
+    vb_task task = { 0 };
+    vb_variant variant;
     int *choice = malloc((size_t)(sp->n_params ? sp->n_params : 1) * sizeof *choice);
     if (!choice) {
         snprintf(err, len, "out of memory");
@@ -225,24 +204,19 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
                        fam->size_key(fam, pb), &problem_id, err, len) != 0)
         goto done;
     space_binding bind = { op, dtype, pb, &dv->dev };
-    const char *ref_module = NULL;
-    if (build) {
-        /* Compile ahead what the search will ask for: the whole space in enumeration order when
-         * it is enumerated (or when most of it will be: at most twice the budget); a search
-         * that jumps around gets each variant compiled when it proposes it. */
-        int64_t configs = space_count(sp, &bind, err, len);
-        if (configs < 0) goto done;
-        if ((strcmp(s->strategy_name, "exhaustive") == 0 && s->budget_evals <= 0) ||
-            (s->budget_evals > 0 && configs <= 2 * s->budget_evals))
-            if (uk_build_prefetch(build, &bind, err, len) != 0) goto done;
-        if (reference_module(build, sp, &bind, &ref_module, err, len) != 0) goto done;
-    }
+    /* The task's shared modules, and compiling ahead what the search will ask for: the whole
+     * space in enumeration order when it is enumerated (or when most of it will be: at most
+     * twice the budget); a search that jumps around gets each variant built when it proposes
+     * it. */
+    int64_t configs = space_count(sp, &bind, err, len);
+    if (configs < 0) goto done;
+    int ahead = (strcmp(s->strategy_name, "exhaustive") == 0 && s->budget_evals <= 0) ||
+                (s->budget_evals > 0 && configs <= 2 * s->budget_evals);
+    if (vb_begin_task(vb, &bind, ahead ? -1 : 0, &task, err, len) != 0) goto done;
     st = s->svt->create(sp, &bind, s->seed, s->budget_evals, err, len);
     if (!st) goto done;
     if (s->o->warm_start && strategy_warm_start(&st, dv->d, sp, &bind, err, len) != 0) goto done;
     if (s->transfer && strategy_transfer_start(&st, s->transfer, sp, &bind, err, len) != 0) goto done;
-    int64_t configs = space_count(sp, &bind, err, len);
-    if (configs < 0) goto done;
     pthread_mutex_lock(&s->mu);
     if (s->o->n_backends > 1)
         snprintf(dv->current, sizeof dv->current, "[%d] %s", dv->index, label);
@@ -290,22 +264,15 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
                              .tolerance_scale = sp->validate.tolerance_scale,
                              .race_us = race_us };
         eval_result_clear(&res);
-        int compiled = 1;
-        if (build) {
-            char log[4096];
-            double t_wait = run_now_s();
-            int got = uk_build_variant(build, &bind, choice, &sp->user->kernel, &req.module, log,
-                                       sizeof log, err, len);
-            dv->wait_s += run_now_s() - t_wait;
-            if (got < 0) goto done;
-            if (got == 1) {
-                compiled = 0;
-                res.status = EVAL_COMPILE_ERROR;
-                snprintf(res.error, sizeof res.error, "%s", log);
-            }
-            req.space_path = s->space_abs;
-            req.ref_module = ref_module;
+        double t_wait = run_now_s();
+        if (vb_get_variant(vb, &bind, choice, &variant, err, len) != 0) goto done;
+        dv->wait_s += run_now_s() - t_wait;
+        int compiled = variant.state == VB_READY;
+        if (!compiled) {
+            res.status = variant.state == VB_REFUSED ? EVAL_COMPILE_ERROR : EVAL_UNSUPPORTED;
+            snprintf(res.error, sizeof res.error, "%s", variant.why);
         }
+        vb_request(&task, &variant, &req);
         if (compiled) {
             if (dv->fail_after >= 0 && dv->evaluated + pending >= dv->fail_after) {
                 if (dv->fail_last) run_wait_alone(dv);
@@ -364,8 +331,8 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
     /* the playoff: the configs within the race margin of the best, re-timed interleaved */
     char note[1400] = "";
     if (sp->measure.race_margin > 0) {
-        int got = run_task_playoff(dv, &bind, problem_id, fresh, best_config, sizeof best_config,
-                                   &best_us, note, sizeof note, err, len);
+        int got = run_task_playoff(dv, &bind, &task, problem_id, fresh, best_config,
+                                   sizeof best_config, &best_us, note, sizeof note, err, len);
         if (got != 0) {
             rc = got;
             goto done;
@@ -399,6 +366,7 @@ done:
     if (rc == 1 && pending && store_result(dv, problem_id, pend_config, &pend, bytes, err, len) != 0)
         rc = -1;
     eval_result_clear(&pend);
+    vb_task_clear(&task);
     if (st) st->vt->destroy(st);
     eval_result_clear(&res);
     free(choice);

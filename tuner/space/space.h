@@ -47,7 +47,8 @@ typedef struct space {
     char sha256[65];         /* of the file's bytes */
     char *kernel;            /* the family name results are stored under */
     /* The family that runs it: a built-in one (tuner/ops), or for a user kernel the one
-     * tuner/user builds from `user` (user_space_load attaches it; space_load leaves it NULL). */
+     * tuner/ops/user_kernel.c builds from `user` (user_space_load attaches it; space_load leaves it
+     * NULL). */
     const op_family *family;
     struct space_user *user; /* the `kernel:` mapping of a user kernel, or NULL */
     int n_fields;            /* the problem fields: the family's, or a user kernel's own */

@@ -4,11 +4,13 @@
  * space loader checked them. Every expression is bound to the space's slots (parameters,
  * problem fields, dtype, dtype_size, ctype, op, device attributes), so the run loop, the compiler
  * and the worker evaluate them for a binding and a config through space_user_eval. This is data
- * and evaluation only: compiling is tuner/user/user_build.c, running is tuner/user/. */
+ * and evaluation only (space_user_read.c reads, space_user_eval.c evaluates, space_user_files.c
+ * hashes): compiling is tuner/build/, running is tuner/ops/user_kernel.c. */
 #pragma once
 #include <stdint.h>
 #include <stddef.h>
 #include "core/value.h"
+#include "core/device.h"
 #include "expr/expr.h"
 
 struct space;
@@ -29,6 +31,10 @@ int su_type_is_float(int t);
 /* The C type of a dtype name ("f32" -> "float"), "" when the name is none of su_type's. */
 const char *su_ctype_of(const char *dtype);
 
+/* An output's default tolerance by type: {abs, rel} (f64 1e-12, f32 1e-5, f16 1e-3, bf16 1e-2,
+ * integers exact). */
+void su_default_tolerance(int t, double *atol, double *rtol);
+
 /* 1 when s is a C identifier (what expressions, macros and parameters may be named). */
 int su_is_identifier(const char *s);
 
@@ -43,6 +49,19 @@ typedef enum su_init {
     SU_INIT_NONE, SU_INIT_ZEROS, SU_INIT_RANDOM, SU_INIT_CONSTANT, SU_INIT_ARANGE, SU_INIT_FILE
 } su_init;
 
+/* How an output is validated (its `compare:`): element by element against the reference's copy
+ * (the default); what its first `count` elements reduce to (sum, min or max, in double
+ * precision) within a tolerance; or a check kernel of the user's that maps the output to values
+ * compared element by element. */
+typedef enum su_compare { SU_CMP_ELEMENTS, SU_CMP_REDUCE, SU_CMP_CHECK } su_compare;
+typedef enum su_reduce { SU_REDUCE_SUM, SU_REDUCE_MIN, SU_REDUCE_MAX } su_reduce;
+
+struct su_kernel;
+
+/* A check kernel's plan: its kernel (one launch, whose arguments are su_arg_ref codes), its own
+ * scalars and its result buffer. */
+typedef struct su_check su_check;
+
 typedef struct su_arg {
     char *name;
     int line, col;
@@ -53,22 +72,51 @@ typedef struct su_arg {
     su_init init;
     double a, b;             /* random: [a, b]; constant: a; arange: start a, step b */
     char *file;              /* init file pattern (relative to the space file's folder) */
+    char *symbol;            /* a global variable of the module the buffer fills (constant
+                                memory), instead of a parameter; NULL for a parameter */
     int output;
     double atol, rtol;       /* outputs: the tolerance (defaults by type when not given) */
     int has_tol;             /* the tolerance was given */
     double tol_by[SU_TYPE_COUNT][2];   /* per dtype ({ f16: { abs, rel } }): abs, rel */
     int has_tol_by[SU_TYPE_COUNT];
+    /* outputs: the comparison plan */
+    su_compare compare;
+    su_reduce reduce;        /* SU_CMP_REDUCE */
+    int has_cmp_count;
+    su_expr cmp_count;       /* SU_CMP_REDUCE: how many elements (default: the buffer's count) */
+    su_check *check;         /* SU_CMP_CHECK */
+    int cmp_line, cmp_col;
     /* scalars */
     su_expr value;
 } su_arg;
 
-/* A kernel the tuner compiles and launches: the tuned one, or a reference kernel. */
-typedef struct su_kernel {
-    char *source;            /* path as the tuner opens it (the space file's folder + source) */
-    char *source_dir;        /* its folder: the first include directory */
+/* One launch of a kernel: the function, its template arguments, its geometry and the
+ * arguments it takes in parameter order. For the tuned kernel and a reference kernel an
+ * argument is an index into space_user.args; for a check kernel see su_arg_ref. */
+typedef struct su_launch_spec {
     char *function;
     int n_template;
     su_expr *templ;
+    int grid_dims, block_dims;
+    su_expr grid[3], block[3];
+    int has_shared;
+    su_expr shared;
+    int n_args;
+    int *args;
+    int line, col;
+} su_launch_spec;
+
+/* A check kernel's argument codes: >= 0 an index into space_user.args, SU_ARG_RESULT its
+ * result buffer, SU_ARG_SCALAR(i) its own scalar i. */
+#define SU_ARG_RESULT (-1)
+#define SU_ARG_SCALAR(i) (-2 - (i))
+#define SU_ARG_SCALAR_INDEX(code) (-2 - (code))
+
+/* Kernels compiled from one source with one set of options: the tuned kernel (one launch, or a
+ * pipeline of several in order), a reference kernel or a check kernel (one launch each). */
+typedef struct su_kernel {
+    char *source;            /* path as the tuner opens it (the space file's folder + source) */
+    char *source_dir;        /* its folder: the first include directory */
     int n_defines;
     char **define_names;
     su_expr *define_values;
@@ -76,21 +124,30 @@ typedef struct su_kernel {
     char **options;
     int n_include_dirs;
     char **include_dirs;     /* resolved like source */
-    int grid_dims, block_dims;
-    su_expr grid[3], block[3];
-    int has_shared;
-    su_expr shared;
+    int n_launches;
+    su_launch_spec *launches;
     int line, col;           /* the mapping */
 } su_kernel;
+
+struct su_check {
+    su_kernel kernel;        /* one launch; template and defines see the problem, dtype and
+                                device only, grid, block and scalars the parameters too */
+    int n_scalars;
+    su_arg *scalars;
+    su_arg result;           /* a pure output buffer the check kernel writes */
+};
 
 typedef enum su_ref { SU_REF_NONE, SU_REF_CONFIG, SU_REF_KERNEL, SU_REF_FILE } su_ref;
 
 typedef struct space_user {
     char *family;            /* results are stored under family.op */
-    char *op;                /* the function's name without template arguments or scope */
+    char *op;                /* the op: `name`, else the (first) function's name without
+                                template arguments or scope */
+    char *compiler;          /* "nvrtc" or "nvcc" */
     su_kernel kernel;
     int n_args;
     su_arg *args;
+    int n_symbols;           /* buffers that fill a module's variable (su_arg.symbol) */
     int has_bytes, has_elements, has_flops;
     su_expr bytes, elements, flops;
     su_ref ref;
@@ -116,24 +173,59 @@ int space_user_eval_int(const struct space *sp, const struct space_binding *b, c
                         const su_expr *x, int64_t lo, int64_t hi, const char *what,
                         int64_t *out, char *err, size_t len);
 
-/* The launch of a kernel for a binding and a config. */
-typedef struct su_launch {
+/* A launch's geometry for a binding and a config. */
+typedef struct su_geometry {
     int64_t grid[3], block[3];
     int64_t shared;
-} su_launch;
-int space_user_launch(const struct space *sp, const struct space_binding *b, const int *choice,
-                      const su_kernel *k, su_launch *out, char *err, size_t len);
+} su_geometry;
+/* Evaluates launch l's grid, block (each >= 1) and dynamic shared memory (>= 0). Whether they
+ * fit the device is su_geometry_fits. 0, or -1 with err at the expression. */
+int space_user_geometry(const struct space *sp, const struct space_binding *b, const int *choice,
+                        const su_launch_spec *l, su_geometry *out, char *err, size_t len);
+/* 1 when g fits dev's limits (block and grid along each axis, threads per block, dynamic shared
+ * memory per block; dev NULL: the limits every GPU since compute capability 3.0 has, and 48 KiB
+ * of shared memory), else 0 with why (one line). */
+int su_geometry_fits(const su_geometry *g, const struct device_info *dev, char *why,
+                     size_t why_len);
+/* The same, saying which limit (*what: SU_LIMIT_GRID + axis, SU_LIMIT_BLOCK + axis (block[0]
+ * for threads per block), SU_LIMIT_SHARED). */
+enum { SU_LIMIT_GRID = 0, SU_LIMIT_BLOCK = 3, SU_LIMIT_SHARED = 6 };
+int su_geometry_fits_at(const su_geometry *g, const struct device_info *dev, int *what,
+                        char *why, size_t why_len);
+/* Whether every launch of the tuned kernel fits the binding's device at config choice: 1, 0
+ * with why (the variant is unsupported there; *at, when at is not NULL, the expression of the
+ * limit), or -1 with err (an expression fails). */
+int space_user_fits(const struct space *sp, const struct space_binding *b, const int *choice,
+                    char *why, size_t why_len, char *err, size_t len);
+int space_user_fits_at(const struct space *sp, const struct space_binding *b, const int *choice,
+                       const su_expr **at, char *why, size_t why_len, char *err, size_t len);
+/* How many of the space's configs (over every dtype and problem the constraints allow) do not
+ * fit dev, of how many; first_why: the first one and why. 0, or -1 with err. */
+int space_user_excluded(const struct space *sp, const struct device_info *dev,
+                        int64_t *excluded, int64_t *total, char *first_why, size_t why_len,
+                        char *err, size_t len);
 
-/* A variant as the compiler sees it: the NVRTC options (without the architecture and the CUDA
- * include directory, which the compiler adds) and the name expression of the function. */
+/* A compilation as the compiler sees it: the options (without the architecture and the CUDA
+ * include directories, which the compiler adds), the name expressions of the kernels (one per
+ * distinct function of the launches) and the variables to look up. */
 typedef struct su_compile {
     int n_options;
     char **options;
-    char *name_expr;
+    int n_kernels;
+    char **kernels;
+    int n_symbols;
+    char **symbols;
 } su_compile;
+/* k's compilation for a binding and a config (choice NULL: parameters out of scope, as for a
+ * reference or check kernel); with_symbols: look up the variables the args fill. */
 int space_user_compile(const struct space *sp, const struct space_binding *b, const int *choice,
-                       const su_kernel *k, su_compile *out, char *err, size_t len);
+                       const su_kernel *k, int with_symbols, su_compile *out, char *err,
+                       size_t len);
 void su_compile_clear(su_compile *c);
+/* Which of c's kernels launch `launch` of k runs. Index, or -1 with err. */
+int su_compile_kernel_index(const struct space *sp, const struct space_binding *b,
+                            const int *choice, const su_kernel *k, const su_compile *c,
+                            int launch, char *err, size_t len);
 
 /* The bytes the kernel must move and its element count for a binding (parameters out of scope
  * unless the expressions give them; choice may be NULL), by the space's `bytes`/`elements` or
@@ -152,6 +244,12 @@ int64_t space_user_flops(const struct space *sp, const struct space_binding *b, 
 int space_user_buffer_bytes(const struct space *sp, const struct space_binding *b,
                             const int *choice, int arg, int64_t *count, int64_t *bytes,
                             char *err, size_t len);
+/* The same for any buffer (a check kernel's result). */
+int space_user_arg_bytes(const struct space *sp, const struct space_binding *b, const int *choice,
+                         const su_arg *a, int64_t *count, int64_t *bytes, char *err, size_t len);
+/* Checks a scalar's value fits its type. 0, or -1 with err. */
+int space_user_scalar_check(const struct space *sp, const struct space_binding *b,
+                            const int *choice, const su_arg *a, char *err, size_t len);
 /* An output's tolerance for a binding's dtype (the default of the dtype for `buffer: dtype`
  * without a tolerance of its own). */
 void space_user_tolerance(const su_arg *a, const char *dtype, double *atol, double *rtol);
@@ -159,14 +257,17 @@ void space_user_tolerance(const su_arg *a, const char *dtype, double *atol, doub
 /* Checks everything that can be evaluated once the device is known, for every dtype, problem and
  * config the constraints allow: buffer counts (>= 1, and all buffers with the reference's copies
  * of the outputs within the device's memory), scalar values (in range of their type), grid and
- * block (positive, within the device's limits), shared memory (within smem_per_block), and the
- * reference kernel's geometry. 0, or -1 with err at the first offending expression. */
+ * block (positive), shared memory (not negative), the comparison plans' counts and check
+ * kernels, and that the reference (a config or a kernel) fits the device. A variant whose
+ * geometry exceeds the device is not an error here: it is unsupported (space_user_fits). 0, or
+ * -1 with err at the first offending expression. */
 int space_user_check(const struct space *sp, const struct device_info *dev, char *err,
                      size_t len);
 
 /* The kernel's identity, computed at load: SHA-256 (16 hex digits) of the source, every file it
  * includes from its own folder or the include directories (found by following #include lines),
- * the function, template arguments, defines, options, arguments and geometry as written. */
+ * the functions, template arguments, defines, options, arguments, geometry, comparison plans
+ * (with a check kernel's files) and the compiler as written. */
 const char *space_user_hash(const space_user *u);
 
 /* The files of a kernel: the source and every local file it includes (recursively, each once),

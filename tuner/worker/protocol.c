@@ -336,6 +336,7 @@ int wp_format_eval(wp_buf *b, const eval_request *r)
     if (r->space_path) wp_add(b, "space", r->space_path);
     if (r->module) wp_add(b, "module", r->module);
     if (r->ref_module) wp_add(b, "ref_module", r->ref_module);
+    if (r->checks) wp_add(b, "checks", r->checks);
     if (r->measure.race_margin > 0) wp_add_double(b, "race_margin", r->measure.race_margin);
     if (r->race_us > 0) wp_add_double(b, "race_us", r->race_us);
     if (r->n_playoff > 0) {
@@ -394,6 +395,7 @@ static int wp_parse_eval_lines(const wp_msg *m, wp_eval *out, char *err, size_t 
     out->space = wp_get(m, "space");
     out->module = wp_get(m, "module");
     out->ref_module = wp_get(m, "ref_module");
+    out->checks = wp_get(m, "checks");
     if (out->space && (!*out->space || !out->module || !*out->module)) {
         snprintf(err, len, "protocol: eval: a user kernel's request needs space= and module=");
         return -1;

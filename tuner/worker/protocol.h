@@ -21,7 +21,8 @@
  *   parent: eval  kernel= op= dtype= problem=<canonical problem text> config=<canonical config>
  *                 seed= validate=0|1 tolerance_scale= warmup= min_runs= max_runs= rel_ci=
  *                 cold=0|1|2 max_seconds=
- *                 [space=<space file> module=<cubin> ref_module=<cubin>]   (user kernels)
+ *                 [space=<space file> module=<cubin> ref_module=<cubin>
+ *                  checks=<cubin per line>]   (user kernels)
  *                 [race_margin= race_us=]   (racing: stop once surely slower than
  *                                            race_us x (1 + race_margin))
  *                 [playoff=K pc0= .. pc<K-1>= [pm0= ..]]   (a playoff: re-time configs pc0..
@@ -100,7 +101,7 @@ typedef struct wp_eval {
     int validate;
     double tolerance_scale;
     measure_settings measure;   /* timeout_s is the parent's business and stays 0 */
-    const char *space, *module, *ref_module;   /* user kernels; NULL when absent */
+    const char *space, *module, *ref_module, *checks;   /* user kernels; NULL when absent */
     double race_us;                            /* 0: no racing */
     int n_playoff;                             /* 0, or 2..EVAL_PLAYOFF_MAX */
     const char *playoff[EVAL_PLAYOFF_MAX], *playoff_module[EVAL_PLAYOFF_MAX];

@@ -3,8 +3,8 @@
  * the parent over stdin/stdout (protocol in protocol.h). It keeps
  * the prepared problem of the last request and reuses it while kernel, op, dtype, problem and seed
  * stay the same, so a sweep over configs prepares each problem once. A user kernel's request names
- * its space file, which the worker loads once (tuner/user builds its family), and the compiled
- * variant the parent made, which the family loads before it is measured. */
+ * its space file, which the worker loads once (tuner/ops/user_kernel.c builds its family), and the compiled
+ * variant the parent made, which the family loads before it is measured (tuner/ops/user_kernel.c). */
 #include "worker.h"
 #include "protocol.h"
 
@@ -19,7 +19,7 @@
 #include "ops/ops.h"
 #include "core/problem.h"
 #include "space/space.h"
-#include "user/user_family.h"
+#include "ops/user_kernel.h"
 
 enum { EXIT_OK = 0, EXIT_NO_DEVICE = 2, EXIT_CONTEXT_LOST = 3, EXIT_IO = 4 };
 
@@ -159,7 +159,7 @@ static tk_status bind_playoff(void *ctx, int i, char *err, size_t len)
 {
     playoff_binding *pb = ctx;
     return pb->p->family->bind_variant(pb->p->inst, pb->r->playoff[i], pb->r->playoff_module[i],
-                                       pb->r->ref_module, err, len);
+                                       pb->r->ref_module, pb->r->checks, err, len);
 }
 
 /* Serves one eval request. Returns 0 to go on, EXIT_CONTEXT_LOST after a context-losing fault,
@@ -186,8 +186,8 @@ static int serve_eval(const wp_msg *m, prepared *p, user_space *us, measure_ctx 
          * recorded without running. */
         tk_status bound = TK_OK;
         if (p->family->bind_variant && r.n_playoff == 0) {
-            bound = p->family->bind_variant(p->inst, r.config, r.module, r.ref_module, res.error,
-                                            sizeof res.error);
+            bound = p->family->bind_variant(p->inst, r.config, r.module, r.ref_module, r.checks,
+                                            res.error, sizeof res.error);
             if (bound == TK_ERR_CUDA) {
                 snprintf(err, sizeof err, "%s", res.error);
                 int lost_now = cudaDeviceSynchronize() != cudaSuccess;

@@ -1,0 +1,486 @@
+/* variant_user.c: the variant builder of a user kernel (variant.h). A variant whose geometry
+ * exceeds the device is unsupported before anything is compiled; any other is compiled by the
+ * pool (pool.h) with the space's compiler (compiler.h): one compilation per variant holds every
+ * launch of a pipeline and looks up the variables the arguments fill. The task's reference
+ * (the kernel at the reference config, or a reference kernel) and check kernels are compiled
+ * once per binding, with parameters out of scope. */
+#include "variant.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "compiler.h"
+#include "core/module_meta.h"
+#include "core/sha256.h"
+#include "pool.h"
+#include "space/space_user.h"
+
+typedef struct user_builder {
+    variant_builder base;
+    const space *sp;
+    device_info dev;
+    const char *space_path;
+    char arch[32];
+    compiler_info cc;
+    pool *pool;              /* NULL: nothing is compiled (replay) */
+    char *digest;            /* sha256 of the tuned kernel's files */
+    char *ref_digest;        /* of the reference kernel's, or NULL */
+    char **check_digest;     /* per argument: of its check kernel's, or NULL */
+} user_builder;
+
+/* sha256 over a kernel's files (the source and what it includes), as hex; malloc'd. */
+static char *digest_files(const su_kernel *k, char *err, size_t len)
+{
+    char **files = NULL;
+    int n = su_kernel_files(k, &files, err, len);
+    if (n == 0)
+        return NULL;
+    char *all = NULL;
+    size_t all_n = 0;
+    int ok = 1;
+    for (int i = 0; i < n && ok; i++) {
+        FILE *f = fopen(files[i], "rb");
+        if (!f) {
+            snprintf(err, len, "%s: %s", files[i], strerror(errno));
+            ok = 0;
+            break;
+        }
+        char chunk[65536];
+        size_t got;
+        while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+            char *p = realloc(all, all_n + got);
+            if (!p) {
+                ok = 0;
+                break;
+            }
+            all = p;
+            memcpy(all + all_n, chunk, got);
+            all_n += got;
+        }
+        fclose(f);
+        char *p = realloc(all, all_n + 1);
+        if (!p) {
+            ok = 0;
+            break;
+        }
+        all = p;
+        all[all_n++] = 0;   /* file separator */
+    }
+    for (int i = 0; i < n; i++)
+        free(files[i]);
+    free(files);
+    char *hex = ok ? malloc(65) : NULL;
+    if (hex)
+        sha256_hex(all ? all : "", all_n, hex);
+    else if (ok)
+        snprintf(err, len, "out of memory");
+    free(all);
+    return hex;
+}
+
+/* The compilation of kernel k (with digest) for a binding and a config. */
+static int describe(user_builder *ub, const space_binding *bind, const int *choice,
+                    const su_kernel *k, const char *digest, int with_symbols, su_compile *sc,
+                    pool_compile *pc, char *err, size_t len)
+{
+    if (space_user_compile(ub->sp, bind, choice, k, with_symbols, sc, err, len) != 0)
+        return -1;
+    *pc = (pool_compile){
+        .compiler = ub->cc.kind, .version = ub->cc.version, .tool = ub->cc.tool,
+        .arch = ub->arch, .source = k->source, .digest = digest,
+        .n_options = sc->n_options, .options = sc->options,
+        .n_kernels = sc->n_kernels, .kernels = sc->kernels,
+        .n_symbols = sc->n_symbols, .symbols = sc->symbols,
+    };
+    return 0;
+}
+
+/* Compiles kernel k now: 0 with *cubin, 1 refused (log), -1 err. */
+static int compile_now(user_builder *ub, const space_binding *bind, const int *choice,
+                       const su_kernel *k, const char *digest, int with_symbols,
+                       const char **cubin, char *log, size_t loglen, char *err, size_t len)
+{
+    su_compile sc;
+    pool_compile pc;
+    if (describe(ub, bind, choice, k, digest, with_symbols, &sc, &pc, err, len) != 0)
+        return -1;
+    int rc = pool_get(ub->pool, &pc, cubin, log, loglen, err, len);
+    su_compile_clear(&sc);
+    return rc;
+}
+
+static int user_variant(variant_builder *b, const space_binding *bind, const int *choice,
+                        vb_variant *out, char *err, size_t len)
+{
+    user_builder *ub = (user_builder *)b;
+    out->module = NULL;
+    out->why[0] = 0;
+    int fits = space_user_fits(ub->sp, bind, choice, out->why, sizeof out->why, err, len);
+    if (fits < 0)
+        return -1;
+    if (!fits) {
+        out->state = VB_UNSUPPORTED;
+        return 0;
+    }
+    out->state = VB_READY;
+    if (!ub->pool)
+        return 0;
+    int got = compile_now(ub, bind, choice, &ub->sp->user->kernel, ub->digest, 1, &out->module,
+                          out->why, sizeof out->why, err, len);
+    if (got < 0)
+        return -1;
+    if (got == 1) {
+        out->state = VB_REFUSED;
+        out->module = NULL;
+    }
+    return 0;
+}
+
+/* The first lines of a log, on one line. */
+static void log_head(const char *log, char *out, size_t len)
+{
+    size_t o = 0;
+    int lines = 0;
+    for (const char *p = log; *p && o + 1 < len && lines < 3; p++) {
+        if (*p == '\n') {
+            lines++;
+            if (p[1] && lines < 3 && o + 3 < len) {
+                out[o++] = ' ';
+                out[o++] = '|';
+                out[o++] = ' ';
+            }
+            continue;
+        }
+        out[o++] = *p;
+    }
+    out[o] = 0;
+}
+
+/* The reference kernel's and check kernels' modules of a binding. */
+static int task_modules(user_builder *ub, const space_binding *bind, vb_task *task, char *err,
+                        size_t len)
+{
+    const space *sp = ub->sp;
+    const space_user *u = sp->user;
+    char log[8192], head[1024];
+    if (u->ref == SU_REF_CONFIG || u->ref == SU_REF_KERNEL) {
+        int got = u->ref == SU_REF_CONFIG
+                      ? compile_now(ub, bind, u->ref_choice, &u->kernel, ub->digest, 1,
+                                    &task->ref_module, log, sizeof log, err, len)
+                      : compile_now(ub, bind, NULL, &u->ref_kernel, ub->ref_digest, 1,
+                                    &task->ref_module, log, sizeof log, err, len);
+        if (got < 0)
+            return -1;
+        if (got == 1) {
+            log_head(log, head, sizeof head);
+            snprintf(err, len, "%s:%d:%d: error: the reference does not compile for %s %s: %s",
+                     sp->path, u->ref_line, u->ref_col, bind->dtype, bind->problem->text, head);
+            return -1;
+        }
+    }
+    size_t at = 0, cap = 0;
+    for (int i = 0; i < u->n_args; i++) {
+        const su_arg *a = &u->args[i];
+        if (a->compare != SU_CMP_CHECK)
+            continue;
+        const char *cubin = NULL;
+        int got = compile_now(ub, bind, NULL, &a->check->kernel, ub->check_digest[i], 0, &cubin,
+                              log, sizeof log, err, len);
+        if (got < 0)
+            return -1;
+        if (got == 1) {
+            log_head(log, head, sizeof head);
+            snprintf(err, len, "%s:%d:%d: error: the check kernel of %s does not compile for %s "
+                     "%s: %s", sp->path, a->cmp_line, a->cmp_col, a->name, bind->dtype,
+                     bind->problem->text, head);
+            return -1;
+        }
+        size_t need = at + strlen(cubin) + 2;
+        if (need > cap) {
+            char *p = realloc(task->checks, need * 2);
+            if (!p) {
+                snprintf(err, len, "out of memory");
+                return -1;
+            }
+            task->checks = p;
+            cap = need * 2;
+        }
+        at += (size_t)snprintf(task->checks + at, cap - at, "%s%s", at ? "\n" : "", cubin);
+    }
+    return 0;
+}
+
+/* Queues the first `ahead` variants of a binding that fit the device (< 0: all). */
+static int prefetch(user_builder *ub, const space_binding *bind, int ahead, char *err,
+                    size_t len)
+{
+    const space *sp = ub->sp;
+    int *choice = calloc((size_t)sp->n_params + 1, sizeof *choice);
+    if (!choice) {
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    space_iter it;
+    space_iter_init(&it, sp, bind);
+    int r = 0, rc = 0;
+    int64_t seen = 0;
+    while (rc == 0 && (ahead < 0 || seen < ahead) && (r = space_iter_next(&it, choice)) == 1) {
+        char why[512];
+        int fits = space_user_fits(sp, bind, choice, why, sizeof why, err, len);
+        if (fits < 0) {
+            rc = -1;
+            break;
+        }
+        if (!fits)
+            continue;
+        seen++;
+        su_compile sc;
+        pool_compile pc;
+        if (describe(ub, bind, choice, &sp->user->kernel, ub->digest, 1, &sc, &pc, err, len) != 0) {
+            rc = -1;
+            break;
+        }
+        rc = pool_prefetch(ub->pool, &pc, err, len);
+        su_compile_clear(&sc);
+    }
+    if (rc == 0 && r < 0) {
+        snprintf(err, len, "%s", it.err.message);
+        rc = -1;
+    }
+    space_iter_free(&it);
+    free(choice);
+    return rc;
+}
+
+static int user_begin(variant_builder *b, const space_binding *bind, int ahead, vb_task *task,
+                      char *err, size_t len)
+{
+    user_builder *ub = (user_builder *)b;
+    task->space_path = ub->space_path;
+    if (!ub->pool)
+        return 0;
+    if (ahead != 0 && prefetch(ub, bind, ahead, err, len) != 0)
+        return -1;
+    return task_modules(ub, bind, task, err, len);
+}
+
+static void user_stats(const variant_builder *b, vb_stats *out)
+{
+    const user_builder *ub = (const user_builder *)b;
+    memset(out, 0, sizeof *out);
+    if (!ub->pool)
+        return;
+    pool_stats ps;
+    pool_get_stats(ub->pool, &ps);
+    out->compiles = 1;
+    out->compiled = ps.compiled;
+    out->failed = ps.failed;
+    out->cached = ps.cached;
+    out->cpu_s = ps.cpu_s;
+    out->jobs = ps.jobs;
+}
+
+static void user_close(variant_builder *b)
+{
+    user_builder *ub = (user_builder *)b;
+    if (!ub)
+        return;
+    pool_close(ub->pool);
+    free(ub->digest);
+    free(ub->ref_digest);
+    for (int i = 0; ub->check_digest && i < ub->sp->user->n_args; i++)
+        free(ub->check_digest[i]);
+    free(ub->check_digest);
+    free(ub);
+}
+
+static const vb_vtable user_vt = {user_begin, user_variant, user_stats, user_close};
+
+/* Each launch's arguments against its kernel's parameters in the compiled module. */
+static int check_params(user_builder *ub, const space_binding *bind, const int *choice,
+                        const char *cubin, char *err, size_t len)
+{
+    const space *sp = ub->sp;
+    const space_user *u = sp->user;
+    const su_kernel *k = &u->kernel;
+    module_meta mm;
+    if (module_meta_read(cubin, &mm, err, len) != 0)
+        return -1;
+    su_compile sc;
+    int rc = -1;
+    if (space_user_compile(sp, bind, choice, k, 1, &sc, err, len) != 0) {
+        module_meta_clear(&mm);
+        return -1;
+    }
+    for (int li = 0; li < k->n_launches; li++) {
+        const su_launch_spec *l = &k->launches[li];
+        int ki = su_compile_kernel_index(sp, bind, choice, k, &sc, li, err, len);
+        if (ki < 0 || ki >= mm.n_kernels) {
+            if (ki >= 0)
+                snprintf(err, len, "%s: the compiler recorded %d kernels", cubin, mm.n_kernels);
+            goto done;
+        }
+        int n = mm.n_params[ki];
+        const su_arg *first = l->n_args ? &u->args[l->args[0]] : NULL;
+        int line = first ? first->line : l->line, col = first ? first->col : l->col;
+        char who[300];
+        if (k->n_launches > 1)
+            snprintf(who, sizeof who, "kernel.launches[%d].args", li);
+        else
+            snprintf(who, sizeof who, "kernel.args");
+        if (n != l->n_args) {
+            snprintf(err, len, "%s:%d:%d: error: %s lists %d argument%s%s, but %s takes %d "
+                     "parameter%s", sp->path, line, col, who, l->n_args,
+                     l->n_args == 1 ? "" : "s", u->n_symbols && k->n_launches == 1
+                                                    ? " (besides the variables it fills)" : "",
+                     l->function, n, n == 1 ? "" : "s");
+            goto done;
+        }
+        for (int i = 0; i < n; i++) {
+            const su_arg *a = &u->args[l->args[i]];
+            int want = a->is_buffer ? 8 : (int)su_type_size(a->type);
+            if (mm.params[ki][i] != want) {
+                snprintf(err, len, "%s:%d:%d: error: %s %s: %s (%d bytes), but parameter %d of "
+                         "%s takes %d bytes", sp->path, a->line, a->col, who, a->name,
+                         a->is_buffer ? "a pointer" : su_type_name(a->type), want, i + 1,
+                         l->function, mm.params[ki][i]);
+                goto done;
+            }
+        }
+    }
+    rc = 0;
+done:
+    su_compile_clear(&sc);
+    module_meta_clear(&mm);
+    return rc;
+}
+
+/* Before anything is measured: the first problem's variants until one compiles, its
+ * parameters against the args, and the first problem's reference and check kernels. */
+static int precheck(user_builder *ub, char *err, size_t len)
+{
+    const space *sp = ub->sp;
+    const space_user *u = sp->user;
+    space_binding bind = {sp->ops[0], sp->dtypes[0], &sp->problems[0], &ub->dev};
+    vb_task task;
+    /* a window ahead, not the whole space: a large space must not keep the compilers busy with
+     * variants a search will never ask for */
+    pool_stats ps;
+    pool_get_stats(ub->pool, &ps);
+    if (prefetch(ub, &bind, 4 * ps.jobs, err, len) != 0)
+        return -1;
+    int *choice = calloc((size_t)sp->n_params + 1, sizeof *choice);
+    char *first_log = NULL;
+    char first_error[1024] = "";
+    const char *cubin = NULL;
+    int r = 0, rc = -1, tried = 0, same = 0, unsupported = 0;
+    if (!choice) {
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    char log[65536];
+    space_iter it;
+    space_iter_init(&it, sp, &bind);
+    while ((r = space_iter_next(&it, choice)) == 1) {
+        char why[512];
+        int fits = space_user_fits(sp, &bind, choice, why, sizeof why, err, len);
+        if (fits < 0)
+            goto done;
+        if (!fits) {
+            unsupported++;
+            continue;
+        }
+        tried++;
+        int got = compile_now(ub, &bind, choice, &u->kernel, ub->digest, 1, &cubin, log,
+                              sizeof log, err, len);
+        if (got < 0)
+            goto done;
+        if (got == 0)
+            break;
+        cubin = NULL;
+        char this_error[1024];
+        vb_first_error(log, this_error, sizeof this_error);
+        if (!first_log) {
+            first_log = strdup(log);
+            snprintf(first_error, sizeof first_error, "%s", this_error);
+        }
+        same = strcmp(this_error, first_error) == 0 ? same + 1 : 0;
+        if (same >= VB_SAME_ERROR_STOP && same == tried)
+            break;
+    }
+    if (r < 0) {
+        snprintf(err, len, "%s", it.err.message);
+        goto done;
+    }
+    if (!cubin) {
+        char head[1024];
+        log_head(first_log ? first_log : "no log", head, sizeof head);
+        pool_drop_queue(ub->pool);
+        if (tried == 0)
+            snprintf(err, len, "%s:%d:%d: error: none of the %d variants of %s %s fits the "
+                     "device (%s): nothing to compile", sp->path, u->kernel.line, u->kernel.col,
+                     unsupported, sp->dtypes[0], sp->problems[0].text, ub->dev.name);
+        else if (same >= VB_SAME_ERROR_STOP && same == tried && r == 1)
+            snprintf(err, len, "%s:%d:%d: error: the first %d variants of %s %s all fail to "
+                     "compile with the same error (stopped there; %s): %s", sp->path,
+                     u->kernel.line, u->kernel.col, tried, sp->dtypes[0], sp->problems[0].text,
+                     ub->cc.kind, head);
+        else
+            snprintf(err, len, "%s:%d:%d: error: none of the %d variants of %s %s compiles (%s); "
+                     "the first one's log: %s", sp->path, u->kernel.line, u->kernel.col, tried,
+                     sp->dtypes[0], sp->problems[0].text, ub->cc.kind, head);
+        goto done;
+    }
+    if (check_params(ub, &bind, choice, cubin, err, len) != 0)
+        goto done;
+    memset(&task, 0, sizeof task);
+    rc = task_modules(ub, &bind, &task, err, len);
+    vb_task_clear(&task);
+done:
+    space_iter_free(&it);
+    free(choice);
+    free(first_log);
+    return rc;
+}
+
+int variant_builder_open_user(const space *sp, const device_info *dev, const vb_options *o,
+                              variant_builder **out, char *err, size_t len)
+{
+    *out = NULL;
+    const space_user *u = sp->user;
+    user_builder *ub = calloc(1, sizeof *ub);
+    if (!ub || !(ub->check_digest = calloc((size_t)u->n_args, sizeof *ub->check_digest))) {
+        free(ub);
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    ub->base.vt = &user_vt;
+    ub->sp = sp;
+    ub->dev = *dev;
+    ub->space_path = o->space_path;
+    int cc = dev->cc_major * 10 + dev->cc_minor;
+    snprintf(ub->arch, sizeof ub->arch, "sm_%d", cc);
+    if (!o->modules) {
+        *out = &ub->base;
+        return 0;
+    }
+    const char *kind = o->compiler ? o->compiler : u->compiler;
+    if (compiler_probe(kind, cc, &ub->cc, err, len) != 0 ||
+        !(ub->digest = digest_files(&u->kernel, err, len)) ||
+        (u->ref == SU_REF_KERNEL && !(ub->ref_digest = digest_files(&u->ref_kernel, err, len))))
+        goto fail;
+    for (int i = 0; i < u->n_args; i++)
+        if (u->args[i].compare == SU_CMP_CHECK &&
+            !(ub->check_digest[i] = digest_files(&u->args[i].check->kernel, err, len)))
+            goto fail;
+    if (pool_open(o->cache_dir, o->jobs, NULL, &ub->pool, err, len) != 0)
+        goto fail;
+    if (!o->quiet_precheck && precheck(ub, err, len) != 0)
+        goto fail;
+    *out = &ub->base;
+    return 0;
+fail:
+    user_close(&ub->base);
+    return -1;
+}

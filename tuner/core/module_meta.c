@@ -1,0 +1,168 @@
+/* module_meta.c: writing and reading the description beside a cached cubin (module_meta.h). */
+#include "module_meta.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { META_MAX_BYTES = 1 << 20, META_MAX_ITEMS = 256 };
+
+int module_meta_path(const char *cubin, char *out, size_t len)
+{
+    size_t n = strlen(cubin);
+    if (n < 6 || strcmp(cubin + n - 6, ".cubin") != 0 || n + 1 > len)
+        return -1;
+    snprintf(out, len, "%.*s.meta", (int)(n - 6), cubin);
+    return 0;
+}
+
+char *module_meta_format(int n_kernels, char *const *lowered, const int *n_params,
+                         int *const *params, int n_symbols, char *const *symbols,
+                         const char *log)
+{
+    size_t cap = 64 + (log ? strlen(log) : 0);
+    for (int i = 0; i < n_kernels; i++)
+        cap += strlen(lowered[i]) + 48 + (size_t)n_params[i] * 12;
+    for (int i = 0; i < n_symbols; i++)
+        cap += strlen(symbols[i]) + 24;
+    char *s = malloc(cap);
+    if (!s)
+        return NULL;
+    size_t at = 0;
+    for (int i = 0; i < n_kernels; i++) {
+        at += (size_t)snprintf(s + at, cap - at, "kernel %d %s\nparams %d", i, lowered[i], i);
+        for (int j = 0; j < n_params[i]; j++)
+            at += (size_t)snprintf(s + at, cap - at, " %d", params[i][j]);
+        at += (size_t)snprintf(s + at, cap - at, "\n");
+    }
+    for (int i = 0; i < n_symbols; i++)
+        at += (size_t)snprintf(s + at, cap - at, "symbol %d %s\n", i, symbols[i]);
+    snprintf(s + at, cap - at, "log %s\n", log ? log : "");
+    return s;
+}
+
+void module_meta_clear(module_meta *m)
+{
+    for (int i = 0; i < m->n_kernels; i++) {
+        free(m->lowered[i]);
+        free(m->params[i]);
+    }
+    for (int i = 0; i < m->n_symbols; i++)
+        free(m->symbols[i]);
+    free(m->lowered);
+    free(m->n_params);
+    free(m->params);
+    free(m->symbols);
+    memset(m, 0, sizeof *m);
+}
+
+/* Makes room for item i (< META_MAX_ITEMS) in the kernel or symbol arrays. */
+static int grow(module_meta *m, int kernel, int i)
+{
+    if (i < 0 || i >= META_MAX_ITEMS)
+        return -1;
+    int *n = kernel ? &m->n_kernels : &m->n_symbols;
+    if (i < *n)
+        return 0;
+    size_t want = (size_t)i + 1;
+    if (kernel) {
+        char **l = realloc(m->lowered, want * sizeof *l);
+        if (l) m->lowered = l;
+        int *np = realloc(m->n_params, want * sizeof *np);
+        if (np) m->n_params = np;
+        int **p = realloc(m->params, want * sizeof *p);
+        if (p) m->params = p;
+        if (!l || !np || !p)
+            return -1;
+        for (int k = *n; k <= i; k++) {
+            m->lowered[k] = NULL;
+            m->n_params[k] = -1;
+            m->params[k] = NULL;
+        }
+    } else {
+        char **s = realloc(m->symbols, want * sizeof *s);
+        if (!s)
+            return -1;
+        m->symbols = s;
+        for (int k = *n; k <= i; k++)
+            m->symbols[k] = NULL;
+    }
+    *n = i + 1;
+    return 0;
+}
+
+int module_meta_read(const char *cubin, module_meta *m, char *err, size_t len)
+{
+    memset(m, 0, sizeof *m);
+    char path[4096];
+    if (module_meta_path(cubin, path, sizeof path) != 0) {
+        snprintf(err, len, "module %s: not a cubin from the compile cache", cubin);
+        return -1;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, len, "module %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *text = malloc(META_MAX_BYTES + 1);
+    size_t n = text ? fread(text, 1, META_MAX_BYTES, f) : 0;
+    fclose(f);
+    if (!text) {
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    text[n] = 0;
+    int bad = 0;
+    for (char *line = text; line && *line && !bad;) {
+        char *nl = strchr(line, '\n');
+        if (strncmp(line, "log ", 4) == 0)
+            break;   /* the compiler's messages: the rest of the file */
+        if (nl)
+            *nl = 0;
+        int i = -1, used = 0;
+        if (strncmp(line, "kernel ", 7) == 0 && sscanf(line + 7, "%d %n", &i, &used) == 1) {
+            const char *name = line + 7 + used;
+            bad = grow(m, 1, i) != 0 || !*name || m->lowered[i] ||
+                  !(m->lowered[i] = strdup(name));
+        } else if (strncmp(line, "params ", 7) == 0 && sscanf(line + 7, "%d%n", &i, &used) == 1) {
+            char *p = line + 7 + used;
+            bad = grow(m, 1, i) != 0 || m->params[i] ||
+                  !(m->params[i] = malloc(META_MAX_ITEMS * sizeof(int)));
+            int count = 0;
+            while (!bad) {
+                char *end;
+                long v = strtol(p, &end, 10);
+                if (end == p)
+                    break;
+                if (count == META_MAX_ITEMS || v < 0 || v > 4096) {
+                    bad = 1;
+                    break;
+                }
+                m->params[i][count++] = (int)v;
+                p = end;
+            }
+            if (!bad)
+                m->n_params[i] = count;
+        } else if (strncmp(line, "symbol ", 7) == 0 && sscanf(line + 7, "%d %n", &i, &used) == 1) {
+            const char *name = line + 7 + used;
+            bad = grow(m, 0, i) != 0 || !*name || m->symbols[i] ||
+                  !(m->symbols[i] = strdup(name));
+        } else if (*line) {
+            bad = 1;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    for (int i = 0; !bad && i < m->n_kernels; i++)
+        bad = !m->lowered[i] || m->n_params[i] < 0;
+    for (int i = 0; !bad && i < m->n_symbols; i++)
+        bad = !m->symbols[i];
+    free(text);
+    if (bad || m->n_kernels == 0) {
+        snprintf(err, len, "module %s: malformed (%s)", path,
+                 bad ? "an unreadable line" : "no kernel");
+        module_meta_clear(m);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,34 @@
+/* module_meta.h: the description the compile process writes beside each cubin in the compile
+ * cache (<key>.meta) and the worker and the parent read back: each kernel's lowered (mangled)
+ * name and its parameters' sizes, in the order the compilation named them, each variable's
+ * lowered name, and the compiler's messages. A text file, one item per line:
+ *     kernel <i> <lowered name>
+ *     params <i> <size> <size> ...
+ *     symbol <i> <lowered name>
+ *     log <the compiler's messages, to the end of the file>
+ * The meta file is written last: its presence marks a complete cache entry. */
+#pragma once
+#include <stddef.h>
+
+typedef struct module_meta {
+    int n_kernels;
+    char **lowered;          /* n_kernels */
+    int *n_params;           /* n_kernels */
+    int **params;            /* n_kernels: sizes in bytes */
+    int n_symbols;
+    char **symbols;          /* n_symbols */
+} module_meta;
+
+/* The meta file of a cubin path ("<key>.cubin" -> "<key>.meta"), into out[len]. -1 when the
+ * path does not end in .cubin or out is too small. */
+int module_meta_path(const char *cubin, char *out, size_t len);
+
+/* Formats a meta file's text; malloc'd, NULL when memory ran out. */
+char *module_meta_format(int n_kernels, char *const *lowered, const int *n_params,
+                         int *const *params, int n_symbols, char *const *symbols,
+                         const char *log);
+
+/* Reads the meta file beside cubin. 0, or -1 with err (missing, malformed). module_meta_clear
+ * frees. */
+int module_meta_read(const char *cubin, module_meta *m, char *err, size_t len);
+void module_meta_clear(module_meta *m);

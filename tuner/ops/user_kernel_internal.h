@@ -1,0 +1,89 @@
+/* user_kernel_internal.h: what the two files of a user kernel's worker side share and nothing
+ * else includes: the prepared problem (its buffers, the loaded variant, the reference's results)
+ * of user_kernel.c, and the comparison plans of user_validate.c that run over it. */
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+#include "ops/ops.h"
+#include "space/space_user.h"
+#include "user_kernel.h"
+
+typedef struct user_family {
+    op_family base;          /* first: the members get back here from self */
+    const space *sp;
+    int has_dev;
+    device_info dev;
+} user_family;
+
+/* One argument's memory. A buffer that fills a module's variable (su_arg.symbol) keeps its
+ * contents in pristine and points dev at the variable of the module bound now. */
+typedef struct ubuf {
+    int type;                /* su_type, resolved for the dtype */
+    void *dev;               /* the buffer (owned), or the bound module's variable */
+    int64_t count;           /* elements the current config uses */
+    size_t cap;              /* bytes allocated for dev (owned buffers) or pristine (variables) */
+    void *pristine;          /* initial contents of an initialised output or of a variable */
+    void *ref;               /* an output's reference contents (SU_CMP_ELEMENTS) */
+    int64_t ref_count;
+    double ref_value;        /* SU_CMP_REDUCE: what the reference's output reduces to */
+    int64_t ref_reduced;     /* ... over that many elements */
+    /* SU_CMP_CHECK: the check kernel's result on the variant and on the reference */
+    void *check_out, *check_ref;
+    int64_t check_count, check_ref_count;
+    size_t check_cap;
+    int check_type;
+    uint64_t seed;
+} ubuf;
+
+/* A loaded module: one kernel per launch (the same one for launches of one function), and the
+ * variables the arguments fill (per argument; NULL where the argument is a parameter). */
+typedef struct umod {
+    char *path;
+    cudaLibrary_t lib;
+    int n_launches;
+    cudaKernel_t fn[16];
+    struct cudaFuncAttributes attr[16];
+    void **var;              /* per argument */
+    size_t *var_bytes;
+} umod;
+
+struct op_instance {
+    const user_family *uf;
+    space_binding bind;
+    problem problem;         /* the request's problem (the binding points here) */
+    char *dtype, *op;
+    uint64_t seed;
+    double tol_scale;
+    ubuf *bufs;              /* one per argument; scalars unused */
+    uint64_t *scalars;       /* scalars' storage, 8 bytes each, per argument */
+    void **params[16];       /* per launch: its arguments' pointers */
+    int *choice;             /* the bound variant's config */
+    umod variant;
+    su_geometry geometry[16];
+    int bound;
+    int ref_ready;
+    umod *checks;            /* per argument: its check kernel's module (loaded at reference) */
+    uint64_t *check_scalars; /* per argument: a check kernel's own scalars, 8 bytes each */
+    void **check_params;     /* a check launch's argument pointers */
+};
+
+int uk_cuda_fail(cudaError_t e, const char *what, char *err, size_t len);
+
+/* Loads path as the module of kernel k at config choice (the launches' kernels, and with
+ * with_vars the variables the arguments fill). 0, or -1 with err. */
+int uk_mod_load(op_instance *in, umod *m, const char *path, const su_kernel *k,
+                const int *choice, int with_vars, char *err, size_t len);
+void uk_mod_unload(umod *m);
+
+/* ---- comparison plans (user_validate.c) ---- */
+/* After the reference ran (its outputs in the buffers, at config choice: the reference's):
+ * loads the check kernels (checks: their cubins, one per line) and keeps what each output's
+ * plan compares with: the contents, the reduction, the check kernel's result. 0, or -1 with
+ * err. */
+int uk_plans_reference(op_instance *in, const int *choice, const char *checks, char *err,
+                       size_t len);
+/* Compares every output of the bound variant by its plan: 0 all within tolerance, 1 some not
+ * (err lists them), -1 a CUDA error. */
+int uk_plans_validate(op_instance *in, char *err, size_t len);
+void uk_plans_release(op_instance *in);
