@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # run.sh: what `make gpu-test` runs: every GPU test binary (build/tests/gpu/*, built from
-# tests/gpu/*.cu) and every tests/gpu/*_test.sh. Each prints "N passed, N failed"; this adds them
-# up and prints the total line last, exiting non-zero when anything failed. On a machine without
-# a GPU (nvidia-smi -L fails or lists none) every test is skipped and the exit status is 0.
+# tests/gpu/*.cu), every tests/gpu/*_test.sh and tests/gpu/corpus.sh. Each prints "N passed,
+# N failed"; this adds them up and prints the total line last, exiting non-zero when anything
+# failed. On a machine without a GPU (nvidia-smi -L fails or lists none) every test is skipped
+# and the exit status is 0.
 # Each test's whole output is kept in build/gpu-test-logs/<name>.log.
 set -u
 cd "$(dirname "$0")/../.."
@@ -14,6 +15,7 @@ done
 for t in tests/gpu/*_test.sh; do
     [ -f "$t" ] && tests+=("$t")
 done
+[ -f tests/gpu/corpus.sh ] && tests+=(tests/gpu/corpus.sh)   # the nvcc-style kernels of tests/corpus
 n=${#tests[@]}
 
 if ! gpus=$(nvidia-smi -L 2>/dev/null) || ! printf '%s\n' "$gpus" | grep -q '^GPU '; then

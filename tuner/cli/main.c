@@ -897,7 +897,7 @@ static int cmd_retime(void)
     int csv = opt.format && strcmp(opt.format, "csv") == 0;
     retime_options o = { opt.args[0], opt.db, opt.against, opt.backend,
                          opt.quiet ? NULL : stdout, csv, (int)opt.repeat,
-                         (int)opt.rounds };
+                         (int)opt.rounds, opt.cache };
     retime_summary sum;
     int rc = run_retime(&o, &sum, err, sizeof err);
     if (rc == 2) { fprintf(stderr, "%s\n", err); return EXIT_BAD_INPUT; }
@@ -1008,7 +1008,7 @@ static const command commands[] = {
       "  GPUs first, then a local search until it converges): evaluations and regret per problem." },
     { "retime", cmd_retime,
       "tuner retime SPACE --db A --against B [--backend cuda|cuda:N|replay:DUMP]\n"
-      "             [--rounds N] [--repeat N] [--format table|csv] [-q]\n"
+      "             [--rounds N] [--repeat N] [--format table|csv] [--cache DIR] [-q]\n"
       "  Times the winners of A and of B (databases or dumps of the backend's GPU model) side\n"
       "  by side: for every problem of SPACE where they differ, the two configs play off on the\n"
       "  GPU in one go, one run of each per round (interleaved, L2 as the space's measure sets\n"
@@ -1018,7 +1018,8 @@ static const command commands[] = {
       "  A reading is 500 rounds (--rounds N, 5-100000), or 2 s of GPU time per config:\n"
       "  with a run's own playoff settings the judge's noise was as large as the 1% it\n"
       "  judges. --repeat N (1-20) reads every pair N times, each in a new worker process,\n"
-      "  and takes the median of the N regrets." },
+      "  and takes the median of the N regrets. A user kernel's winners are compiled as\n"
+      "  `tuner run` compiles them (from the cache --cache when it has them)." },
 };
 #define N_COMMANDS (int)(sizeof commands / sizeof commands[0])
 
@@ -1032,7 +1033,7 @@ static const char *const allowed_options[] = {
     /* devices */ " db ",
     /* report */  " o output db device all-problems q ",
     /* strategies */ " replay seeds budget strategy op dtype format transfer-from ",
-    /* retime */  " db against backend rounds repeat format q ",
+    /* retime */  " db against backend rounds repeat format cache q ",
 };
 
 static void usage(FILE *f)

@@ -185,6 +185,21 @@ extern "C" cudaError_t ug_poison(int type, void *ptr, int64_t n, cudaStream_t s)
     }
 }
 
+extern "C" cudaError_t ug_poison_extreme(int type, void *ptr, int64_t n, int high,
+                                         cudaStream_t s)
+{
+    if (n <= 0) return cudaSuccess;
+    size_t size = type_size(type);
+    if (!size) return cudaErrorInvalidValue;
+    if (type == T_F64 || type == T_F32 || type == T_F16 || type == T_BF16)
+        return ug_poison(type, ptr, n, s);
+    bool is_signed = type == T_I8 || type == T_I16 || type == T_I32 || type == T_I64;
+    /* little-endian: 0x7f..7f is not INT_MAX but within a byte of it, large enough; 0xff..ff
+     * is the unsigned maximum, 0x80..80 near the signed minimum, 0 the unsigned minimum */
+    int byte = high ? (is_signed ? 0x7f : 0xff) : (is_signed ? 0x80 : 0x00);
+    return cudaMemsetAsync(ptr, byte, (size_t)n * size, s);
+}
+
 extern "C" cudaError_t ug_compare(int type, const void *got, const void *exp, int64_t n,
                                   double atol, double rtol, int64_t *n_bad, int64_t *bad,
                                   int max_bad, cudaStream_t s)

@@ -24,6 +24,10 @@ cudaError_t ug_fill(int type, void *ptr, int64_t n, int how, double a, double b,
 
 /* Poisons n elements: NaN for floating types, 0xA5 bytes for integers. */
 cudaError_t ug_poison(int type, void *ptr, int64_t n, cudaStream_t stream);
+/* The same for an output compared by its maximum (high = 1) or minimum (high = 0): NaN for
+ * floating types (a NaN fails every reduction), for integers the type's largest (smallest)
+ * value, so that an element nothing wrote changes the maximum (minimum). */
+cudaError_t ug_poison_extreme(int type, void *ptr, int64_t n, int high, cudaStream_t stream);
 
 /* Compares got with expected (both n elements of type): an element passes when
  * |got - expected| <= atol + rtol * |expected| (NaN passes only against NaN, an infinity only

@@ -446,9 +446,14 @@ static int prepare_outputs(op_instance *in, int vars_only, char *err, size_t len
         if (!a->is_buffer || (!a->output && !a->symbol) || !b->dev || (vars_only && !a->symbol))
             continue;
         size_t bytes = (size_t)b->count * su_type_size(b->type);
-        cudaError_t e = a->init == SU_INIT_NONE
-                            ? ug_poison(b->type, b->dev, b->count, 0)
-                            : cudaMemcpy(b->dev, b->pristine, bytes, cudaMemcpyDeviceToDevice);
+        /* an output compared by its max or min is poisoned so that an unwritten element moves
+         * it (NaN for floats; the type's extreme for integers) */
+        int extreme = a->output && a->compare == SU_CMP_REDUCE && a->reduce != SU_REDUCE_SUM;
+        cudaError_t e = a->init != SU_INIT_NONE
+                            ? cudaMemcpy(b->dev, b->pristine, bytes, cudaMemcpyDeviceToDevice)
+                        : extreme ? ug_poison_extreme(b->type, b->dev, b->count,
+                                                      a->reduce == SU_REDUCE_MAX, 0)
+                                  : ug_poison(b->type, b->dev, b->count, 0);
         if (e == cudaSuccess)
             e = cudaDeviceSynchronize();
         if (e != cudaSuccess)

@@ -93,6 +93,7 @@ typedef struct retime_options {
     int csv;
     int repeat;                   /* readings per pair, each in a new backend (0: 1) */
     int rounds;                   /* rounds per reading (0: RETIME_ROUNDS) */
+    const char *cache_dir;        /* user kernels: the compile cache (NULL: pool_cache_dir) */
 } retime_options;
 #define RETIME_REPEAT_MAX 20
 /* A reading of a pair is this many interleaved rounds (or RETIME_MAX_SECONDS of GPU time per

@@ -9,9 +9,12 @@
  * every pair is read N times, each time in a backend of its own (a new worker process on the
  * GPU, its own allocations), and the regret is the median of the N readings. This is how the
  * transfer search is judged against exhaustive, and two runs against each other
- * (docs/time-to-tune.md). */
+ * (docs/time-to-tune.md). The variants come from the space's variant builder, so a user
+ * kernel's winners are judged as the built-in families' are (compiled, or from the cache). */
 #include "run.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,7 @@
 #include "core/stats.h"
 #include "db/db.h"
 #include "space/space.h"
+#include "build/variant.h"
 #include "ops/user_kernel.h"
 
 /* One input's winners of one op and dtype, on one GPU model. */
@@ -94,18 +98,45 @@ typedef struct pair {
     int failed;                   /* a reading's playoff failed */
 } pair;
 
-/* Times the pair side by side once on be, as reading r. 0, 1 when the playoff failed (said on
- * out), -1 on a backend failure (err). */
-static int read_once(backend *be, const space *sp, const measure_settings *ms, pair *q, int r,
-                     FILE *out, int csv, char *err, size_t len)
+/* Times the pair side by side once on be, as reading r: its two variants from the builder
+ * (compiled already, for a user kernel: from the cache). 0, 1 when the playoff failed (said on
+ * out), -1 on a backend failure or a variant that no longer builds (err). */
+static int read_once(backend *be, variant_builder *vb, const device_info *dev, const space *sp,
+                     const measure_settings *ms, pair *q, int r, FILE *out, int csv, char *err,
+                     size_t len)
 {
     eval_request req = { .kernel = sp->kernel, .op = sp->ops[q->k], .dtype = sp->dtypes[q->t],
                          .problem = &sp->problems[q->p], .config = q->a, .measure = *ms,
                          .seed = sp->search.seed, .validate = 0,
                          .tolerance_scale = sp->validate.tolerance_scale,
                          .n_playoff = 2, .playoff = { q->a, q->b } };
+    space_binding bind = { sp->ops[q->k], sp->dtypes[q->t], &sp->problems[q->p], dev };
+    vb_task task;
+    vb_variant *v = malloc(sizeof *v);
+    int *choice = calloc((size_t)sp->n_params + 1, sizeof *choice);
+    int bad = !v || !choice || vb_begin_task(vb, &bind, 0, &task, err, len) != 0;
+    if (!bad)
+        vb_request(&task, NULL, &req);
+    for (int i = 0; i < 2 && !bad; i++) {
+        bad = space_config_parse(sp, req.playoff[i], choice) != 0 ||
+              vb_get_variant(vb, &bind, choice, v, err, len) != 0 || v->state != VB_READY;
+        if (bad && !err[0])
+            snprintf(err, len, "%s %s %s: %s no longer builds: %.300s", req.op, req.dtype,
+                     req.problem->text, req.playoff[i], v->why);
+        else if (!bad)
+            req.playoff_module[i] = v->module;
+    }
+    req.module = req.playoff_module[0];
+    free(choice);
+    free(v);
+    if (bad) {
+        if (!err[0]) snprintf(err, len, "out of memory");
+        return -1;
+    }
     eval_result res;
-    if (be->vt->evaluate(be, &req, &res, err, len) != 0) return -1;
+    int rc = be->vt->evaluate(be, &req, &res, err, len);
+    vb_task_clear(&task);
+    if (rc != 0) return -1;
     if (res.status != EVAL_OK || res.n_playoff != 2) {
         if (out && !csv)
             fprintf(out, "  %s.%s %s %s: the playoff failed (%s): %.300s\n", sp->kernel,
@@ -127,6 +158,7 @@ int run_retime(const retime_options *o, retime_summary *sum, char *err, size_t l
     int rc = 2;
     space *sp = NULL;
     backend *be = NULL;
+    variant_builder *vb = NULL;
     db *a = NULL, *b = NULL;
     double *regrets = NULL;
     pair *pairs = NULL;
@@ -145,10 +177,9 @@ int run_retime(const retime_options *o, retime_summary *sum, char *err, size_t l
         goto done;
     }
     if (!(sp = user_space_load(o->space_path, NULL, err, len))) goto done;
-    if (sp->user) {
-        snprintf(err, len, "tuner retime: %s is a user kernel; retime compares the built-in "
-                 "families' winners (a user kernel's variants would need compiling first)",
-                 o->space_path);
+    char space_abs[PATH_MAX];
+    if (sp->user && !realpath(sp->path, space_abs)) {
+        snprintf(err, len, "%s: %s", sp->path, strerror(errno));
         goto done;
     }
     if (db_open_readonly(o->a, &a, err, len) != 0 || db_open_readonly(o->b, &b, err, len) != 0)
@@ -166,6 +197,10 @@ int run_retime(const retime_options *o, retime_summary *sum, char *err, size_t l
     rc = 1;
     if (!(be = backend_open(o->backend ? o->backend : "cuda", err, len))) goto done;
     if (be->vt->device(be, &dev, err, len) != 0) goto done;
+    /* the variants, as the run that chose them built them (a user kernel's from the cache) */
+    vb_options vo = { .cache_dir = o->cache_dir, .modules = be->needs_modules,
+                      .space_path = sp->user ? space_abs : NULL, .quiet_precheck = 1 };
+    if (variant_builder_open(sp, &dev, &vo, &vb, err, len) != 0) goto done;
     int most = sp->n_ops * sp->n_dtypes * sp->n_problems;
     regrets = malloc((size_t)(most ? most : 1) * sizeof *regrets);
     pairs = calloc((size_t)(most ? most : 1), sizeof *pairs);
@@ -222,7 +257,7 @@ int run_retime(const retime_options *o, retime_summary *sum, char *err, size_t l
         for (int i = 0; i < n_pairs; i++) {
             pair *q = &pairs[i];
             if (q->failed || strcmp(q->a, q->b) == 0) continue;
-            int got = read_once(be, sp, &ms, q, r, o->out, o->csv, err, len);
+            int got = read_once(be, vb, &dev, sp, &ms, q, r, o->out, o->csv, err, len);
             if (got < 0) goto done;
             q->failed = got > 0;
         }
@@ -281,6 +316,7 @@ done:
     }
     free(pairs);
     free(regrets);
+    variant_builder_close(vb);
     if (be) be->vt->close(be);
     db_close(a);
     db_close(b);

@@ -117,6 +117,7 @@ typedef struct su_launch_spec {
 typedef struct su_kernel {
     char *source;            /* path as the tuner opens it (the space file's folder + source) */
     char *source_dir;        /* its folder: the first include directory */
+    int defines_given;       /* `defines:` was given (an empty one too: then none) */
     int n_defines;
     char **define_names;
     su_expr *define_values;

@@ -316,6 +316,7 @@ static int read_compile_keys(su_ctx *c, const ynode *map, su_kernel *k, const ch
         }
     }
     if ((v = ynode_get(map, "defines"))) {
+        k->defines_given = 1;
         snprintf(w, sizeof w, "%s.defines", where);
         int n = v->kind == YNODE_MAP || v->kind == YNODE_SEQ ? v->n : 0;
         if (v->kind != YNODE_MAP && v->kind != YNODE_SEQ)
@@ -1230,7 +1231,7 @@ int su_load_body(loader *L, const ynode *kernel, const ynode *reference)
     int templated = 0;
     for (int i = 0; i < k->n_launches; i++)
         templated |= k->launches[i].n_template > 0;
-    if (k->n_defines == 0 && !templated && sp->n_params > 0 &&
+    if (!k->defines_given && !templated && sp->n_params > 0 &&
         default_defines(L, kernel, k) != 0)
         return -1;
     /* the outputs' comparison plans (a check kernel defaults to the kernel's source) */
