@@ -343,7 +343,8 @@ def main():
                     help="L2 before each timed run, as the space's measure.cache (default cold)")
     ap.add_argument("--space", action="append", default=[],
                     help="a user kernel's space file whose kernel.peer to time (repeatable)")
-    ap.add_argument("--tuner", default="build/tuner", help="the tuner binary (to read spaces)")
+    ap.add_argument("--tuner", default=os.environ.get("TUNER", "build/tuner"),
+                    help="the tuner binary (to read spaces; default $TUNER, else build/tuner)")
     args = ap.parse_args()
     user = user_peers(args.space, args.tuner)
     if not torch.cuda.is_available():
