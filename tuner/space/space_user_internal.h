@@ -1,6 +1,7 @@
 /* space_user_internal.h: what the user-kernel files of the space loader share and nothing else
- * includes: reading the `kernel:` mapping (space_user_read.c), the kernel's files and identity
- * (space_user_files.c) and evaluating for a binding (space_user_eval.c). */
+ * includes: reading the `kernel:` mapping (space_user_read.c, space_user_kernel.c,
+ * space_user_args.c), the kernel's files and identity (space_user_files.c) and evaluating for a
+ * binding (space_user_eval.c). */
 #pragma once
 #include <stddef.h>
 #include "space_internal.h"
@@ -25,3 +26,41 @@ void su_arg_clear(su_arg *a);
 
 /* Computes u->hash (space_user_hash) once everything is read. -1 with the loader's error. */
 int su_compute_hash(loader *L, space_user *u);
+
+/* ---- reading (space_user_read.c, space_user_kernel.c, space_user_args.c) ---- */
+
+typedef struct su_ctx {
+    loader *L;
+    space_user *u;
+    int allow_params;        /* 0: expressions may not read parameters */
+    const char *where;       /* for binding errors */
+} su_ctx;
+
+/* What kind of kernel a mapping describes: which keys it may have and what its expressions
+ * see. */
+typedef enum kernel_kind { KK_TUNED, KK_REFERENCE, KK_CHECK } kernel_kind;
+
+/* Reads the scalar n as an expression bound to the space's slots; literal: a quoted scalar is a
+ * string value. -1 with the loader's error. */
+int su_read_expr(su_ctx *c, const ynode *n, const char *where, int literal, su_expr *x);
+/* 1 when x, bound without parameters, fails only for naming one (*which: that one). */
+int su_reads_params(const space *sp, const su_expr *x, const char **which);
+/* A list of 1..3 expressions, or one expression. */
+int su_read_dims(su_ctx *c, const ynode *n, const char *where, su_expr *dims, int *count);
+int su_read_string_list(su_ctx *c, const ynode *n, const char *where, char ***out, int *count);
+/* The name without scope or template arguments ("ns::f<T>" -> "f"); malloc'd. */
+char *su_base_name(const char *function);
+/* A kernel: the tuned one (a single launch or `launches:`) or a reference kernel. */
+int su_read_kernel(su_ctx *c, const ynode *map, su_kernel *k, const char *where,
+                   kernel_kind kind);
+/* What one compilation shares; source defaults to dflt's when dflt is given. */
+int su_read_compile_keys(su_ctx *c, const ynode *map, su_kernel *k, const char *where,
+                         const su_kernel *dflt, int params_in_defines);
+/* One launch's function, template, grid, block and shared_bytes. */
+int su_read_launch(su_ctx *c, const su_kernel *k, const ynode *map, const char *where,
+                   int params_in_templ, su_launch_spec *l);
+/* An item of kernel.args, and an output's `compare:`. */
+int su_read_arg(su_ctx *c, const ynode *n, su_arg *a, int index);
+int su_read_compare(su_ctx *c, const ynode *v, su_arg *a);
+/* { scalar: TYPE, value: EXPR } into a. */
+int su_read_scalar(su_ctx *c, const ynode *n, su_arg *a, const char *where);
