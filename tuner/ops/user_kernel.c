@@ -362,6 +362,23 @@ static int size_buffers(op_instance *in, const int *choice, char *err, size_t le
     return 0;
 }
 
+int uk_scalar_store(op_instance *in, const su_arg *a, const int *choice, uint64_t *slot,
+                    char *err, size_t len)
+{
+    value v;
+    if (space_user_eval(in->uf->sp, &in->bind, choice, &a->value, &v, err, len) != 0)
+        return -1;
+    double d = v.kind == VALUE_INT ? (double)v.i : v.f;
+    int64_t i64 = v.kind == VALUE_INT ? v.i : (int64_t)v.f;
+    switch (a->type) {
+    case SU_F32: { float f = (float)d; memcpy(slot, &f, 4); break; }
+    case SU_F64: memcpy(slot, &d, 8); break;
+    case SU_I32: case SU_U32: { int32_t x = (int32_t)i64; memcpy(slot, &x, 4); break; }
+    default: memcpy(slot, &i64, 8); break;
+    }
+    return 0;
+}
+
 /* The scalars' values for config choice, and each launch's argument pointers. */
 static int set_scalars(op_instance *in, const su_kernel *k, const int *choice, char *err,
                        size_t len)
@@ -372,18 +389,8 @@ static int set_scalars(op_instance *in, const su_kernel *k, const int *choice, c
         const su_arg *a = &u->args[i];
         if (a->is_buffer)
             continue;
-        value v;
-        if (space_user_eval(sp, &in->bind, choice, &a->value, &v, err, len) != 0)
+        if (uk_scalar_store(in, a, choice, &in->scalars[i], err, len) != 0)
             return -1;
-        double d = v.kind == VALUE_INT ? (double)v.i : v.f;
-        int64_t i64 = v.kind == VALUE_INT ? v.i : (int64_t)v.f;
-        void *slot = &in->scalars[i];
-        switch (a->type) {
-        case SU_F32: { float f = (float)d; memcpy(slot, &f, 4); break; }
-        case SU_F64: memcpy(slot, &d, 8); break;
-        case SU_I32: case SU_U32: { int32_t x = (int32_t)i64; memcpy(slot, &x, 4); break; }
-        default: memcpy(slot, &i64, 8); break;
-        }
     }
     for (int l = 0; l < k->n_launches; l++) {
         const su_launch_spec *ls = &k->launches[l];

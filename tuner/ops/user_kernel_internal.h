@@ -69,6 +69,9 @@ struct op_instance {
 };
 
 int uk_cuda_fail(cudaError_t e, const char *what, char *err, size_t len);
+/* Scalar a's value at config choice, stored as its type into an 8-byte slot. 0 or -1 + err. */
+int uk_scalar_store(op_instance *in, const su_arg *a, const int *choice, uint64_t *slot,
+                    char *err, size_t len);
 
 /* Loads path as the module of kernel k at config choice (the launches' kernels, and with
  * with_vars the variables the arguments fill). 0, or -1 with err. */

@@ -72,19 +72,8 @@ static int run_check(op_instance *in, int i, const int *choice, void **result, s
     in->bufs[i].check_type = type;
     /* its own scalars, then its arguments */
     for (int s = 0; s < ck->n_scalars; s++) {
-        const su_arg *a = &ck->scalars[s];
-        value v;
-        if (space_user_eval(sp, &in->bind, choice, &a->value, &v, err, len) != 0)
+        if (uk_scalar_store(in, &ck->scalars[s], choice, &in->check_scalars[s], err, len) != 0)
             return -1;
-        double d = v.kind == VALUE_INT ? (double)v.i : v.f;
-        int64_t i64 = v.kind == VALUE_INT ? v.i : (int64_t)v.f;
-        void *slot = &in->check_scalars[s];
-        switch (a->type) {
-        case SU_F32: { float f = (float)d; memcpy(slot, &f, 4); break; }
-        case SU_F64: memcpy(slot, &d, 8); break;
-        case SU_I32: case SU_U32: { int32_t x = (int32_t)i64; memcpy(slot, &x, 4); break; }
-        default: memcpy(slot, &i64, 8); break;
-        }
     }
     for (int j = 0; j < l->n_args; j++) {
         int code = l->args[j];

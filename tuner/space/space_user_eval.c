@@ -532,9 +532,19 @@ static int check_variant(const space *sp, const space_binding *b, const int *cho
     return space_user_fits(sp, b, choice, why, sizeof why, err, len) < 0 ? -1 : 0;
 }
 
-int space_user_check(const space *sp, const device_info *dev, char *err, size_t len)
+/* What each_config calls: per binding first (may be NULL), then per config the constraints
+ * allow. 0 to go on, -1 with err to stop. */
+typedef struct config_visit {
+    int (*binding)(const space *sp, const space_binding *b, void *ctx, char *err, size_t len);
+    int (*config)(const space *sp, const space_binding *b, const int *choice, void *ctx,
+                  char *err, size_t len);
+    void *ctx;
+} config_visit;
+
+/* Visits every dtype and problem of sp on dev, and every config of each. 0, or -1 with err. */
+static int each_config(const space *sp, const device_info *dev, const config_visit *v, char *err,
+                       size_t len)
 {
-    const space_user *u = sp->user;
     int *choice = calloc((size_t)sp->n_params + 1, sizeof *choice);
     if (!choice) {
         snprintf(err, len, "out of memory");
@@ -544,49 +554,15 @@ int space_user_check(const space *sp, const device_info *dev, char *err, size_t 
     for (int d = 0; d < sp->n_dtypes && rc == 0; d++)
         for (int p = 0; p < sp->n_problems && rc == 0; p++) {
             space_binding b = {sp->ops[0], sp->dtypes[d], &sp->problems[p], dev};
-            if (u->ref == SU_REF_KERNEL) {
-                su_geometry g;
-                char why[400];
-                const su_launch_spec *l = &u->ref_kernel.launches[0];
-                if (space_user_geometry(sp, &b, NULL, l, &g, err, len) != 0) {
-                    rc = -1;
-                    break;
-                }
-                int what = 0;
-                if (!su_geometry_fits_at(&g, dev, &what, why, sizeof why)) {
-                    /* the reference must run: a reference beyond the device is the space's */
-                    const su_expr *x = limit_expr(l, what);
-                    space_errorf(err, len, sp->path, x->line, x->col, "reference.kernel: %s (%s "
-                                 "%s): the reference must run", why, b.dtype, b.problem->text);
-                    rc = -1;
-                    break;
-                }
-            }
-            if (u->ref == SU_REF_CONFIG) {
-                char why[400], cfg[400];
-                const su_expr *x = NULL;
-                int fits = check_variant(sp, &b, u->ref_choice, err, len) != 0
-                               ? -1
-                               : space_user_fits_at(sp, &b, u->ref_choice, &x, why, sizeof why,
-                                                    err, len);
-                space_config_text(sp, u->ref_choice, cfg, sizeof cfg);
-                if (fits == 0)
-                    space_errorf(err, len, sp->path, x->line, x->col, "%s (%s %s, the reference "
-                                 "config %s: the reference must run)", why, b.dtype,
-                                 b.problem->text, cfg);
-                if (fits != 1) {
-                    rc = -1;
-                    break;
-                }
+            if (v->binding && v->binding(sp, &b, v->ctx, err, len) != 0) {
+                rc = -1;
+                break;
             }
             space_iter it;
             space_iter_init(&it, sp, &b);
             int r;
-            while ((r = space_iter_next(&it, choice)) == 1)
-                if (check_variant(sp, &b, choice, err, len) != 0) {
-                    rc = -1;
-                    break;
-                }
+            while (rc == 0 && (r = space_iter_next(&it, choice)) == 1)
+                rc = v->config(sp, &b, choice, v->ctx, err, len);
             if (r < 0 && rc == 0) {
                 if (it.err_constraint >= 0)
                     space_constraint_error(sp, it.err_constraint, &it.err, err, len);
@@ -600,46 +576,93 @@ int space_user_check(const space *sp, const device_info *dev, char *err, size_t 
     return rc;
 }
 
+/* Once per binding: the reference (a kernel, or the kernel at its config) must fit the device. */
+static int check_reference(const space *sp, const space_binding *b, void *ctx, char *err,
+                           size_t len)
+{
+    (void)ctx;
+    const space_user *u = sp->user;
+    char why[400];
+    if (u->ref == SU_REF_KERNEL) {
+        su_geometry g;
+        const su_launch_spec *l = &u->ref_kernel.launches[0];
+        int what = 0;
+        if (space_user_geometry(sp, b, NULL, l, &g, err, len) != 0)
+            return -1;
+        if (!su_geometry_fits_at(&g, b->device, &what, why, sizeof why)) {
+            /* the reference must run: a reference beyond the device is the space's */
+            const su_expr *x = limit_expr(l, what);
+            space_errorf(err, len, sp->path, x->line, x->col, "reference.kernel: %s (%s %s): the "
+                         "reference must run", why, b->dtype, b->problem->text);
+            return -1;
+        }
+    }
+    if (u->ref == SU_REF_CONFIG) {
+        char cfg[400];
+        const su_expr *x = NULL;
+        int fits = check_variant(sp, b, u->ref_choice, err, len) != 0
+                       ? -1
+                       : space_user_fits_at(sp, b, u->ref_choice, &x, why, sizeof why, err, len);
+        space_config_text(sp, u->ref_choice, cfg, sizeof cfg);
+        if (fits == 0)
+            space_errorf(err, len, sp->path, x->line, x->col, "%s (%s %s, the reference config "
+                         "%s: the reference must run)", why, b->dtype, b->problem->text, cfg);
+        if (fits != 1)
+            return -1;
+    }
+    return 0;
+}
+
+static int check_config(const space *sp, const space_binding *b, const int *choice, void *ctx,
+                        char *err, size_t len)
+{
+    (void)ctx;
+    return check_variant(sp, b, choice, err, len);
+}
+
+int space_user_check(const space *sp, const device_info *dev, char *err, size_t len)
+{
+    config_visit v = {check_reference, check_config, NULL};
+    return each_config(sp, dev, &v, err, len);
+}
+
+/* The count of configs beyond the device, and the first. */
+typedef struct excluded_count {
+    int64_t excluded, total;
+    char *first_why;
+    size_t why_len;
+} excluded_count;
+
+static int count_excluded(const space *sp, const space_binding *b, const int *choice, void *ctx,
+                          char *err, size_t len)
+{
+    excluded_count *x = ctx;
+    char why[400];
+    int fits = space_user_fits(sp, b, choice, why, sizeof why, err, len);
+    if (fits < 0)
+        return -1;
+    x->total++;
+    if (fits == 0) {
+        if (x->excluded == 0 && x->first_why && x->why_len) {
+            char cfg[512];
+            space_config_text(sp, choice, cfg, sizeof cfg);
+            snprintf(x->first_why, x->why_len, "%s %s %s: %s", b->dtype, b->problem->text, cfg,
+                     why);
+        }
+        x->excluded++;
+    }
+    return 0;
+}
+
 int space_user_excluded(const space *sp, const device_info *dev, int64_t *excluded,
                         int64_t *total, char *first_why, size_t why_len, char *err, size_t len)
 {
-    int *choice = calloc((size_t)sp->n_params + 1, sizeof *choice);
-    *excluded = *total = 0;
+    excluded_count x = {0, 0, first_why, why_len};
     if (first_why && why_len)
         first_why[0] = 0;
-    if (!choice) {
-        snprintf(err, len, "out of memory");
-        return -1;
-    }
-    int rc = 0;
-    for (int d = 0; d < sp->n_dtypes && rc == 0; d++)
-        for (int p = 0; p < sp->n_problems && rc == 0; p++) {
-            space_binding b = {sp->ops[0], sp->dtypes[d], &sp->problems[p], dev};
-            space_iter it;
-            space_iter_init(&it, sp, &b);
-            int r;
-            while (rc == 0 && (r = space_iter_next(&it, choice)) == 1) {
-                char why[400];
-                int fits = space_user_fits(sp, &b, choice, why, sizeof why, err, len);
-                if (fits < 0)
-                    rc = -1;
-                (*total)++;
-                if (fits == 0) {
-                    if (*excluded == 0 && first_why && why_len) {
-                        char cfg[512];
-                        space_config_text(sp, choice, cfg, sizeof cfg);
-                        snprintf(first_why, why_len, "%s %s %s: %s", b.dtype, b.problem->text,
-                                 cfg, why);
-                    }
-                    (*excluded)++;
-                }
-            }
-            if (r < 0 && rc == 0) {
-                snprintf(err, len, "%s", it.err.message);
-                rc = -1;
-            }
-            space_iter_free(&it);
-        }
-    free(choice);
+    config_visit v = {NULL, count_excluded, &x};
+    int rc = each_config(sp, dev, &v, err, len);
+    *excluded = x.excluded;
+    *total = x.total;
     return rc;
 }
