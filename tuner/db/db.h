@@ -13,7 +13,7 @@
 #include "core/device.h"
 #include "core/eval.h"
 
-#define DB_SCHEMA_VERSION 5
+#define DB_SCHEMA_VERSION 6
 
 typedef struct db db;
 
@@ -46,9 +46,11 @@ int db_put_device(db *d, const device_info *dev, int64_t *device_id, char *err, 
 int db_begin_run(db *d, int64_t device_id, const run_info *info, int64_t *run_id, char *err,
                  size_t len);
 int db_end_run(db *d, int64_t run_id, char *err, size_t len);
+/* Stores a problem (or updates the one of the same op, dtype and shape): flops are the
+ * floating-point operations one run does (op_family.flops), 0 when not given (stored NULL). */
 int db_put_problem(db *d, const char *op, const char *dtype, const char *shape, int64_t elements,
-                   int64_t bytes, int64_t size_key /* -1: NULL */, int64_t *problem_id, char *err,
-                   size_t len);
+                   int64_t bytes, int64_t size_key /* -1: NULL */, int64_t flops,
+                   int64_t *problem_id, char *err, size_t len);
 /* A problem's playoff contenders on a device (docs/time-to-tune.md): its ok evaluations of
  * kernel_hash whose median is within (1 + margin) of the best median, fastest first, at most
  * EVAL_PLAYOFF_MAX; played is 1 when each of them already has a playoff row. */

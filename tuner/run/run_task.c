@@ -222,7 +222,8 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
     if (fam->check_problem(fam, op, dtype, pb, err, len) != 0) goto done;
     bytes = fam->bytes_moved(fam, op, dtype, pb);
     if (db_put_problem(dv->d, opfull, dtype, pb->text, fam->elements(fam, pb), bytes,
-                       fam->size_key(fam, pb), &problem_id, err, len) != 0)
+                       fam->size_key(fam, pb), fam->flops ? fam->flops(fam, op, dtype, pb) : 0,
+                       &problem_id, err, len) != 0)
         goto done;
     space_binding bind = { op, dtype, pb, &dv->dev };
     const char *ref_module = NULL;
