@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include "core/device.h"
 #include "core/eval.h"
+#include "core/throughput.h"
 
 #define DB_SCHEMA_VERSION 6
 
@@ -102,7 +103,17 @@ typedef struct best_row {
     int64_t size_key;        /* -1 when NULL */
     int cc_major, cc_minor, sm_count;
     double median_us, gbps, frac_copy;   /* gbps/frac: 0 when NULL */
+    /* db_each_best only (0 elsewhere): the problem's bytes and flops (0 when NULL), the card's
+     * SM clock, and the copy rate of the run that measured the winner (0 when NULL): what
+     * throughput_of (core/throughput.h) takes */
+    int64_t bytes, flops;
+    int sm_clock_khz;
+    double copy_gbps;
 } best_row;
+
+/* A row of db_each_best's throughput (core/throughput.h): TFLOP/s and the share of its card's
+ * peak when its problem has flops, else GB/s and the share of its run's copy rate. */
+throughput db_best_throughput(const best_row *r);
 
 /* The `best` view, filtered (NULL filters match all), ordered by device name, op, dtype,
  * size_key, shape. Strings live until the callback returns. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "core/throughput.h"
 #include "run_internal.h"
 #include "search/strategy_common.h"
 #include "space/space_user.h"
@@ -375,9 +376,11 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
     if (s->o->out && best_us > 0) {
         pthread_mutex_lock(&s->mu);
         if (s->o->progress) fprintf(stderr, "\r\033[K");
-        double gbps = (double)bytes / (best_us * 1e3);
-        fprintf(s->o->out, "  %-44s %10.2f us %8.1f GB/s", label, best_us, gbps);
-        if (dv->copy_gbps > 0) fprintf(s->o->out, " %5.1f%%", 100.0 * gbps / dv->copy_gbps);
+        char rate[96];
+        fprintf(s->o->out, "  %-44s %10.2f us %s", label, best_us,
+                throughput_format(bytes, fam->flops ? fam->flops(fam, op, dtype, pb) : 0, best_us,
+                                  dv->copy_gbps, &dv->dev, dtype, THROUGHPUT_COLUMNS, rate,
+                                  sizeof rate));
         fprintf(s->o->out, "  %s", best_config);
         if (s->o->n_backends > 1)
             fprintf(s->o->out, "  [%d %s]", dv->index, dv->dev.name);
