@@ -535,7 +535,8 @@ static int best_print(void *ctx, const best_row *r)
             printf("  config\n");
         }
         printf("%-24.24s %-18s %-5s %-22s %10.2f", r->device, r->op, r->dtype, r->shape, r->median_us);
-        if (b->with_flops) printf(" %8.*f %-7s %5.1f%% %-9s", t.digits, t.rate, t.unit, 100.0 * t.frac, t.ceiling);
+        if (b->with_flops && t.frac > 0) printf(" %8.*f %-7s %5.1f%% %-9s", t.digits, t.rate, t.unit, 100.0 * t.frac, t.ceiling);
+        else if (b->with_flops) printf(" %8.*f %-7s %6s %-9s", t.digits, t.rate, t.unit, "-", "");   /* peak or copy rate unknown */
         else printf(" %8.1f %6.1f", t.rate, 100.0 * t.frac);
         if (opt.compare) {
             if (c.default_us > 0) printf(" %10.2f %5.2fx", c.default_us, gain); else printf(" %10s %6s", "-", "-");
