@@ -43,7 +43,10 @@ CREATE TABLE IF NOT EXISTS runs (
 
 -- op is "family.op" (elementwise.mul); shape is the canonical problem text (sorted keys,
 -- "n=33554432,offset=0"); size_key is the problem size the header dispatches on, NULL for
--- problems that are not header entries (e.g. a deliberately misaligned pointer).
+-- problems that are not header entries (e.g. a deliberately misaligned pointer). flops: the
+-- floating-point operations one run does, as a user kernel's space gives them (kernel.flops;
+-- schema version 6), NULL when not given. A problem with flops is shown in TFLOP/s and as a
+-- share of the GPU's peak, one without in GB/s and as a share of the copy rate.
 CREATE TABLE IF NOT EXISTS problems (
   id        INTEGER PRIMARY KEY,
   op        TEXT NOT NULL,
@@ -52,6 +55,7 @@ CREATE TABLE IF NOT EXISTS problems (
   elements  INTEGER NOT NULL,
   bytes     INTEGER NOT NULL,                -- fewest bytes the op must move (read + written)
   size_key  INTEGER,
+  flops     INTEGER,
   UNIQUE (op, dtype, shape)
 );
 

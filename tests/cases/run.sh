@@ -5,8 +5,10 @@
 # tunekit.db, nothing new or changed in `git status`). Each tests/cases/valid/*.yaml must load
 # (exit 0) just as cleanly. Each tests/cases/dumps/<name>/ holds dump.sql and `expected`: `tuner
 # db import` of it into a new database must exit 1 with `expected` as the first line of stderr
-# (the regressions of the dump importer that fuzzing found, tests/fuzz/). Prints one line per
-# failure, then "N passed, N failed".
+# (the regressions of the dump importer that fuzzing found, tests/fuzz/); or, where the case
+# also holds `query` (SQL), must exit 0, and the query on the new database must print exactly
+# `expected` (columns joined by '|', NULL as nothing): a dump of an older format that still
+# imports. Prints one line per failure, then "N passed, N failed".
 # TUNER overrides the binary (default build/tuner); run from anywhere.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -65,9 +67,21 @@ for dir in tests/cases/dumps/*/; do
     rm -f "$tmp"/import.db*
     timeout 60 "$TUNER" db import "${dir}dump.sql" --db "$tmp/import.db" >"$tmp/out" 2>"$tmp/err"
     rc=$?
-    [ "$rc" -eq 1 ] || why="exit status $rc, want 1"
-    first=$(head -n 1 "$tmp/err")
-    [ "$first" = "$(head -n 1 "${dir}expected")" ] || why="${why:+$why; }stderr: '$first', want '$(head -n 1 "${dir}expected")'"
+    if [ -f "${dir}query" ]; then
+        if [ "$rc" -ne 0 ]; then
+            why="exit status $rc, want 0: $(head -n 1 "$tmp/err")"
+        else
+            got=$(python3 -c 'import sqlite3,sys
+c=sqlite3.connect(sys.argv[1])
+for r in c.execute(open(sys.argv[2]).read()): print("|".join("" if v is None else str(v) for v in r))' \
+                  "$tmp/import.db" "${dir}query" 2>&1)
+            [ "$got" = "$(cat "${dir}expected")" ] || why="the query gives '$got', want '$(cat "${dir}expected")'"
+        fi
+    else
+        [ "$rc" -eq 1 ] || why="exit status $rc, want 1"
+        first=$(head -n 1 "$tmp/err")
+        [ "$first" = "$(head -n 1 "${dir}expected")" ] || why="${why:+$why; }stderr: '$first', want '$(head -n 1 "${dir}expected")'"
+    fi
     if [ -n "$why" ]; then echo "FAIL $name: $why"; failed=$((failed + 1)); else passed=$((passed + 1)); fi
 done
 

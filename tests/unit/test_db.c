@@ -5,8 +5,9 @@
  * order and tie-break, the deterministic dump (same bytes for the same content in any insertion
  * order, export -> import -> export identity, loading with the sqlite3 shell), its compressed
  * form (.sql.xz: the same identity byte for byte, truncated or corrupt files refused), the card
- * of a GPU model that recorded a problem (replay), idempotent import and merge, and db_check on a
- * clean and on a planted-inconsistent database. */
+ * of a GPU model that recorded a problem (replay), idempotent import and merge, db_check on a
+ * clean and on a planted-inconsistent database, and a problem's flops through the version-5
+ * migration, dumps and merges. */
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -279,7 +280,7 @@ static int fill(db *d, int reverse)
     char err[512];
     if (reverse) {   /* shift every id: configs and problems that are later deleted */
         int64_t pid;
-        db_put_problem(d, "zz.unused", "f32", "n=1", 1, 8, 1, &pid, err, sizeof err);
+        db_put_problem(d, "zz.unused", "f32", "n=1", 1, 8, 1, 0, &pid, err, sizeof err);
         sqlite3_exec(db_handle(d), "INSERT INTO configs(text) VALUES ('zz=1')", NULL, NULL, NULL);
     }
     for (int k = 0; k < N_CONTENT; k++) {
@@ -295,7 +296,7 @@ static int fill(db *d, int reverse)
         if (run < 0 && db_begin_run(d, dev, &info, &run, err, sizeof err) != 0)
             return -1;
         if (db_put_problem(d, e->op, e->dtype, e->shape, 1024, 12288,
-                           strstr(e->shape, "offset=0") ? 1024 : -1, &prob, err, sizeof err) != 0)
+                           strstr(e->shape, "offset=0") ? 1024 : -1, 0, &prob, err, sizeof err) != 0)
             return -1;
         double s[7];
         for (int i = 0; i < 7; i++)
@@ -502,13 +503,13 @@ static void test_writes(void)
     int64_t run2;
     CHECK(db_begin_run(d, dev, &info, &run2, err, sizeof err) == 0);   /* same millisecond */
     CHECK(run2 != run && count(d, "runs") == 2);
-    CHECK(db_put_problem(d, "elementwise.mul", "f32", "n=1024,offset=0", 1024, 12288, 1024, &prob,
+    CHECK(db_put_problem(d, "elementwise.mul", "f32", "n=1024,offset=0", 1024, 12288, 1024, 0, &prob,
                          err, sizeof err) == 0);
-    CHECK(db_put_problem(d, "elementwise.mul", "f32", "n=1024,offset=0", 1024, 12288, 1024, &prob2,
+    CHECK(db_put_problem(d, "elementwise.mul", "f32", "n=1024,offset=0", 1024, 12288, 1024, 0, &prob2,
                          err, sizeof err) == 0);
     CHECK(prob == prob2 && count(d, "problems") == 1);
     int64_t pnull;
-    CHECK(db_put_problem(d, "elementwise.mul", "f32", "n=1023,offset=1", 1023, 12276, -1, &pnull,
+    CHECK(db_put_problem(d, "elementwise.mul", "f32", "n=1023,offset=1", 1023, 12276, -1, 0, &pnull,
                          err, sizeof err) == 0);
     CHECK_STR(q_text(d, "SELECT size_key FROM problems WHERE shape = 'n=1023,offset=1'"), "NULL");
 
@@ -686,10 +687,10 @@ static void test_best(void)
     db_begin_run(d, a1, &info, &run_a1, err, sizeof err);
     db_begin_run(d, a2, &info, &run_a2, err, sizeof err);
     db_begin_run(d, b, &info, &run_b, err, sizeof err);
-    db_put_problem(d, "elementwise.mul", "f32", "n=4096", 4096, 49152, 4096, &p_big, err, sizeof err);
-    db_put_problem(d, "elementwise.mul", "f32", "n=512", 512, 6144, 512, &p_small, err, sizeof err);
-    db_put_problem(d, "elementwise.mul", "f32", "n=511,offset=1", 511, 6132, -1, &p_mis, err, sizeof err);
-    db_put_problem(d, "elementwise.mul", "f16", "n=512", 512, 3072, 512, &p_f16, err, sizeof err);
+    db_put_problem(d, "elementwise.mul", "f32", "n=4096", 4096, 49152, 4096, 0, &p_big, err, sizeof err);
+    db_put_problem(d, "elementwise.mul", "f32", "n=512", 512, 6144, 512, 0, &p_small, err, sizeof err);
+    db_put_problem(d, "elementwise.mul", "f32", "n=511,offset=1", 511, 6132, -1, 0, &p_mis, err, sizeof err);
+    db_put_problem(d, "elementwise.mul", "f16", "n=512", 512, 3072, 512, 0, &p_f16, err, sizeof err);
     struct { int64_t run, dev, prob; const char *cfg, *hash; double t; eval_status st; } rows[] = {
         {run_a1, a1, p_big, "c=3", "k", 5.0, EVAL_OK},
         {run_a1, a1, p_big, "c=2", "k", 4.0, EVAL_OK},
@@ -905,7 +906,7 @@ static int fill_bulk(db *d, int reverse)
     sqlite3_stmt *cfg = NULL, *ev = NULL, *sm = NULL, *peer = NULL;
     int ok = db_put_device(d, &dev, &dev_id, err, sizeof err) == 0 &&
              db_begin_run(d, dev_id, &info, &run, err, sizeof err) == 0 &&
-             db_put_problem(d, "elementwise.add", "f32", "n=4096,offset=0", 4096, 49152, 4096,
+             db_put_problem(d, "elementwise.add", "f32", "n=4096,offset=0", 4096, 49152, 4096, 0,
                             &prob, err, sizeof err) == 0 &&
              sqlite3_exec(h, "BEGIN", NULL, NULL, NULL) == SQLITE_OK &&
              sqlite3_prepare_v2(h, "INSERT INTO configs(text) VALUES (?1)", -1, &cfg, NULL) ==
@@ -1314,7 +1315,7 @@ static db *one_problem_db(const char *name, const char *uuid, int64_t *dev, int6
     run_info info = {"spaces/e.yaml", "cafe", "exhaustive", "cuda", "0.1.0", 1, 3000.0};
     CHECK(db_put_device(d, &di, dev, err, sizeof err) == 0);
     CHECK(db_begin_run(d, *dev, &info, run, err, sizeof err) == 0);
-    CHECK(db_put_problem(d, "elementwise.mul", "f32", "n=1024,offset=0", 1024, 12288, 1024, prob,
+    CHECK(db_put_problem(d, "elementwise.mul", "f32", "n=1024,offset=0", 1024, 12288, 1024, 0, prob,
                          err, sizeof err) == 0);
     return d;
 }
@@ -1733,7 +1734,7 @@ static int put_card_eval(db *d, const char *uuid, const char *name, int sm, cons
     run = q_int(d, sql);
     if (run < 0 && db_begin_run(d, dev_id, &info, &run, err, sizeof err) != 0)
         return -1;
-    if (db_put_problem(d, "elementwise.mul", "f32", shape, 1024, 12288, 1024, &prob, err,
+    if (db_put_problem(d, "elementwise.mul", "f32", shape, 1024, 12288, 1024, 0, &prob, err,
                        sizeof err) != 0)
         return -1;
     return db_put_evaluation(d, run, dev_id, prob, config, "h1", &r, 12288, 0, 0, err,
@@ -1787,6 +1788,112 @@ static void test_model_card(void)
     db_close(d);
 }
 
+/* A problem's flops (schema version 6): stored by db_put_problem (0: NULL), kept by a
+ * version-5 database's migration (NULL for every problem it had), carried by the dump (an upsert
+ * that fills a problem present without flops; a database without flops dumps the rows of
+ * version 5) and by merge, and NULL after importing a dump that never had the column. */
+static void test_flops(void)
+{
+    char err[512];
+    db *d = NULL, *e = NULL;
+    char *before = NULL, *after = NULL, *text = NULL;
+    int64_t pid;
+    /* version 5: problems had no flops column; the migration adds it, every row kept */
+    char v5[512];
+    snprintf(v5, sizeof v5, "%s", tmp("v5.db"));
+    CHECK(db_open(v5, 1, &d, err, sizeof err) == 0);
+    if (!d)
+        return;
+    CHECK(fill(d, 0) == 0);
+    before = dump_of(d);
+    int64_t problems = count(d, "problems"), evals = count(d, "evaluations");
+    db_close(d);
+    d = NULL;
+    CHECK(raw_exec(v5, "BEGIN; ALTER TABLE problems DROP COLUMN flops;"
+                       " PRAGMA user_version = 5; COMMIT;") == 0);
+    CHECK(db_open_readonly(v5, &d, err, sizeof err) == -1);
+    CHECK(strstr(err, "schema version 5 is older") != NULL);
+    CHECK(db_open(v5, 0, &d, err, sizeof err) == 0);
+    if (!d)
+        goto done;
+    CHECK(q_int(d, "PRAGMA user_version") == DB_SCHEMA_VERSION);
+    CHECK(count(d, "problems") == problems && count(d, "evaluations") == evals);
+    CHECK(q_int(d, "SELECT count(*) FROM problems WHERE flops IS NULL") == problems);
+    CHECK(db_check(d, err, sizeof err) == 0);
+    after = dump_of(d);
+    CHECK(same_text(before, after));
+    /* without flops the problems are the rows version 5 wrote */
+    CHECK(strstr(after, "INSERT OR IGNORE INTO problems(op,dtype,shape,elements,bytes,size_key)"
+                        " VALUES\n('elementwise.mul','f32','n=1024,offset=0',1024,12288,1024),")
+          != NULL);
+    CHECK(strstr(after, "flops) VALUES") == NULL);
+
+    /* stored: 0 is NULL, a count is kept, the problem's upsert replaces it */
+    CHECK(db_put_problem(d, "gemm.sgemm", "f32", "K=64,M=64,N=64", 4096, 49152, 4096, 0, &pid, err,
+                         sizeof err) == 0);
+    CHECK_STR(q_text(d, "SELECT flops FROM problems WHERE op = 'gemm.sgemm'"), "NULL");
+    CHECK(db_put_problem(d, "gemm.sgemm", "f32", "K=64,M=64,N=64", 4096, 49152, 4096, 524288,
+                         &pid, err, sizeof err) == 0);
+    CHECK(q_int(d, "SELECT flops FROM problems WHERE op = 'gemm.sgemm'") == 524288);
+    CHECK(q_int(d, "SELECT count(*) FROM problems WHERE flops IS NOT NULL") == 1);
+
+    /* export -> import -> export, byte for byte, the flops with it */
+    free(after);
+    after = dump_of(d);
+    CHECK(strstr(after, "INSERT INTO problems(op,dtype,shape,elements,bytes,size_key,flops) VALUES"
+                        "\n('elementwise.mul','f32','n=1024,offset=0',1024,12288,1024,NULL),")
+          != NULL);
+    CHECK(strstr(after, "('gemm.sgemm','f32','K=64,M=64,N=64',4096,49152,4096,524288)") != NULL);
+    CHECK(strstr(after, "ON CONFLICT(op,dtype,shape) DO UPDATE SET flops=excluded.flops WHERE "
+                        "flops IS NULL;\n-- configs") != NULL);
+    CHECK(dump_to_file(d, tmp("flops.sql")) == 0);
+    CHECK(db_open(tmp("flops.db"), 1, &e, err, sizeof err) == 0);
+    if (!e)
+        goto done;
+    CHECK(db_import(e, tmp("flops.sql"), err, sizeof err) == 0);
+    CHECK(q_int(e, "SELECT flops FROM problems WHERE op = 'gemm.sgemm'") == 524288);
+    text = dump_of(e);
+    CHECK(same_text(after, text));
+    free(text);
+    text = NULL;
+
+    /* a problem present without flops takes the dump's; one with flops of its own keeps them */
+    CHECK(raw_exec(tmp("flops.db"), "UPDATE problems SET flops = NULL") == 0);
+    CHECK(db_import(e, tmp("flops.sql"), err, sizeof err) == 0);
+    CHECK(q_int(e, "SELECT flops FROM problems WHERE op = 'gemm.sgemm'") == 524288);
+    CHECK(raw_exec(tmp("flops.db"), "UPDATE problems SET flops = 7 WHERE op = 'gemm.sgemm'")
+          == 0);
+    CHECK(db_import(e, tmp("flops.sql"), err, sizeof err) == 0);
+    CHECK(q_int(e, "SELECT flops FROM problems WHERE op = 'gemm.sgemm'") == 7);
+
+    /* merge: the same rules */
+    CHECK(raw_exec(tmp("flops.db"), "UPDATE problems SET flops = NULL") == 0);
+    CHECK(db_merge(e, v5, err, sizeof err) == 0);
+    CHECK(q_int(e, "SELECT flops FROM problems WHERE op = 'gemm.sgemm'") == 524288);
+    CHECK(q_int(e, "SELECT count(*) FROM problems WHERE flops IS NOT NULL") == 1);
+    CHECK(raw_exec(tmp("flops.db"), "UPDATE problems SET flops = 7 WHERE op = 'gemm.sgemm'")
+          == 0);
+    CHECK(db_merge(e, tmp("flops.sql"), err, sizeof err) == 0);
+    CHECK(q_int(e, "SELECT flops FROM problems WHERE op = 'gemm.sgemm'") == 7);
+    db_close(e);
+    e = NULL;
+
+    /* a dump from before the column imports with NULL flops */
+    spit(tmp("old_flops.sql"), old_format);
+    CHECK(db_open(tmp("old_flops.db"), 1, &e, err, sizeof err) == 0);
+    if (!e)
+        goto done;
+    CHECK(db_import(e, tmp("old_flops.sql"), err, sizeof err) == 0);
+    CHECK(count(e, "problems") == 1);
+    CHECK_STR(q_text(e, "SELECT flops FROM problems"), "NULL");
+done:
+    free(before);
+    free(after);
+    free(text);
+    db_close(d);
+    db_close(e);
+}
+
 /* The hand-written fixture of plain INSERTs (no header, no schema) imports, idempotently. */
 static void test_fixture(void)
 {
@@ -1832,6 +1939,7 @@ int main(void)
     test_check();
     test_shell_load();
     test_fixture();
+    test_flops();
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", tmpdir);

@@ -1,5 +1,7 @@
-/* test_problem.c: unit tests of problems (tuner/core/problem.c), values (tuner/core/value.c) and device
- * attribute lookup (tuner/core/device.c): canonical text, parsing, lookup, errors. */
+/* test_problem.c: unit tests of problems (tuner/core/problem.c), values (tuner/core/value.c) and
+ * devices (tuner/core/device.c): canonical text, parsing, attribute lookup, errors, and the
+ * GPU's peak FP32 and FP64 rates. */
+#include <math.h>
 #include <stdint.h>
 #include "check.h"
 #include "core/problem.h"
@@ -129,11 +131,48 @@ static void test_device(void)
     CHECK(device_attr_lookup(NULL, "sm_counts", &v) == 0);
 }
 
+/* The peak rates: an H100 SXM (132 SMs at 1980 MHz, cc 9.0) is 66.9 TFLOP/s FP32 and 33.5
+ * FP64; an A100 (108 SMs, 1410 MHz, cc 8.0) 19.5 and 9.7; a consumer part (8.9) runs FP64 at
+ * 1/64 of FP32; an unknown capability or clock gives 0. */
+static void test_peak_flops(void)
+{
+    device_info d;
+    memset(&d, 0, sizeof d);
+    d.sm_count = 132;
+    d.sm_clock_khz = 1980000;
+    d.cc_major = 9;
+    d.cc_minor = 0;
+    CHECK(device_peak_flops(&d, 0) == 132 * 1980e6 * 2 * 128);
+    CHECK(fabs(device_peak_flops(&d, 0) / 1e12 - 66.9) < 0.05);
+    CHECK(fabs(device_peak_flops(&d, 1) / 1e12 - 33.5) < 0.05);
+    d.sm_count = 108;
+    d.sm_clock_khz = 1410000;
+    d.cc_major = 8;
+    CHECK(fabs(device_peak_flops(&d, 0) / 1e12 - 19.5) < 0.05);
+    CHECK(fabs(device_peak_flops(&d, 1) / 1e12 - 9.7) < 0.05);
+    d.cc_minor = 9;
+    CHECK(device_peak_flops(&d, 0) == 64 * device_peak_flops(&d, 1));
+    d.cc_major = 7;
+    d.cc_minor = 5;
+    CHECK(device_peak_flops(&d, 0) == 108 * 1410e6 * 2 * 64);
+    d.cc_major = 12;
+    d.cc_minor = 0;
+    CHECK(device_peak_flops(&d, 0) == 108 * 1410e6 * 2 * 128);
+    d.cc_major = 5;
+    d.cc_minor = 2;
+    CHECK(device_peak_flops(&d, 0) == 0 && device_peak_flops(&d, 1) == 0);
+    d.cc_major = 9;
+    d.cc_minor = 0;
+    d.sm_clock_khz = 0;
+    CHECK(device_peak_flops(&d, 0) == 0);
+}
+
 int main(void)
 {
     test_value();
     test_init();
     test_parse();
     test_device();
+    test_peak_flops();
     return CHECK_DONE();
 }

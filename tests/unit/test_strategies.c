@@ -493,7 +493,7 @@ static int put_winner(db *d, const char *uuid, int cc, const char *shape, int64_
     r.stats.ci_lo = r.stats.ci_hi = us;
     if (db_put_device(d, &dev, &dev_id, err, sizeof err) != 0 ||
         db_begin_run(d, dev_id, &info, &run, err, sizeof err) != 0 ||
-        db_put_problem(d, "elementwise.mul", "f32", shape, size, 12 * size, size, &prob, err,
+        db_put_problem(d, "elementwise.mul", "f32", shape, size, 12 * size, size, 0, &prob, err,
                        sizeof err) != 0 ||
         db_put_evaluation(d, run, dev_id, prob, config, "h", &r, 12 * size, 0, 0, err,
                           sizeof err) != 0) {

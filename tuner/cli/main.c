@@ -524,7 +524,14 @@ typedef struct best_ctx {
     const char *format;
     int n;
     db *d;
+    int with_flops;   /* the table: some row has flops, so every row names its unit */
 } best_ctx;
+
+static int best_count_flops(void *ctx, const best_row *r)
+{
+    *(int *)ctx |= r->flops > 0;
+    return 0;
+}
 
 static void json_string(const char *s)
 {
@@ -545,12 +552,14 @@ static int best_print(void *ctx, const best_row *r)
     if (opt.compare) winner_compare(b->d, r, &c);
     double gain = opt.compare && c.default_us > 0 ? c.default_us / r->median_us : 0;
     double vs_peer = opt.compare && c.peer_us > 0 ? c.peer_us / r->median_us : 0;
+    throughput t = db_best_throughput(r);
     if (strcmp(b->format, "csv") == 0) {
         if (b->n == 0)
-            printf("device,op,dtype,shape,config,median_us,gbps,frac_copy%s\n",
+            printf("device,op,dtype,shape,config,median_us,gbps,frac_copy,tflops,frac_peak%s\n",
                    opt.compare ? ",default_us,gain_over_default,peer,peer_us,speedup_over_peer" : "");
-        printf("\"%s\",%s,%s,\"%s\",\"%s\",%.4f,%.2f,%.4f", r->device, r->op, r->dtype, r->shape,
+        printf("\"%s\",%s,%s,\"%s\",\"%s\",%.4f,%.2f,%.4f,", r->device, r->op, r->dtype, r->shape,
                r->config, r->median_us, r->gbps, r->frac_copy);
+        if (t.flops) printf("%.4f,%.4f", t.rate, t.frac); else printf(",");
         if (opt.compare)
             printf(",%.4f,%.4f,\"%s\",%.4f,%.4f", c.default_us, gain, c.peer, c.peer_us, vs_peer);
         printf("\n");
@@ -562,6 +571,8 @@ static int best_print(void *ctx, const best_row *r)
         printf(", \"shape\": "); json_string(r->shape);
         printf(", \"config\": "); json_string(r->config);
         printf(", \"median_us\": %.4f, \"gbps\": %.2f, \"frac_copy\": %.4f", r->median_us, r->gbps, r->frac_copy);
+        if (t.flops) printf(", \"tflops\": %.4f, \"frac_peak\": %.4f", t.rate, t.frac);
+        else printf(", \"tflops\": null, \"frac_peak\": null");
         if (opt.compare) {
             printf(", \"default_us\": %.4f, \"gain_over_default\": %.4f, \"peer\": ", c.default_us, gain);
             json_string(c.peer);
@@ -569,13 +580,19 @@ static int best_print(void *ctx, const best_row *r)
         }
         printf("}");
     } else {
+        /* GB/s and the share of copy as columns; where some row has flops, each row says its
+         * unit and what its share is of */
         if (b->n == 0) {
-            printf("%-24s %-18s %-5s %-22s %10s %8s %6s", "device", "op", "dtype", "shape", "median_us", "GB/s", "%copy");
+            printf("%-24s %-18s %-5s %-22s %10s", "device", "op", "dtype", "shape", "median_us");
+            if (b->with_flops) printf(" %16s %-16s", "throughput", " share");
+            else printf(" %8s %6s", "GB/s", "%copy");
             if (opt.compare) printf(" %10s %6s %10s %6s", "default_us", "gain", "peer_us", "vs_peer");
             printf("  config\n");
         }
-        printf("%-24.24s %-18s %-5s %-22s %10.2f %8.1f %6.1f", r->device, r->op, r->dtype, r->shape,
-               r->median_us, r->gbps, 100.0 * r->frac_copy);
+        printf("%-24.24s %-18s %-5s %-22s %10.2f", r->device, r->op, r->dtype, r->shape, r->median_us);
+        if (b->with_flops && t.frac > 0) printf(" %8.*f %-7s %5.1f%% %-9s", t.digits, t.rate, t.unit, 100.0 * t.frac, t.ceiling);
+        else if (b->with_flops) printf(" %8.*f %-7s %6s %-9s", t.digits, t.rate, t.unit, "-", "");   /* peak or copy rate unknown */
+        else printf(" %8.1f %6.1f", t.rate, 100.0 * t.frac);
         if (opt.compare) {
             if (c.default_us > 0) printf(" %10.2f %5.2fx", c.default_us, gain); else printf(" %10s %6s", "-", "-");
             if (c.peer_us > 0) printf(" %10.2f %5.2fx", c.peer_us, vs_peer); else printf(" %10s %6s", "-", "-");
@@ -593,8 +610,11 @@ static int cmd_best(void)
     char err[1024];
     db *d;
     if (db_open_readonly(path, &d, err, sizeof err) != 0) return fail(err);
-    best_ctx b = { opt.format ? opt.format : "table", 0, d };
-    int rc = db_each_best(d, opt.device, opt.op, opt.dtype, best_print, &b);
+    best_ctx b = { opt.format ? opt.format : "table", 0, d, 0 };
+    int rc = strcmp(b.format, "table") == 0
+                 ? db_each_best(d, opt.device, opt.op, opt.dtype, best_count_flops, &b.with_flops)
+                 : 0;
+    if (rc == 0) rc = db_each_best(d, opt.device, opt.op, opt.dtype, best_print, &b);
     if (strcmp(b.format, "json") == 0) printf(b.n ? "\n]\n" : "[]\n");
     db_close(d);
     if (rc != 0) return fail("reading the best view failed");
@@ -966,6 +986,9 @@ static const command commands[] = {
       "tuner best [--db PATH|DUMP.sql] [--op OP] [--dtype DT] [--device NAME] [--format table|csv|json]\n"
       "           [--compare]\n"
       "  The winning config per device, op, dtype and problem (the database's `best` view).\n"
+      "  A problem with flops (a user kernel's kernel.flops) shows TFLOP/s and the share of the\n"
+      "  GPU's FP32 peak (FP64 for f64) instead of GB/s and the share of the copy rate; csv and\n"
+      "  json give tflops and frac_peak beside gbps and frac_copy.\n"
       "  --compare adds the classic default config's time measured in the same run and its gain,\n"
       "  and the fastest reference library recorded by scripts/peers.py and the speedup over it." },
     { "header", cmd_header,
@@ -993,8 +1016,9 @@ static const command commands[] = {
       "             [--all-problems] [-q]\n"
       "  Writes DIR/<device>/index.html, its Markdown twin README.md and SVG figures (default DIR\n"
       "  reports) from the dumps (default db/results/*.sql.xz): per op, dtype and problem the tuned\n"
-      "  config, its time, GB/s, share of the copy ceiling, gain over the classic default and\n"
-      "  speedup over the reference library; bandwidth against size; parameter importance;\n"
+      "  config, its time, GB/s, share of the copy ceiling (TFLOP/s and share of the GPU's peak\n"
+      "  where the problems have flops), gain over the classic default and speedup over the\n"
+      "  reference library; bandwidth against size; parameter importance;\n"
       "  two-parameter slices of each op and dtype's largest problem (--all-problems: of every\n"
       "  problem); all variants' times; strategy convergence. Same inputs, same bytes." },
     { "strategies", cmd_strategies,

@@ -1,6 +1,6 @@
 /* device.c: the device attributes expressions may name (device.h), looked up by name in one
- * table so the space loader, the enumerator and user kernels agree on the list; and what makes
- * two cards one GPU model. */
+ * table so the space loader, the enumerator and user kernels agree on the list; what makes
+ * two cards one GPU model; and the GPU's peak FP32 and FP64 rates by compute capability. */
 #include <string.h>
 #include "device.h"
 
@@ -63,6 +63,39 @@ int device_attr_lookup(const device_info *dev, const char *name, value *out)
         return 1;
     }
     return 0;
+}
+
+/* FMA lanes per SM (results per clock) by compute capability, from the CUDA programming guide's
+ * table of arithmetic instruction throughput; 0 when the capability is not in it. FP32: 64 on
+ * 6.0, 7.x and 8.0, 128 on 6.1, 8.6, 8.7, 8.9, 9.0, 10.x and 12.x. FP64: the data-centre parts
+ * have their own units (32 lanes on 6.0, 7.0 and 8.0; 64 on 9.0 and 10.0); the others run FP64
+ * at a sliver of their FP32 rate: 2 lanes (1/64 of 128 on the consumer parts, 1/32 of 64 on
+ * 7.2 and 7.5), and 4 on 6.1 (1/32 of 128). */
+static int device_lanes(int cc_major, int cc_minor, int fp64)
+{
+    int cc = cc_major * 10 + cc_minor, fp32;
+    if (cc == 60 || cc_major == 7 || cc == 80)
+        fp32 = 64;
+    else if (cc == 61 || cc == 86 || cc == 87 || cc == 89 || cc == 90 || cc_major == 10 ||
+             cc_major == 12)
+        fp32 = 128;
+    else
+        return 0;
+    if (!fp64)
+        return fp32;
+    if (cc == 60 || cc == 70 || cc == 80)
+        return 32;
+    if (cc == 90 || cc == 100)
+        return 64;
+    return cc == 61 ? 4 : 2;
+}
+
+double device_peak_flops(const device_info *d, int fp64)
+{
+    int lanes = device_lanes(d->cc_major, d->cc_minor, fp64);
+    if (d->sm_count <= 0 || d->sm_clock_khz <= 0)
+        return 0;
+    return (double)d->sm_count * d->sm_clock_khz * 1e3 * 2 * lanes;
 }
 
 int device_same_model(const device_info *a, const device_info *b)

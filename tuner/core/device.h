@@ -38,6 +38,12 @@ int device_attr_lookup(const device_info *dev, const char *name, value *out);
  * than stored so that a recorded device (replay) answers exactly as the live one. */
 int64_t device_smem_per_block(int cc_major, int cc_minor);
 
+/* The GPU's peak floating-point rate in FLOP/s, FP64 when fp64 is non-zero, else FP32: SMs x SM
+ * clock x 2 (a fused multiply-add is two operations) x the lanes per SM of the compute
+ * capability (device.c has the table). 0 when the compute capability is not in the table or the
+ * clock or SM count is not known. What TFLOP/s are compared with (core/throughput.h). */
+double device_peak_flops(const device_info *d, int fp64);
+
 /* 1 when a and b are cards of one GPU model: the same name, compute capability and SM count.
  * The replay backend answers for a model from all its cards' measurements. */
 int device_same_model(const device_info *a, const device_info *b);

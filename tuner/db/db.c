@@ -63,12 +63,22 @@ static const char db_migrate_v3_v4[] = "DROP VIEW IF EXISTS best;\n";
  * own median with the contenders' playoff medians (db/schema.sql). */
 static const char db_migrate_v4_v5[] = "DROP VIEW IF EXISTS best;\n";
 
-static const char *const db_migrations[DB_SCHEMA_VERSION] = {
-    schema_sql,
-    db_migrate_v1_v2,
-    db_migrate_v2_v3,
-    db_migrate_v3_v4,
-    db_migrate_v4_v5,
+/* Entry 5 gives problems the column flops (NULL: not given) with ALTER TABLE ADD COLUMN, which
+ * keeps every row. A migration that adds a column names it, and db_migrate skips it where the
+ * table has the column already: a version-0 database whose problems table entry 0 created from
+ * this schema. */
+static const char db_migrate_v5_v6[] = "ALTER TABLE problems ADD COLUMN flops INTEGER;\n";
+
+static const struct {
+    const char *sql;
+    const char *table, *column;   /* the column it adds, or NULL */
+} db_migrations[DB_SCHEMA_VERSION] = {
+    {schema_sql, NULL, NULL},
+    {db_migrate_v1_v2, NULL, NULL},
+    {db_migrate_v2_v3, NULL, NULL},
+    {db_migrate_v3_v4, NULL, NULL},
+    {db_migrate_v4_v5, NULL, NULL},
+    {db_migrate_v5_v6, "problems", "flops"},
 };
 
 static const char *const db_tables[] = {"devices", "runs", "problems", "configs",
@@ -263,6 +273,25 @@ int db_judge_layout(db *d, const db_layout *l, char *err, size_t len)
     return 0;
 }
 
+/* 1 when the main database's table has the column, 0 when not, -1 when that cannot be read. */
+static int db_has_column(db *d, const char *table, const char *column)
+{
+    sqlite3_stmt *st = NULL;
+    int rc, has = 0;
+    if (sqlite3_prepare_v2(d->h, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st,
+                           NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        has = 1;
+    else if (rc != SQLITE_DONE)
+        has = -1;
+    sqlite3_finalize(st);
+    return has;
+}
+
 /* Brings the schema to DB_SCHEMA_VERSION in one transaction: schema.sql on a fresh database,
  * else the migrations from its version on. Another process may have done it meanwhile, so the
  * layout is read again under the write lock. */
@@ -284,9 +313,17 @@ int db_migrate(db *d, char *err, size_t len)
             if (db_exec(d, schema_sql, err, len) < 0)
                 goto fail;
         } else {
-            for (int v = l.version; v < DB_SCHEMA_VERSION; v++)
-                if (db_exec(d, db_migrations[v], err, len) < 0)
+            for (int v = l.version; v < DB_SCHEMA_VERSION; v++) {
+                int has = db_migrations[v].column
+                              ? db_has_column(d, db_migrations[v].table, db_migrations[v].column)
+                              : 0;
+                if (has < 0) {
+                    db_fail(d, err, len, "reading a table's columns");
                     goto fail;
+                }
+                if (!has && db_exec(d, db_migrations[v].sql, err, len) < 0)
+                    goto fail;
+            }
             if (db_exec(d, schema_sql, err, len) < 0)
                 goto fail;
         }

@@ -12,8 +12,9 @@
 #include <stdio.h>
 #include "core/device.h"
 #include "core/eval.h"
+#include "core/throughput.h"
 
-#define DB_SCHEMA_VERSION 5
+#define DB_SCHEMA_VERSION 6
 
 typedef struct db db;
 
@@ -46,9 +47,11 @@ int db_put_device(db *d, const device_info *dev, int64_t *device_id, char *err, 
 int db_begin_run(db *d, int64_t device_id, const run_info *info, int64_t *run_id, char *err,
                  size_t len);
 int db_end_run(db *d, int64_t run_id, char *err, size_t len);
+/* Stores a problem (or updates the one of the same op, dtype and shape): flops are the
+ * floating-point operations one run does (op_family.flops), 0 when not given (stored NULL). */
 int db_put_problem(db *d, const char *op, const char *dtype, const char *shape, int64_t elements,
-                   int64_t bytes, int64_t size_key /* -1: NULL */, int64_t *problem_id, char *err,
-                   size_t len);
+                   int64_t bytes, int64_t size_key /* -1: NULL */, int64_t flops,
+                   int64_t *problem_id, char *err, size_t len);
 /* A problem's playoff contenders on a device (docs/time-to-tune.md): its ok evaluations of
  * kernel_hash whose median is within (1 + margin) of the best median, fastest first, at most
  * EVAL_PLAYOFF_MAX; played is 1 when each of them already has a playoff row. */
@@ -100,7 +103,17 @@ typedef struct best_row {
     int64_t size_key;        /* -1 when NULL */
     int cc_major, cc_minor, sm_count;
     double median_us, gbps, frac_copy;   /* gbps/frac: 0 when NULL */
+    /* db_each_best only (0 elsewhere): the problem's bytes and flops (0 when NULL), the card's
+     * SM clock, and the copy rate of the run that measured the winner (0 when NULL): what
+     * throughput_of (core/throughput.h) takes */
+    int64_t bytes, flops;
+    int sm_clock_khz;
+    double copy_gbps;
 } best_row;
+
+/* A row of db_each_best's throughput (core/throughput.h): TFLOP/s and the share of its card's
+ * peak when its problem has flops, else GB/s and the share of its run's copy rate. */
+throughput db_best_throughput(const best_row *r);
 
 /* The `best` view, filtered (NULL filters match all), ordered by device name, op, dtype,
  * size_key, shape. Strings live until the callback returns. */

@@ -4,7 +4,10 @@
  * PRAGMA user_version, then BEGIN; the rows, tables in dependency order and sorted by natural
  * key; COMMIT. Rows never carry database-local ids: a row names its parents by natural key.
  *
- * Devices, problems and configs are multi-row INSERT OR IGNOREs; runs, peers and playoffs
+ * Devices, problems and configs are multi-row INSERT OR IGNOREs (problems with their flops, schema
+ * version 6, are an upsert that gives a problem present without flops the dump's, and are
+ * written only when some problem has flops, so that a database without them exports the rows of
+ * version 5); runs, peers and playoffs
  * (a few rows) one INSERT per row with sub-selects on the parents' natural keys. Evaluations,
  * which are nearly all of a dump, go through a temporary view whose INSTEAD OF trigger
  * (written at the top of the section, dropped at its end) resolves the natural keys and inserts
@@ -236,13 +239,15 @@ static int put_template(exporter *x, const char *tmpl, sqlite3_stmt *st, int *co
 /* ---- devices, runs, problems, configs, peers ---- */
 
 /* One table of the dump: a query in natural-key order, and the INSERT its rows become. With row
- * NULL, a statement is head then up to DUMP_ROWS_PER_STATEMENT rows "(col,col,...)"; otherwise
- * every row is one statement "head(row);", each '?' of row being the next column. */
+ * NULL, a statement is head then up to DUMP_ROWS_PER_STATEMENT rows "(col,col,...)", then tail
+ * (when not NULL); otherwise every row is one statement "head(row);", each '?' of row being the
+ * next column. */
 typedef struct dump_table {
     const char *name;
     const char *select;
     const char *head;
     const char *row;
+    const char *tail;
 } dump_table;
 
 static const dump_table parent_tables[] = {
@@ -253,21 +258,33 @@ static const dump_table parent_tables[] = {
      "INSERT OR IGNORE INTO devices(uuid,name,cc_major,cc_minor,sm_count,max_threads_per_sm,"
      "max_threads_per_block,regs_per_sm,smem_per_sm,l2_bytes,mem_bytes,sm_clock_khz,"
      "mem_clock_khz,mem_bus_bits,driver_version,runtime_version) VALUES",
-     NULL},
+     NULL, NULL},
     {"runs",
      "SELECT d.uuid, r.started_at, r.finished_at, r.space, r.space_hash, r.strategy, r.seed,"
      " r.backend, r.copy_gbps, r.tuner_version FROM runs r JOIN devices d ON d.id = r.device_id"
      " ORDER BY d.uuid, r.started_at",
      "INSERT OR IGNORE INTO runs(device_id,started_at,finished_at,space,space_hash,strategy,seed,"
      "backend,copy_gbps,tuner_version) VALUES",
-     "(SELECT id FROM devices WHERE uuid=?),?,?,?,?,?,?,?,?,?"},
+     "(SELECT id FROM devices WHERE uuid=?),?,?,?,?,?,?,?,?,?", NULL},
     {"problems",
      "SELECT op, dtype, shape, elements, bytes, size_key FROM problems ORDER BY op, dtype, shape",
-     "INSERT OR IGNORE INTO problems(op,dtype,shape,elements,bytes,size_key) VALUES", NULL},
+     "INSERT OR IGNORE INTO problems(op,dtype,shape,elements,bytes,size_key) VALUES", NULL, NULL},
     {"configs", "SELECT text FROM configs ORDER BY text",
-     "INSERT OR IGNORE INTO configs(text) VALUES", NULL},
+     "INSERT OR IGNORE INTO configs(text) VALUES", NULL, NULL},
 };
 #define N_PARENT_TABLES ((int)(sizeof parent_tables / sizeof parent_tables[0]))
+
+/* The problems of a database where some problem has flops (schema version 6): the column
+ * written, and a problem already present without flops given the dump's (an upsert rather than
+ * INSERT OR IGNORE; one that has flops keeps its own). Where no problem has flops the dump
+ * writes parent_tables' problems, the rows of version 5: re-exporting a database of built-in
+ * families gives the rows it gave before. */
+static const dump_table problems_flops_table = {
+    "problems",
+    "SELECT op, dtype, shape, elements, bytes, size_key, flops FROM problems"
+    " ORDER BY op, dtype, shape",
+    "INSERT INTO problems(op,dtype,shape,elements,bytes,size_key,flops) VALUES", NULL,
+    "\nON CONFLICT(op,dtype,shape) DO UPDATE SET flops=excluded.flops WHERE flops IS NULL"};
 
 static const dump_table peers_table = {
     "peers",
@@ -278,7 +295,7 @@ static const dump_table peers_table = {
     "INSERT OR IGNORE INTO peers(device_id,problem_id,library,median_us,min_us,mean_us,stddev_us,"
     "ci_lo_us,ci_hi_us,n_runs,gbps,frac_copy,copy_gbps,created_at) VALUES",
     "(SELECT id FROM devices WHERE uuid=?),(SELECT id FROM problems WHERE op=? AND dtype=? AND "
-    "shape=?),?,?,?,?,?,?,?,?,?,?,?,?"};
+    "shape=?),?,?,?,?,?,?,?,?,?,?,?,?", NULL};
 
 /* A playoff row names its evaluation and run by natural key (schema version 3). */
 static const dump_table playoffs_table = {
@@ -295,7 +312,7 @@ static const dump_table playoffs_table = {
     "(SELECT e.id FROM evaluations e JOIN devices d ON d.id=e.device_id JOIN problems p ON "
     "p.id=e.problem_id JOIN configs c ON c.id=e.config_id WHERE d.uuid=? AND p.op=? AND "
     "p.dtype=? AND p.shape=? AND c.text=? AND e.kernel_hash=?),(SELECT id FROM runs WHERE "
-    "device_id=(SELECT id FROM devices WHERE uuid=?) AND started_at=?),?,?,?,?,?,?"};
+    "device_id=(SELECT id FROM devices WHERE uuid=?) AND started_at=?),?,?,?,?,?,?", NULL};
 
 static int dump_table_rows(exporter *x, const dump_table *t)
 {
@@ -326,12 +343,12 @@ static int dump_table_rows(exporter *x, const dump_table *t)
         }
         fputc(')', x->out);
         if (++n == DUMP_ROWS_PER_STATEMENT) {
-            fputs(";\n", x->out);
+            fprintf(x->out, "%s;\n", t->tail ? t->tail : "");
             n = 0;
         }
     }
     if (n)
-        fputs(";\n", x->out);
+        fprintf(x->out, "%s;\n", t->tail ? t->tail : "");
     if (rc != SQLITE_DONE) {
         db_fail(x->d, x->err, x->len, "exporting");
         goto done;
@@ -648,6 +665,18 @@ done:
     return ret;
 }
 
+/* 1 when some problem has flops, 0 when none has, -1 on error. */
+static int has_flops(db *d)
+{
+    sqlite3_stmt *st = NULL;
+    int ret = -1;
+    if (sqlite3_prepare_v2(d->h, "SELECT EXISTS (SELECT 1 FROM problems WHERE flops IS NOT NULL)",
+                           -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        ret = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return ret;
+}
+
 int db_export(db *d, FILE *out, char *err, size_t len)
 {
     exporter x = {d, out, NULL, NULL, err, len};
@@ -667,9 +696,18 @@ int db_export(db *d, FILE *out, char *err, size_t len)
           "\n-- Load with `sqlite3 new.db < FILE` or `tuner db import FILE`.\n", out);
     fputs(schema_sql, out);
     fprintf(out, "PRAGMA user_version = %d;\nBEGIN;\n", DB_SCHEMA_VERSION);
-    for (int i = 0; i < N_PARENT_TABLES; i++)
-        if (dump_table_rows(&x, &parent_tables[i]) < 0)
+    int flops = has_flops(d);
+    if (flops < 0) {
+        db_fail(d, err, len, "exporting");
+        goto done;
+    }
+    for (int i = 0; i < N_PARENT_TABLES; i++) {
+        const dump_table *t = &parent_tables[i];
+        if (flops && strcmp(t->name, "problems") == 0)
+            t = &problems_flops_table;
+        if (dump_table_rows(&x, t) < 0)
             goto done;
+    }
     if (dump_evaluations(&x) < 0 || dump_table_rows(&x, &peers_table) < 0 ||
         dump_table_rows(&x, &playoffs_table) < 0)
         goto done;

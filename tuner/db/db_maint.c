@@ -32,9 +32,12 @@ static const char *const merge_sql[] = {
     " JOIN other.devices od ON od.id = r.device_id JOIN main.devices md ON md.uuid = od.uuid"
     " ORDER BY od.uuid, r.started_at",
 
-    "INSERT OR IGNORE INTO main.problems(op, dtype, shape, elements, bytes, size_key)"
-    " SELECT op, dtype, shape, elements, bytes, size_key FROM other.problems"
-    " ORDER BY op, dtype, shape",
+    /* a problem main has without flops takes the other's (schema version 6); one that has
+     * flops keeps them (WHERE true: SQLite's upsert after a SELECT needs a WHERE) */
+    "INSERT INTO main.problems(op, dtype, shape, elements, bytes, size_key, flops)"
+    " SELECT op, dtype, shape, elements, bytes, size_key, flops FROM other.problems WHERE true"
+    " ORDER BY op, dtype, shape"
+    " ON CONFLICT(op, dtype, shape) DO UPDATE SET flops = excluded.flops WHERE flops IS NULL",
 
     "INSERT OR IGNORE INTO main.configs(text) SELECT text FROM other.configs ORDER BY text",
 

@@ -150,13 +150,16 @@ done:
 }
 
 int db_put_problem(db *d, const char *op, const char *dtype, const char *shape, int64_t elements,
-                   int64_t bytes, int64_t size_key, int64_t *problem_id, char *err, size_t len)
+                   int64_t bytes, int64_t size_key, int64_t flops, int64_t *problem_id, char *err,
+                   size_t len)
 {
+    /* the space as it is now says what the problem is: a space that stopped giving flops
+     * clears them */
     static const char sql[] =
-        "INSERT INTO problems(op, dtype, shape, elements, bytes, size_key)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+        "INSERT INTO problems(op, dtype, shape, elements, bytes, size_key, flops)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
         " ON CONFLICT(op, dtype, shape) DO UPDATE SET elements = excluded.elements,"
-        " bytes = excluded.bytes, size_key = excluded.size_key"
+        " bytes = excluded.bytes, size_key = excluded.size_key, flops = excluded.flops"
         " RETURNING id";
     sqlite3_stmt *st = NULL;
     int ret = -1;
@@ -173,6 +176,10 @@ int db_put_problem(db *d, const char *op, const char *dtype, const char *shape, 
         sqlite3_bind_int64(st, 6, size_key);
     else
         sqlite3_bind_null(st, 6);
+    if (flops > 0)
+        sqlite3_bind_int64(st, 7, flops);
+    else
+        sqlite3_bind_null(st, 7);
     ret = db_step_id(d, st, problem_id, "storing the problem", err, len);
 done:
     sqlite3_finalize(st);

@@ -14,7 +14,8 @@ typedef struct entry {
     char *device, *op, *dtype, *config;
     int cc_major, cc_minor, sm_count;
     int64_t size;
-    double us, gbps, frac;
+    double us;
+    throughput rate;   /* of the winner's card and run, for the entry's comment */
 } entry;
 
 typedef struct collect {
@@ -40,7 +41,8 @@ static int collect_row(void *ctx, const best_row *r)
                 if (!cfg) { c->oom = 1; return 1; }
                 free(last->config);
                 last->config = cfg;
-                last->us = r->median_us; last->gbps = r->gbps; last->frac = r->frac_copy;
+                last->us = r->median_us;
+                last->rate = db_best_throughput(r);
             }
             return 0;
         }
@@ -63,7 +65,8 @@ static int collect_row(void *ctx, const best_row *r)
     }
     e->cc_major = r->cc_major; e->cc_minor = r->cc_minor; e->sm_count = r->sm_count;
     e->size = r->size_key;
-    e->us = r->median_us; e->gbps = r->gbps; e->frac = r->frac_copy;
+    e->us = r->median_us;
+    e->rate = db_best_throughput(r);
     c->n++;
     return 0;
 }
@@ -128,10 +131,9 @@ int header_generate(const char *const *inputs, int n_inputs, char **out, char *e
         header_put_string(f, e->dtype);
         fprintf(f, ", %lld, ", (long long)e->size);
         header_put_string(f, e->config);
-        fprintf(f, " }, /* %.2f us", e->us);
-        if (e->gbps > 0) fprintf(f, ", %.1f GB/s", e->gbps);
-        if (e->frac > 0) fprintf(f, ", %.1f%% of copy", 100.0 * e->frac);
-        fprintf(f, " */\n");
+        char rate[96];
+        fprintf(f, " }, /* %.2f us, %s */\n", e->us,
+                throughput_text(&e->rate, THROUGHPUT_PROSE, rate, sizeof rate));
     }
     fprintf(f, "    { 0, 0, 0, 0 }\n};\n");
     if (fclose(f) != 0) { f = NULL; snprintf(err, len, "out of memory"); goto done; }

@@ -2,8 +2,11 @@
  * per device model, dtype and problem, the winner among the evaluations of the kernel as its
  * source is now (its kernel hash), as parameter values, as the -D options and the name
  * expression for run-time compilation, with a lookup by the running device and the nearest
- * problem, and per device the winner of its largest problem as compile-time #defines. The text
- * needs nothing but the C library; it is C99 and C++. Deterministic for the same inputs. */
+ * problem, and per device the winner of its largest problem as compile-time #defines. Each
+ * entry's comment gives its time and throughput: TFLOP/s and the share of the GPU's peak where
+ * the problem has flops (stored with it, or else given by the space's kernel.flops), else GB/s
+ * and the share of the copy rate. The text needs nothing but the C library; it is C99 and C++.
+ * Deterministic for the same inputs. */
 #include "header.h"
 
 #include <ctype.h>
@@ -13,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
+#include "core/throughput.h"
 #include "db/db.h"
 #include "space/space.h"
 #include "space/space_user.h"
@@ -22,6 +26,7 @@ typedef struct winner {
     int cc_major, cc_minor, sm_count;
     device_info dev;
     double us;
+    throughput rate;         /* for the entry's comment */
     int64_t size;            /* the problem's element count: largest per device for #defines */
     int *choice;
     su_compile compile;
@@ -115,9 +120,10 @@ int header_user_generate(const space *sp, const char *const *inputs, int n_input
         }
         const char *sql =
             "SELECT d.name, d.uuid, d.cc_major, d.cc_minor, d.sm_count, p.dtype, p.shape,"
-            " c.text, e.median_us, p.elements "
+            " c.text, e.median_us, p.elements, p.bytes, p.flops, r.copy_gbps "
             "FROM evaluations e JOIN devices d ON d.id = e.device_id "
             "JOIN problems p ON p.id = e.problem_id JOIN configs c ON c.id = e.config_id "
+            "JOIN runs r ON r.id = e.run_id "
             "WHERE p.op = ?1 AND e.kernel_hash = ?2 AND e.status = 'ok' "
             "ORDER BY d.name, p.dtype, p.shape, e.median_us, c.text";
         if (sqlite3_prepare_v2(db_handle(d), sql, -1, &st, NULL) != SQLITE_OK) {
@@ -167,6 +173,14 @@ int header_user_generate(const space *sp, const char *const *inputs, int n_input
             if (!bad) {
                 space_binding b = {sp->ops[0], dtype, &p, &x->dev};
                 char why[512];
+                /* flops as stored with the problem, else as the space gives them now (results
+                 * measured before the space said) */
+                int64_t flops = sqlite3_column_int64(st, 11);
+                if (sqlite3_column_type(st, 11) == SQLITE_NULL &&
+                    (flops = space_user_flops(sp, &b, why, sizeof why)) < 0)
+                    flops = 0;
+                x->rate = throughput_of(sqlite3_column_int64(st, 10), flops, x->us,
+                                        sqlite3_column_double(st, 12), &x->dev, dtype);
                 bad = space_user_compile(sp, &b, x->choice, &u->kernel, 0, &x->compile, why,
                                          sizeof why) != 0;
                 problem_clear(&p);
@@ -273,7 +287,9 @@ int header_user_generate(const space *sp, const char *const *inputs, int n_input
         header_put_string(f, names);
         fprintf(f, ", ");
         header_put_string(f, x->config);
-        fprintf(f, ", %.17g },\n", x->us);
+        char rate[96];
+        fprintf(f, ", %.17g }, /* %.2f us, %s */\n", x->us, x->us,
+                throughput_text(&x->rate, THROUGHPUT_PROSE, rate, sizeof rate));
     }
     fprintf(f, "};\n\n");
     /* the lookup */

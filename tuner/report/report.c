@@ -88,6 +88,14 @@ static void mattered_text(const rp_problem *p, char *buf, size_t len)
              p->spread[k] <= noise ? " (within noise)" : "");
 }
 
+/* 1 when some problem of the device has flops (then the page says how TFLOP/s are read). */
+static int device_has_flops(const rp_device *dev)
+{
+    for (int i = 0; i < dev->n_groups; i++)
+        if (rp_group_has_flops(dev, &dev->groups[i])) return 1;
+    return 0;
+}
+
 /* ---- the page ---- */
 static void write_intro(twin *t, const rp_device *dev, const report_options *o)
 {
@@ -140,6 +148,17 @@ static void write_intro(twin *t, const rp_device *dev, const report_options *o)
     twin_item(t, "**GB/s** counts the fewest bytes the op must move (inputs read once, output written "
                  "once); **%% of copy** compares it with the copy ceiling. Large problems can pass "
                  "100%%: the ceiling is one copy's rate, not a hard limit.");
+    if (device_has_flops(dev)) {
+        char fp32[32], fp64[32];
+        fmt_fixed(device_peak_flops(d, 0) / 1e12, 1, fp32, sizeof fp32);
+        fmt_fixed(device_peak_flops(d, 1) / 1e12, 1, fp64, sizeof fp64);
+        twin_item(t, "**TFLOP/s**, for ops whose problems say how many floating-point operations "
+                     "one run does (a user kernel's `kernel.flops`), counts those operations "
+                     "instead; **%% of FP32 peak** compares them with the GPU's peak, SMs "
+                     TIMES " SM clock " TIMES " 2 (a fused multiply-add) " TIMES " the FMA lanes "
+                     "per SM of its compute capability: %s TFLOP/s in FP32 here, %s in FP64 "
+                     "(what f64 problems are compared with).", fp32, fp64);
+    }
     twin_item(t, "**mattered most**: the parameter whose value changes the best time most. For each "
                  "value, take the best time with that value fixed and everything else tuned; the "
                  "spread is the slowest of those over the fastest, minus one. \"within noise\": no "
@@ -179,8 +198,13 @@ static void write_summary(twin *t, const rp_device *dev)
     char pw[64], h_vs[96];
     peer_word(dev, pw, sizeof pw);
     snprintf(h_vs, sizeof h_vs, "vs %s: geomean (range)", pw);
-    const char *head[] = {"op", "dtype", "problems", "% of copy (range)", "gain over default: geomean (max)",
-                          h_vs, "mattered most (in how many problems, noise aside)"};
+    /* the share of the copy rate, or of the peak for a group with flops; where both kinds are
+     * on the page, each cell says which */
+    const int any_flops = device_has_flops(dev);
+    const char *head[] = {"op", "dtype", "problems",
+                          any_flops ? "share of copy or peak (range)" : "% of copy (range)",
+                          "gain over default: geomean (max)", h_vs,
+                          "mattered most (in how many problems, noise aside)"};
     twin_heading(t, 2, "Summary");
     twin_para(t, "One row per op and dtype, over its problems; the sections below give every problem.");
     twin_table(t, 7, head, "llrrrrl");
@@ -188,6 +212,8 @@ static void write_summary(twin *t, const rp_device *dev)
     double *v = malloc((size_t)(dev->n_problems ? dev->n_problems : 1) * sizeof *v);
     for (int i = 0; g && v && i < dev->n_groups; i++) {
         const rp_group *gr = &dev->groups[i];
+        const int flops = rp_group_has_flops(dev, gr);
+        const char *ceiling = "copy";
         int ng = 0, nv = 0, best_k = -1, best_count = 0;
         double lo = INFINITY, hi = 0, gmax = 0, vlo = INFINITY, vhi = 0;
         const char *names[64];
@@ -195,8 +221,13 @@ static void write_summary(twin *t, const rp_device *dev)
         for (int j = gr->first; j < gr->first + gr->count; j++) {
             const rp_problem *p = &dev->problems[j];
             if (!p->n_variants) continue;
-            double us = p->variants[p->win].us, frac = p->copy_gbps > 0 ? (double)p->bytes / (us * 1e3) / p->copy_gbps : 0;
-            if (frac > 0) { lo = fmin(lo, frac); hi = fmax(hi, frac); }
+            double us = p->variants[p->win].us;
+            throughput tp = rp_throughput(dev, p, us);
+            if (tp.flops == flops && tp.frac > 0) {
+                lo = fmin(lo, tp.frac);
+                hi = fmax(hi, tp.frac);
+                ceiling = tp.ceiling;
+            }
             if (p->cmp.default_us > 0) { g[ng++] = p->cmp.default_us / us; gmax = fmax(gmax, p->cmp.default_us / us); }
             if (p->cmp.peer_us > 0) {
                 v[nv++] = p->cmp.peer_us / us;
@@ -216,9 +247,10 @@ static void write_summary(twin *t, const rp_device *dev)
                 best_count = counts[m];
                 best_k = m;
             }
-        char c_n[16], c_frac[64], c_gain[64], c_vs[96], c_most[160], a[32], b[32], c[32];
+        char c_n[16], c_frac[96], c_gain[64], c_vs[96], c_most[160], a[32], b[32], c[32];
         snprintf(c_n, sizeof c_n, "%d", gr->count);
-        if (hi > 0) snprintf(c_frac, sizeof c_frac, "%.1f\xe2\x80\x93%.1f%%", 100 * lo, 100 * hi);
+        if (hi > 0) snprintf(c_frac, sizeof c_frac, "%.1f\xe2\x80\x93%.1f%%%s%s", 100 * lo, 100 * hi,
+                             any_flops ? " of " : "", any_flops ? ceiling : "");
         else snprintf(c_frac, sizeof c_frac, "\xe2\x80\x93");
         fmt_ratio(ng ? geomean(g, ng) : 0, a, sizeof a);
         fmt_ratio(gmax, b, sizeof b);
@@ -251,14 +283,23 @@ static void write_group_table(twin *t, const rp_device *dev, const rp_group *g)
     peer_word(dev, pw, sizeof pw);
     snprintf(h_peer, sizeof h_peer, "%s " MICRO "s", pw);
     snprintf(h_vs, sizeof h_vs, "vs %s", pw);
-    const char *head[] = {"problem", "elements", "tuned config", "time " MICRO "s", "GB/s",
-                          "% of copy", "default " MICRO "s", "gain", h_peer, h_vs,
+    /* GB/s and the share of copy, or for a group with flops TFLOP/s and the share of the peak
+     * (of its dtype's: FP64 for f64) */
+    const int flops = rp_group_has_flops(dev, g);
+    char h_rate[32], h_frac[64];
+    const rp_problem *like = &dev->problems[g->first];
+    while (flops && like->flops == 0) like++;   /* the group's problems are contiguous */
+    throughput kind = rp_throughput(dev, like, 0);
+    snprintf(h_rate, sizeof h_rate, "%s", kind.unit);
+    snprintf(h_frac, sizeof h_frac, "%% of %s", kind.ceiling);
+    const char *head[] = {"problem", "elements", "tuned config", "time " MICRO "s", h_rate,
+                          h_frac, "default " MICRO "s", "gain", h_peer, h_vs,
                           "mattered most", "variants"};
     twin_table(t, 12, head, "lrlrrrrrrrll");
     for (int i = g->first; i < g->first + g->count; i++) {
         const rp_problem *p = &dev->problems[i];
-        char shape[600], el[64], cfg[1100], us[32], gb[32], fr[32], du[32], gain[32], pu[32], vs[32],
-            most[200], st[256];
+        char shape[600], el[64], cfg[1100], us[32], rate[32], fr[32], du[32], gain[32], pu[32],
+            vs[32], most[200], st[256];
         snprintf(shape, sizeof shape, "`%s`", p->shape);
         rp_size_label(p->elements, el, sizeof el);
         rp_status_counts(p, st, sizeof st);
@@ -268,11 +309,13 @@ static void write_group_table(twin *t, const rp_device *dev, const rp_group *g)
             twin_row(t, cells);
             continue;
         }
-        double tu = p->variants[p->win].us, gbps = (double)p->bytes / (tu * 1e3);
+        double tu = p->variants[p->win].us;
+        throughput tp = rp_throughput(dev, p, tu);
         snprintf(cfg, sizeof cfg, "`%s`", p->variants[p->win].config);
         fmt_fixed(tu, 2, us, sizeof us);
-        fmt_fixed(gbps, 1, gb, sizeof gb);
-        if (p->copy_gbps > 0) snprintf(fr, sizeof fr, "%.1f%%", 100 * gbps / p->copy_gbps);
+        if (tp.flops == flops) fmt_fixed(tp.rate, tp.digits, rate, sizeof rate);
+        else snprintf(rate, sizeof rate, "\xe2\x80\x93");   /* no flops in a group with them */
+        if (tp.flops == flops && tp.frac > 0) snprintf(fr, sizeof fr, "%.1f%%", 100 * tp.frac);
         else snprintf(fr, sizeof fr, "\xe2\x80\x93");
         if (p->cmp.default_us > 0) fmt_fixed(p->cmp.default_us, 2, du, sizeof du);
         else snprintf(du, sizeof du, "\xe2\x80\x93");
@@ -281,7 +324,7 @@ static void write_group_table(twin *t, const rp_device *dev, const rp_group *g)
         else snprintf(pu, sizeof pu, "\xe2\x80\x93");
         fmt_ratio(p->cmp.peer_us > 0 ? p->cmp.peer_us / tu : 0, vs, sizeof vs);
         mattered_text(p, most, sizeof most);
-        const char *cells[] = {shape, el, cfg, us, gb, fr, du, gain, pu, vs, most, st};
+        const char *cells[] = {shape, el, cfg, us, rate, fr, du, gain, pu, vs, most, st};
         twin_row(t, cells);
     }
     twin_table_end(t);
@@ -349,11 +392,19 @@ static int write_op(twin *t, out_files *files, const rp_device *dev, int first_g
     twin_heading(t, 2, op);
     snprintf(name, sizeof name, "bandwidth-%s.svg", slug);
     if (add_figure(files, name, rp_plot_bandwidth(dev, op, &text, &len), &text, &len)) return -1;
-    snprintf(alt, sizeof alt, "Bandwidth against problem size, %s", op);
-    twin_image(t, name, alt, "Achieved bandwidth of the tuned config, the classic default and the "
-                             "reference library at each problem size; the dashed red line is the "
-                             "copy ceiling. Hollow markers: problems off the size sweep (e.g. "
-                             "misaligned pointers).");
+    if (rp_op_has_flops(dev, op)) {
+        snprintf(alt, sizeof alt, "Arithmetic throughput against problem size, %s", op);
+        twin_image(t, name, alt, "TFLOP/s of the tuned config, the classic default and the "
+                                 "reference library at each problem size; the dashed red line is "
+                                 "the GPU's peak (FP32, FP64 for f64). Hollow markers: problems off "
+                                 "the size sweep.");
+    } else {
+        snprintf(alt, sizeof alt, "Bandwidth against problem size, %s", op);
+        twin_image(t, name, alt, "Achieved bandwidth of the tuned config, the classic default and "
+                                 "the reference library at each problem size; the dashed red line is "
+                                 "the copy ceiling. Hollow markers: problems off the size sweep (e.g. "
+                                 "misaligned pointers).");
+    }
     snprintf(name, sizeof name, "importance-%s.svg", slug);
     if (add_figure(files, name, rp_plot_importance(dev, op, &text, &len), &text, &len)) return -1;
     snprintf(alt, sizeof alt, "Parameter importance, %s", op);

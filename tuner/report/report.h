@@ -1,8 +1,9 @@
 /* report.h: `tuner report`, the static report of what was measured. Per device model recorded
  * in the inputs it writes DIR/<device-slug>/ with index.html, its Markdown twin README.md and
  * the SVG figures the pages show: per op, dtype and problem the tuned config with its time,
- * GB/s, share of the copy ceiling, gain over the classic default and speedup over the peer
- * library; bandwidth against problem size; parameter importance; two-parameter slices (of
+ * GB/s and share of the copy ceiling (TFLOP/s and share of the GPU's peak where the problems
+ * have flops), gain over the classic default and speedup over the peer library; bandwidth
+ * (or TFLOP/s) against problem size; parameter importance; two-parameter slices (of
  * each op and dtype's largest problem, or of every problem: their panels are most of a
  * report's bytes, and the committed reports must stay small);
  * the distribution of all variants' times with statuses counted; the convergence of

@@ -1,7 +1,7 @@
 /* report_data.c: reads one device model's measurements for the report (see report_data.h): its
- * cards, problems, every evaluation row (pooled over cards, fastest ok row per config), the
- * parameters parsed from the configs' text, winners with their comparisons, runs and, for
- * non-exhaustive runs, best-so-far traces. */
+ * cards, problems (with their flops), every evaluation row (pooled over cards, fastest ok row per
+ * config), the parameters parsed from the configs' text, winners with their comparisons, runs
+ * and, for non-exhaustive runs, best-so-far traces; and a problem's throughput at a time. */
 #include "report_data.h"
 
 #include <ctype.h>
@@ -113,6 +113,26 @@ void rp_free_names(char **names, int n)
 {
     for (int i = 0; i < n; i++) free(names[i]);
     free(names);
+}
+
+/* ---- throughput ---- */
+throughput rp_throughput(const rp_device *dev, const rp_problem *p, double us)
+{
+    return throughput_of(p->bytes, p->flops, us, p->copy_gbps, &dev->info, p->dtype);
+}
+
+int rp_group_has_flops(const rp_device *dev, const rp_group *g)
+{
+    for (int i = g->first; i < g->first + g->count; i++)
+        if (dev->problems[i].flops > 0) return 1;
+    return 0;
+}
+
+int rp_op_has_flops(const rp_device *dev, const char *op)
+{
+    for (int i = 0; i < dev->n_groups; i++)
+        if (strcmp(dev->groups[i].op, op) == 0 && rp_group_has_flops(dev, &dev->groups[i])) return 1;
+    return 0;
 }
 
 /* ---- parameters from the configs' text ---- */
@@ -234,7 +254,7 @@ static const char *const sql_cards =
 /* Every row of the device; per config the fastest ok row first. */
 static const char *const sql_rows =
     "SELECT p.op, p.dtype, p.shape, p.elements, p.bytes, p.size_key, c.text, e.status,"
-    " e.median_us, e.ci_lo_us, e.ci_hi_us, e.gbps, e.frac_copy, d.uuid, r.copy_gbps"
+    " e.median_us, e.ci_lo_us, e.ci_hi_us, e.gbps, e.frac_copy, d.uuid, r.copy_gbps, p.flops"
     " FROM evaluations e JOIN devices d ON d.id = e.device_id"
     " JOIN problems p ON p.id = e.problem_id JOIN configs c ON c.id = e.config_id"
     " JOIN runs r ON r.id = e.run_id WHERE d.name = ?1"
@@ -389,6 +409,7 @@ static int load_rows(db *d, rp_device *dev, const rp_winners *w)
             p->elements = sqlite3_column_int64(st, 3);
             p->bytes = sqlite3_column_int64(st, 4);
             p->size_key = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
+            p->flops = sqlite3_column_int64(st, 15);
             vcap = 0;
             free(last_config);
             last_config = NULL;

@@ -9,6 +9,7 @@
 #include "core/eval.h"
 #include "db/db.h"
 #include "core/device.h"
+#include "core/throughput.h"
 #include "report_compare.h"
 
 typedef struct rp_param {
@@ -26,6 +27,7 @@ typedef struct rp_variant {
 typedef struct rp_problem {
     char *op, *dtype, *shape;
     int64_t elements, bytes, size_key;    /* size_key -1: not a header entry */
+    int64_t flops;                        /* floating-point operations per run; 0: not known */
     int status_count[EVAL_STATUS_COUNT];  /* recorded rows per status */
     int n_params;
     rp_param *params;                     /* sorted by name */
@@ -116,6 +118,16 @@ int rp_most_important(const rp_problem *p);
 /* Counts of variants per bin of log(time / best) over [0, log(hi_ratio)] into n bins (the last
  * bin takes everything slower). */
 void rp_histogram(const rp_problem *p, double hi_ratio, int n, int *bins);
+
+/* ---- throughput ---- */
+/* The problem's throughput at us microseconds (core/throughput.h): TFLOP/s and the share of the
+ * device's peak when it has flops, else GB/s and the share of its winner's run's copy rate. */
+throughput rp_throughput(const rp_device *dev, const rp_problem *p, double us);
+/* 1 when some problem of the group has flops: its table shows TFLOP/s and the share of the
+ * peak (a problem of it without flops, none of either). */
+int rp_group_has_flops(const rp_device *dev, const rp_group *g);
+/* The same over every dtype of op: its figure plots TFLOP/s. */
+int rp_op_has_flops(const rp_device *dev, const char *op);
 
 /* ---- text helpers ---- */
 /* A problem size in binary units when exact or off by one ("64 Ki", "32 Mi - 1"), else the

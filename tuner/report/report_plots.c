@@ -29,9 +29,12 @@ static int finish(svg *s, char **out, size_t *len)
     return svg_finish(s, out, len);
 }
 
-static double gbps_of(const rp_problem *p, double us)
+/* The problem's throughput at us (report_data.h) when it is of the kind the figure plots (flops:
+ * TFLOP/s, else GB/s); NAN when it is not, or us is not known. */
+static double rate_of(const rp_device *dev, const rp_problem *p, double us, int flops)
 {
-    return us > 0 ? (double)p->bytes / (us * 1e3) : NAN;
+    throughput t = rp_throughput(dev, p, us);
+    return us > 0 && t.flops == flops ? t.rate : NAN;
 }
 
 static void size_tick(double v, char *buf, size_t len) { rp_size_label((int64_t)llround(v), buf, len); }
@@ -68,19 +71,22 @@ static double series_us(const rp_problem *p, int which)
     return which == 1 ? p->cmp.default_us : p->cmp.peer_us;
 }
 
-/* One series of a panel: y is GB/s (speedup 0) or the tuned config's speed-up over the series
- * (speedup 1). Sweep problems (size_key >= 0) are joined by a line; others are hollow markers. */
+/* One series of a panel: y is the throughput (speedup 0: GB/s, or TFLOP/s when flops) or the
+ * tuned config's speed-up over the series (speedup 1). Sweep problems (size_key >= 0) are joined
+ * by a line; others are hollow markers. Problems of the other kind are left out. */
 static void bandwidth_series(const svg_plot *pl, const rp_device *dev, const rp_group *g,
-                             int which, int speedup, const svg_style *st, double *xs, double *ys)
+                             int which, int speedup, int flops, const svg_style *st, double *xs,
+                             double *ys)
 {
     static const char *const what[] = {"tuned", "default", "peer"};
     int n = 0;
     for (int i = g->first; i < g->first + g->count; i++) {
         const rp_problem *p = &dev->problems[i];
         double us = series_us(p, which), tu = series_us(p, 0);
-        if (p->size_key < 0 || !(us > 0) || !(tu > 0)) continue;
+        if (p->size_key < 0 || !(us > 0) || !(tu > 0) || isnan(rate_of(dev, p, us, flops)))
+            continue;
         xs[n] = (double)p->elements;
-        ys[n] = speedup ? us / tu : gbps_of(p, us);
+        ys[n] = speedup ? us / tu : rate_of(dev, p, us, flops);
         n++;
     }
     svg_plot_line(pl, xs, ys, n, st);
@@ -89,19 +95,20 @@ static void bandwidth_series(const svg_plot *pl, const rp_device *dev, const rp_
     for (int i = g->first; i < g->first + g->count; i++) {
         const rp_problem *p = &dev->problems[i];
         double us = series_us(p, which), tu = series_us(p, 0);
-        if (!(us > 0) || !(tu > 0)) continue;
-        double x = (double)p->elements, y = speedup ? us / tu : gbps_of(p, us);
+        if (!(us > 0) || !(tu > 0) || isnan(rate_of(dev, p, us, flops))) continue;
+        double x = (double)p->elements, y = speedup ? us / tu : rate_of(dev, p, us, flops);
+        throughput tp = rp_throughput(dev, p, us);
         char title[700], gb[32], t[32], r[32];
         svg_num(us, 2, t, sizeof t);
-        svg_num(gbps_of(p, us), 1, gb, sizeof gb);
+        svg_num(tp.rate, tp.digits, gb, sizeof gb);
         svg_num(us / tu, 3, r, sizeof r);
         if (speedup)
             snprintf(title, sizeof title, "%s %s %s: %s %s us, tuned is %sx faster%s%s%s", p->op,
                      p->dtype, p->shape, what[which], t, r, which == 2 ? " (" : "",
                      which == 2 ? p->cmp.peer : "", which == 2 ? ")" : "");
         else
-            snprintf(title, sizeof title, "%s %s %s: %s %s us, %s GB/s%s%s%s", p->op, p->dtype,
-                     p->shape, what[which], t, gb, which == 2 ? " (" : "",
+            snprintf(title, sizeof title, "%s %s %s: %s %s us, %s %s%s%s%s", p->op, p->dtype,
+                     p->shape, what[which], t, gb, tp.unit, which == 2 ? " (" : "",
                      which == 2 ? p->cmp.peer : "", which == 2 ? ")" : "");
         const char *tip[1] = {title};
         svg_plot_points(pl, &x, &y, 1, p->size_key < 0 ? 3.5 : 2.6,
@@ -113,7 +120,12 @@ int rp_plot_bandwidth(const rp_device *dev, const char *op, char **out, size_t *
 {
     const rp_group *gs[64];
     int ng = 0;
+    /* an op whose problems have flops is plotted in TFLOP/s against the GPU's peak (each
+     * panel's: FP64 for f64), any other in GB/s against the copy ceiling */
+    const int flops = rp_op_has_flops(dev, op);
     double xmin = 0, xmax = 0, ymax = 0, ceiling = 0, rlo = 0.95, rhi = 1.05;
+    double panel_ceiling[64] = {0};
+    const char *panel_name[64] = {NULL};   /* "FP32 peak", ... */
     for (int i = 0; i < dev->n_groups && ng < 64; i++)
         if (strcmp(dev->groups[i].op, op) == 0) gs[ng++] = &dev->groups[i];
     for (int k = 0; k < ng; k++)
@@ -125,11 +137,16 @@ int rp_plot_bandwidth(const rp_device *dev, const char *op, char **out, size_t *
             for (int j = 0; j < 3; j++) {
                 double us = series_us(p, j);
                 if (!(us > 0)) continue;
-                if (gbps_of(p, us) > ymax) ymax = gbps_of(p, us);
+                if (rate_of(dev, p, us, flops) > ymax) ymax = rate_of(dev, p, us, flops);
                 if (tu > 0 && us / tu < rlo) rlo = us / tu;
                 if (tu > 0 && us / tu > rhi) rhi = us / tu;
             }
-            if (p->copy_gbps > ceiling) ceiling = p->copy_gbps;
+            throughput tp = rp_throughput(dev, p, tu);
+            if (tp.flops == flops && tp.ceiling_rate > panel_ceiling[k]) {
+                panel_ceiling[k] = tp.ceiling_rate;
+                panel_name[k] = tp.ceiling;
+            }
+            if (panel_ceiling[k] > ceiling) ceiling = panel_ceiling[k];
         }
     if (xmin <= 0) xmin = 1;
     if (xmax <= xmin) xmax = xmin * 2;
@@ -139,12 +156,14 @@ int rp_plot_bandwidth(const rp_device *dev, const char *op, char **out, size_t *
     if (rows < 1) rows = 1;
     double pw = BW_L + BW_W + BW_R, ph = BW_T + BW_H + BW_B + SU_H + SU_B;
     char title[512], peer[256], cl[96], num[32];
-    snprintf(title, sizeof title, "Bandwidth against problem size: %s on %s", op, dev->name);
+    snprintf(title, sizeof title, "%s against problem size: %s on %s",
+             flops ? "Arithmetic throughput" : "Bandwidth", op, dev->name);
     svg *s = svg_new(cols * pw + 10, BW_HEAD + rows * ph, title);
     if (!s) return -1;
     svg_text(s, 12, 20, &f_title, title);
     rp_peer_name(dev, peer, sizeof peer);
-    const char *labels[4] = {"tuned (fastest config)", "classic default", peer, "copy ceiling"};
+    const char *labels[4] = {"tuned (fastest config)", "classic default", peer,
+                             flops ? "GPU peak" : "copy ceiling"};
     svg_style styles[4] = {st_tuned, st_default, st_peer, st_ceil};
     for (int i = 0; i < 4; i++) svg_legend(s, 14 + 180.0 * i, 36, 1, &labels[i], &styles[i]);
     int n_max = 0;
@@ -159,23 +178,30 @@ int rp_plot_bandwidth(const rp_device *dev, const char *op, char **out, size_t *
                       SVG_LINEAR, 0, ymax * 1.12);
         snprintf(title, sizeof title, "%s %s", op, gs[k]->dtype);
         svg_text(s, ox + BW_L, oy + BW_T - 8, &f_panel, title);
-        svg_plot_axes(&pl, "elements", "GB/s (read + written)", size_tick, NULL);
-        if (ceiling > 0) {
-            svg_num(ceiling, 0, num, sizeof num);
-            snprintf(cl, sizeof cl, "copy %s GB/s", num);
-            svg_plot_hline(&pl, ceiling, &st_ceil, cl);
+        svg_plot_axes(&pl, "elements", flops ? "TFLOP/s" : "GB/s (read + written)", size_tick,
+                      NULL);
+        /* GB/s: one copy ceiling over the op's panels, as measured in its runs; TFLOP/s: the
+         * panel's own peak */
+        double line = flops ? panel_ceiling[k] : ceiling;
+        if (line > 0) {
+            svg_num(line, flops ? 1 : 0, num, sizeof num);
+            if (flops)
+                snprintf(cl, sizeof cl, "%s %s TFLOP/s", panel_name[k], num);
+            else
+                snprintf(cl, sizeof cl, "copy %s GB/s", num);
+            svg_plot_hline(&pl, line, &st_ceil, cl);
         }
-        bandwidth_series(&pl, dev, gs[k], 1, 0, &st_default, xs, ys);
-        bandwidth_series(&pl, dev, gs[k], 2, 0, &st_peer, xs, ys);
-        bandwidth_series(&pl, dev, gs[k], 0, 0, &st_tuned, xs, ys);
+        bandwidth_series(&pl, dev, gs[k], 1, 0, flops, &st_default, xs, ys);
+        bandwidth_series(&pl, dev, gs[k], 2, 0, flops, &st_peer, xs, ys);
+        bandwidth_series(&pl, dev, gs[k], 0, 0, flops, &st_tuned, xs, ys);
         /* below: the tuned config's speed-up over the default and the peer */
         svg_plot su;
         svg_plot_init(&su, s, ox + BW_L, oy + BW_T + BW_H + BW_B, BW_W, SU_H, SVG_LOG2, xmin / 1.6,
                       xmax * 1.6, SVG_LINEAR, rlo - (rhi - rlo) * 0.06, rhi + (rhi - rlo) * 0.06);
         svg_plot_axes(&su, "elements", "tuned speed-up", size_tick, ratio_tick);
         svg_plot_hline(&su, 1, &one, NULL);
-        bandwidth_series(&su, dev, gs[k], 1, 1, &st_default, xs, ys);
-        bandwidth_series(&su, dev, gs[k], 2, 1, &st_peer, xs, ys);
+        bandwidth_series(&su, dev, gs[k], 1, 1, flops, &st_default, xs, ys);
+        bandwidth_series(&su, dev, gs[k], 2, 1, flops, &st_peer, xs, ys);
     }
     free(xs);
     free(ys);

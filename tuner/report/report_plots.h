@@ -7,8 +7,10 @@
 #include "report_data.h"
 
 /* Bandwidth against problem size for every dtype of op (one panel each): the tuned config, the
- * classic default and the fastest peer library, with the copy ceiling drawn. Problems that are
- * not header entries (size_key -1) are hollow markers off the lines. */
+ * classic default and the fastest peer library, with the copy ceiling drawn. An op whose
+ * problems have flops is drawn in TFLOP/s instead, with each panel's peak (report_data.h's
+ * rp_throughput). Problems that are not header entries (size_key -1) are hollow markers off the
+ * lines. */
 int rp_plot_bandwidth(const rp_device *dev, const char *op, char **out, size_t *len);
 
 /* Parameter importance for every problem of op: a heatmap of spreads (rows: dtype and problem,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "core/throughput.h"
 #include "run_internal.h"
 #include "search/strategy_common.h"
 
@@ -201,7 +202,8 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
     if (fam->check_problem(fam, op, dtype, pb, err, len) != 0) goto done;
     bytes = fam->bytes_moved(fam, op, dtype, pb);
     if (db_put_problem(dv->d, opfull, dtype, pb->text, fam->elements(fam, pb), bytes,
-                       fam->size_key(fam, pb), &problem_id, err, len) != 0)
+                       fam->size_key(fam, pb), fam->flops ? fam->flops(fam, op, dtype, pb) : 0,
+                       &problem_id, err, len) != 0)
         goto done;
     space_binding bind = { op, dtype, pb, &dv->dev };
     /* The task's shared modules, and compiling ahead what the search will ask for: the whole
@@ -341,9 +343,11 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
     if (s->o->out && best_us > 0) {
         pthread_mutex_lock(&s->mu);
         if (s->o->progress) fprintf(stderr, "\r\033[K");
-        double gbps = (double)bytes / (best_us * 1e3);
-        fprintf(s->o->out, "  %-44s %10.2f us %8.1f GB/s", label, best_us, gbps);
-        if (dv->copy_gbps > 0) fprintf(s->o->out, " %5.1f%%", 100.0 * gbps / dv->copy_gbps);
+        char rate[96];
+        fprintf(s->o->out, "  %-44s %10.2f us %s", label, best_us,
+                throughput_format(bytes, fam->flops ? fam->flops(fam, op, dtype, pb) : 0, best_us,
+                                  dv->copy_gbps, &dv->dev, dtype, THROUGHPUT_COLUMNS, rate,
+                                  sizeof rate));
         fprintf(s->o->out, "  %s", best_config);
         if (s->o->n_backends > 1)
             fprintf(s->o->out, "  [%d %s]", dv->index, dv->dev.name);
