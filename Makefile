@@ -73,7 +73,9 @@ LDLIBS := -L$(CUDA_HOME)/lib64 $(DEPLIBDIR) $(B)/libtunekit.a -lcudart_static $(
 TUNER_SRC   := $(sort $(wildcard tuner/*/*.c))
 TUNER_CU    := $(sort $(wildcard tuner/*/*.cu))
 TUNER_OBJ   := $(patsubst %.c,$(B)/obj/%.o,$(TUNER_SRC)) $(patsubst %.cu,$(KB)/obj/%.o,$(TUNER_CU))
-TUNER_LIB_OBJ := $(filter-out $(B)/obj/tuner/cli/main.o,$(TUNER_OBJ))
+# the command line (tuner/cli: main.c and the commands) is the program's, not the library's
+CLI_OBJ     := $(filter $(B)/obj/tuner/cli/%.o,$(TUNER_OBJ))
+TUNER_LIB_OBJ := $(filter-out $(CLI_OBJ),$(TUNER_OBJ))
 # largest (slowest to compile) first, so that a build with fewer jobs than files starts them first
 KERNEL_CU   := $(shell ls -S kernels/*.cu)
 KERNEL_C    := $(sort $(wildcard kernels/*.c))
@@ -148,8 +150,8 @@ $(B)/libtunekit.so: $(KERNEL_OBJ)
 $(B)/libtuner.a: $(TUNER_LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
-$(B)/tuner: $(B)/obj/tuner/cli/main.o $(B)/libtuner.a $(B)/libtunekit.a
-	$(CC) $(LDSAN) -o $@ $(B)/obj/tuner/cli/main.o $(B)/libtuner.a $(LDLIBS)
+$(B)/tuner: $(CLI_OBJ) $(B)/libtuner.a $(B)/libtunekit.a
+	$(CC) $(LDSAN) -o $@ $(CLI_OBJ) $(B)/libtuner.a $(LDLIBS)
 
 # ---- tests ----
 $(B)/tests/%: tests/unit/%.c tests/unit/check.h $(B)/libtuner.a $(B)/libtunekit.a $(GEN)
