@@ -13,18 +13,18 @@ check "uninterrupted run" $TUNER run $SP --backend replay:$FX --db $T/ref.db -q
 full=$(sql $T/ref.db 'select count(*) from evaluations')
 q='select op, dtype, shape, config, median_us from best order by op, dtype, shape'
 want=$(sql $T/ref.db "$q")
-# kill_at PID DB N SECONDS: SIGKILL PID once DB holds N evaluations (polled every 2 ms), or
-# after four times SECONDS whatever it holds; so a kill lands mid-run however busy the machine is.
-kill_at() {
-    python3 - "$@" <<'EOF'
-import os, signal, sqlite3, sys, time
-pid, db, n, dur = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+# run_and_kill DB N SECONDS ARGS...: runs `tuner run ARGS... --db DB -q` from a poller that is
+# already up (Python's start, up to 0.35 s on some machines, would otherwise let a fast replay
+# finish first) and SIGKILLs it once DB holds N evaluations (polled every 2 ms), or after four
+# times SECONDS whatever it holds; so a kill lands mid-run however fast or busy the machine is.
+run_and_kill() {
+    python3 - "$TUNER" "$@" <<'EOF'
+import signal, sqlite3, subprocess, sys, time
+tuner, db, n, dur = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+p = subprocess.Popen([tuner, "run", *sys.argv[5:], "--db", db, "-q"],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 end = time.time() + max(dur, 1.0) * 4
-while time.time() < end:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        break
+while time.time() < end and p.poll() is None:
     try:
         c = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.05)
         got = c.execute("select count(*) from evaluations").fetchone()[0]
@@ -34,15 +34,14 @@ while time.time() < end:
     if got >= n:
         break
     time.sleep(0.002)
-try:
-    os.kill(pid, signal.SIGKILL)
-except ProcessLookupError:
-    pass
+if p.poll() is None:
+    p.send_signal(signal.SIGKILL)
+p.wait()
 EOF
 }
 kill_and_resume() {   # LABEL FRACTIONS ARGS...
     local label=$1 fracs=$2; shift 2
-    local partial=0 complete=0 clean=0 same_winners=0 no_dups=0 tries=0 db n pid t0 t1 dur
+    local partial=0 complete=0 clean=0 same_winners=0 no_dups=0 tries=0 db n t0 t1 dur
     t0=$(date +%s.%N)
     $TUNER run $SP --backend replay:$FX "$@" --db $T/$label-warm.db -q
     t1=$(date +%s.%N)
@@ -50,12 +49,8 @@ kill_and_resume() {   # LABEL FRACTIONS ARGS...
     for frac in $fracs; do
         tries=$((tries + 1))
         db=$T/$label$tries.db
-        {   # the braces keep bash's "Killed" notice out of the test's output
-            $TUNER run $SP --backend replay:$FX "$@" --db $db -q >/dev/null 2>&1 &
-            pid=$!
-            kill_at "$pid" "$db" "$(python3 -c "print(int($full * $frac))")" "$dur"
-            wait $pid
-        } 2>/dev/null
+        run_and_kill "$db" "$(python3 -c "print(int($full * $frac))")" "$dur" \
+            $SP --backend replay:$FX "$@"
         n=$(sql $db 'select count(*) from evaluations' 2>/dev/null)
         [ -n "$n" ] && [ "$n" -lt "$full" ] && partial=$((partial + 1))
         $TUNER run $SP --backend replay:$FX "$@" --db $db -q >/dev/null 2>&1
