@@ -15,25 +15,9 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include "compiler.h"
-#include "core/module_meta.h"
+#include "cache.h"
 #include "pool.h"
 #include "worker/protocol.h"
-
-static int write_file(const char *path, const void *data, size_t n)
-{
-    char tmp[PATH_MAX + 32];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        return -1;
-    int ok = fwrite(data, 1, n, f) == n;
-    ok &= fclose(f) == 0;
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
-}
 
 /* Writes one answer line: `compiled status=ok|error [log=...] cpu=S` or `error message=...`. */
 static void answer(const char *type, const char *key, const char *text, double cpu_s)
@@ -154,29 +138,13 @@ static void compile_one(compiler **open, const wp_msg *m)
         answer("error", "message", o.log ? o.log : "the compiler could not run", 0);
         goto done;
     }
-    char path[PATH_MAX + 16];
-    if (rc == CC_REFUSED) {
-        const char *text = o.log && *o.log ? o.log : "refused, with no log";
-        snprintf(path, sizeof path, "%s.fail", out);
-        write_file(path, text, strlen(text));
-        answer("compiled", "log", text, cpu_now() - cpu0);
-        goto done;
-    }
-    char *meta = module_meta_format(o.n_kernels, o.lowered, o.n_params, o.param_sizes,
-                                    o.n_symbols, o.symbol_lowered, o.log);
-    if (!meta) {
-        answer("error", "message", "out of memory", 0);
-        goto done;
-    }
-    /* the cubin first, the meta file last: it marks a complete entry */
-    snprintf(path, sizeof path, "%s.cubin", out);
-    int ok = write_file(path, o.cubin, o.cubin_n) == 0;
-    snprintf(path, sizeof path, "%s.meta", out);
-    ok = ok && write_file(path, meta, strlen(meta)) == 0;
-    free(meta);
-    if (!ok) {
-        snprintf(err, sizeof err, "cannot write %s.cubin: %s", out, strerror(errno));
+    if (cache_store(out, rc == CC_REFUSED, &o, err, sizeof err) != 0) {
         answer("error", "message", err, 0);
+        goto done;
+    }
+    if (rc == CC_REFUSED) {
+        answer("compiled", "log", o.log && *o.log ? o.log : "refused, with no log",
+               cpu_now() - cpu0);
         goto done;
     }
     answer("compiled", "log", NULL, cpu_now() - cpu0);

@@ -1,4 +1,4 @@
-/* compiler.c: choosing a compiler by kind (compiler.h) and the output both kinds fill. */
+/* compiler.c: choosing a compiler by kind (compiler.h). */
 #include "compiler.h"
 
 #include <stdio.h>
@@ -34,38 +34,4 @@ compiler *compiler_open(const char *kind, char *err, size_t len)
         return compiler_nvrtc_open(err, len);
     snprintf(err, len, "unknown compiler '%s' (expected nvrtc or nvcc)", kind);
     return NULL;
-}
-
-int cc_output_alloc(cc_output *out, int n_kernels, int n_symbols)
-{
-    memset(out, 0, sizeof *out);
-    size_t k = (size_t)(n_kernels > 0 ? n_kernels : 1), s = (size_t)(n_symbols > 0 ? n_symbols : 1);
-    out->lowered = calloc(k, sizeof *out->lowered);
-    out->n_params = calloc(k, sizeof *out->n_params);
-    out->param_sizes = calloc(k, sizeof *out->param_sizes);
-    out->symbol_lowered = calloc(s, sizeof *out->symbol_lowered);
-    if (!out->lowered || !out->n_params || !out->param_sizes || !out->symbol_lowered) {
-        cc_output_clear(out);
-        return -1;
-    }
-    out->n_kernels = n_kernels;
-    out->n_symbols = n_symbols;
-    return 0;
-}
-
-void cc_output_clear(cc_output *o)
-{
-    for (int i = 0; i < o->n_kernels; i++) {
-        free(o->lowered[i]);
-        free(o->param_sizes[i]);
-    }
-    for (int i = 0; i < o->n_symbols; i++)
-        free(o->symbol_lowered[i]);
-    free(o->lowered);
-    free(o->n_params);
-    free(o->param_sizes);
-    free(o->symbol_lowered);
-    free(o->cubin);
-    free(o->log);
-    memset(o, 0, sizeof *o);
 }

@@ -68,41 +68,6 @@ struct pool {
     int thread_started;
 };
 
-void pool_cache_dir(char *out, size_t len)
-{
-    const char *v;
-    if ((v = getenv("TUNEKIT_CACHE")) && *v)
-        snprintf(out, len, "%s", v);
-    else if ((v = getenv("XDG_CACHE_HOME")) && *v)
-        snprintf(out, len, "%s/tunekit/cubin", v);
-    else if ((v = getenv("HOME")) && *v)
-        snprintf(out, len, "%s/.cache/tunekit/cubin", v);
-    else
-        snprintf(out, len, ".tunekit-cache/cubin");
-}
-
-/* mkdir -p */
-static int make_dirs(const char *path, char *err, size_t len)
-{
-    char p[PATH_MAX];
-    snprintf(p, sizeof p, "%s", path);
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = 0;
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-            snprintf(err, len, "compile cache %s: %s", p, strerror(errno));
-            return -1;
-        }
-        *s = '/';
-    }
-    if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-        snprintf(err, len, "compile cache %s: %s", p, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 /* ---- the table ---- */
 
 static size_t key_hash(const char *key)
@@ -214,23 +179,6 @@ static int from_cache(entry *e)
 
 /* ---- keys and requests ---- */
 
-/* Appends s and a NUL to a growing buffer. */
-static int key_add(char **buf, size_t *n, size_t *cap, const char *s)
-{
-    size_t k = strlen(s) + 1;
-    if (*n + k > *cap) {
-        size_t c = (*n + k) * 2 + 256;
-        char *p = realloc(*buf, c);
-        if (!p)
-            return -1;
-        *buf = p;
-        *cap = c;
-    }
-    memcpy(*buf + *n, s, k);
-    *n += k;
-    return 0;
-}
-
 /* Joins a list into one newline-separated string; malloc'd. */
 static char *join_lines(char *const *items, int n)
 {
@@ -246,44 +194,12 @@ static char *join_lines(char *const *items, int n)
     return s;
 }
 
-/* The cache key of a compilation (hex into key[65]): everything that changes its result. An
- * include directory is in it as an absolute path, so that adding one changes the key and the
- * cache is still shared by runs from anywhere. 0 or -1 (out of memory). */
-static int compile_key(const pool_compile *c, char key[65])
-{
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    int bad = key_add(&buf, &n, &cap, "tunekit-cubin-2") || key_add(&buf, &n, &cap, c->compiler) ||
-              key_add(&buf, &n, &cap, c->version) || key_add(&buf, &n, &cap, c->arch) ||
-              key_add(&buf, &n, &cap, c->digest) || key_add(&buf, &n, &cap, "|kernels");
-    for (int i = 0; !bad && i < c->n_kernels; i++)
-        bad = key_add(&buf, &n, &cap, c->kernels[i]);
-    bad = bad || key_add(&buf, &n, &cap, "|symbols");
-    for (int i = 0; !bad && i < c->n_symbols; i++)
-        bad = key_add(&buf, &n, &cap, c->symbols[i]);
-    bad = bad || key_add(&buf, &n, &cap, "|options");
-    for (int i = 0; !bad && i < c->n_options; i++) {
-        const char *o = c->options[i];
-        char real[PATH_MAX + 3];
-        if (strncmp(o, "-I", 2) == 0 && o[2] && realpath(o + 2, real + 2)) {
-            real[0] = '-';
-            real[1] = 'I';
-            o = real;
-        }
-        bad = key_add(&buf, &n, &cap, o);
-    }
-    if (!bad)
-        sha256_hex(buf, n, key);
-    free(buf);
-    return bad ? -1 : 0;
-}
-
 /* Builds the request line and the cache key of a compilation. *out is the table's entry (new or
  * existing); 0 or -1 with err. Called with mu held. */
 static int entry_for(pool *b, const pool_compile *c, entry **out, char *err, size_t len)
 {
     char key[65];
-    if (compile_key(c, key) != 0) {
+    if (cache_key(c, key) != 0) {
         snprintf(err, len, "out of memory");
         return -1;
     }
@@ -618,7 +534,7 @@ static void *pool_main(void *arg)
 
 /* ---- the interface ---- */
 
-int pool_open(const char *cache_dir, int jobs, const char *self_exe, pool **out, char *err,
+int pool_open(const char *dir, int jobs, const char *self_exe, pool **out, char *err,
               size_t len)
 {
     *out = NULL;
@@ -628,10 +544,10 @@ int pool_open(const char *cache_dir, int jobs, const char *self_exe, pool **out,
         return -1;
     }
     snprintf(b->exe, sizeof b->exe, "%s", self_exe ? self_exe : "/proc/self/exe");
-    if (cache_dir)
-        snprintf(b->dir, sizeof b->dir, "%s", cache_dir);
+    if (dir)
+        snprintf(b->dir, sizeof b->dir, "%s", dir);
     else
-        pool_cache_dir(b->dir, sizeof b->dir);
+        cache_dir(b->dir, sizeof b->dir);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     b->jobs = jobs > 0 ? jobs : cores > 0 ? (int)cores : 1;
     if (b->jobs > 256)
@@ -640,7 +556,7 @@ int pool_open(const char *cache_dir, int jobs, const char *self_exe, pool **out,
     b->wake[0] = b->wake[1] = -1;
     pthread_mutex_init(&b->mu, NULL);
     pthread_cond_init(&b->done, NULL);
-    if (make_dirs(b->dir, err, len) != 0)
+    if (cache_make_dir(b->dir, err, len) != 0)
         goto fail;
     if (pipe2(b->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
         snprintf(err, len, "compile pool: pipe: %s", strerror(errno));

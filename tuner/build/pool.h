@@ -4,15 +4,14 @@
  * A pool of compiler processes (`tuner __compile`, compile_main.c: one compilation each, so that
  * a compiler crash costs one variant and never the run or the worker) works through the
  * compilations queued in the order the search will ask for them, while the run loop measures;
- * the one the run loop waits for goes first. Cubins land in a cache keyed by the SHA-256 of
- * everything that changes the result: the source and every file it includes, the name
- * expressions and variables, every option (include directories as absolute paths), the
- * architecture, the compiler's kind and version (for NVRTC also its in-memory headers). A second
- * run of the same space compiles nothing. A compilation the compiler refuses is cached too, with
- * its log. The pool does not know which compiler runs, nor what a space is. */
+ * the one the run loop waits for goes first. Cubins land in the compile cache (cache.h), keyed by
+ * the SHA-256 of everything that changes the result: a second run of the same space compiles
+ * nothing. A compilation the compiler refuses is cached too, with its log. The pool does not
+ * know which compiler runs, nor what a space is. */
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
+#include "cache.h"
 
 typedef struct pool pool;
 
@@ -24,29 +23,12 @@ typedef struct pool_stats {
     int jobs;                /* processes at most at once */
 } pool_stats;
 
-/* One compilation. Strings borrowed. */
-typedef struct pool_compile {
-    const char *compiler;    /* "nvrtc", "nvcc" */
-    const char *version;     /* compiler_info.version: in the key */
-    const char *tool;        /* compiler_info.tool: the compile process runs it */
-    const char *arch;        /* "sm_90" */
-    const char *source;
-    const char *digest;      /* SHA-256 of the source and the local files it includes */
-    int n_options;
-    char *const *options;
-    int n_kernels;
-    char *const *kernels;
-    int n_symbols;
-    char *const *symbols;
-} pool_compile;
+/* One compilation (cache.h). */
+typedef cache_compile pool_compile;
 
-/* The compile cache folder: $TUNEKIT_CACHE, else $XDG_CACHE_HOME/tunekit, else
- * $HOME/.cache/tunekit (with /cubin appended). */
-void pool_cache_dir(char *out, size_t len);
-
-/* Starts a pool writing to cache_dir (NULL: the default), jobs processes at most (<= 0: one per
+/* Starts a pool writing to dir (NULL: cache.h's cache_dir), jobs processes at most (<= 0: one per
  * core), each `self_exe __compile` (NULL: /proc/self/exe). 0, or -1 with err. */
-int pool_open(const char *cache_dir, int jobs, const char *self_exe, pool **out, char *err,
+int pool_open(const char *dir, int jobs, const char *self_exe, pool **out, char *err,
               size_t len);
 /* Stops the pool (waits for the compilations under way, drops the queue) and frees it. */
 void pool_close(pool *p);

@@ -41,7 +41,7 @@ typedef struct vb_stats {
 } vb_stats;
 
 typedef struct vb_options {
-    const char *cache_dir;   /* NULL: the default (pool_cache_dir) */
+    const char *cache_dir;   /* NULL: the default (cache.h's cache_dir) */
     int jobs;                /* compiler processes; <= 0: one per core */
     const char *compiler;    /* overrides the space's kernel.compiler; NULL: the space's */
     int modules;             /* 1: the backend runs kernels, so user kernels are compiled;

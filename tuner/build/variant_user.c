@@ -12,7 +12,6 @@
 #include <string.h>
 #include "compiler.h"
 #include "core/module_meta.h"
-#include "core/sha256.h"
 #include "pool.h"
 #include "space/space_user.h"
 
@@ -29,16 +28,17 @@ typedef struct user_builder {
     char **check_digest;     /* per argument: of its check kernel's, or NULL */
 } user_builder;
 
-/* sha256 over a kernel's files (the source and what it includes), as hex; malloc'd. */
+/* The digest of a kernel's files (the source and what it includes, cache_digest), as hex;
+ * malloc'd. */
 static char *digest_files(const su_kernel *k, char *err, size_t len)
 {
     char **files = NULL;
     int n = su_kernel_files(k, &files, err, len);
     if (n == 0)
         return NULL;
-    char *all = NULL;
-    size_t all_n = 0;
-    int ok = 1;
+    cache_text *texts = calloc((size_t)n, sizeof *texts);
+    char *hex = malloc(65);
+    int ok = texts && hex;
     for (int i = 0; i < n && ok; i++) {
         FILE *f = fopen(files[i], "rb");
         if (!f) {
@@ -46,36 +46,38 @@ static char *digest_files(const su_kernel *k, char *err, size_t len)
             ok = 0;
             break;
         }
-        char chunk[65536];
-        size_t got;
-        while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-            char *p = realloc(all, all_n + got);
-            if (!p) {
-                ok = 0;
-                break;
+        char *buf = NULL;
+        size_t cap = 0, got = 0, r;
+        do {
+            if (got + 65536 > cap) {
+                char *p = realloc(buf, cap = (got + 65536) * 2);
+                if (!p) {
+                    ok = 0;
+                    break;
+                }
+                buf = p;
             }
-            all = p;
-            memcpy(all + all_n, chunk, got);
-            all_n += got;
-        }
+            r = fread(buf + got, 1, cap - got, f);
+            got += r;
+        } while (r > 0);
         fclose(f);
-        char *p = realloc(all, all_n + 1);
-        if (!p) {
-            ok = 0;
-            break;
-        }
-        all = p;
-        all[all_n++] = 0;   /* file separator */
+        texts[i] = (cache_text){buf, got};
     }
-    for (int i = 0; i < n; i++)
-        free(files[i]);
-    free(files);
-    char *hex = ok ? malloc(65) : NULL;
-    if (hex)
-        sha256_hex(all ? all : "", all_n, hex);
-    else if (ok)
+    if (ok)
+        cache_digest(texts, n, hex);
+    else if (!err[0])
         snprintf(err, len, "out of memory");
-    free(all);
+    for (int i = 0; i < n; i++) {
+        if (texts)
+            free((char *)texts[i].text);
+        free(files[i]);
+    }
+    free(files);
+    free(texts);
+    if (!ok) {
+        free(hex);
+        return NULL;
+    }
     return hex;
 }
 

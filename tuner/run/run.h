@@ -23,7 +23,7 @@ typedef struct run_options {
     int warm_start;               /* 1: each problem starts from the winners recorded for other
                                      GPUs in the database (nearest compute capability first) */
     int jobs;                     /* user kernels: compiler processes at most (<= 0: cores) */
-    const char *cache_dir;        /* user kernels: compile cache (NULL: pool_cache_dir) */
+    const char *cache_dir;        /* user kernels: compile cache (NULL: cache.h's cache_dir) */
     const char *compiler;         /* user kernels: overrides kernel.compiler (NULL: the space's) */
     int shard_k, shard_n;         /* tune only shard k of n (1-based; n = 0: everything) */
     /* Where other GPUs' results come from for the transfer search (docs/time-to-tune.md):
@@ -93,7 +93,7 @@ typedef struct retime_options {
     int csv;
     int repeat;                   /* readings per pair, each in a new backend (0: 1) */
     int rounds;                   /* rounds per reading (0: RETIME_ROUNDS) */
-    const char *cache_dir;        /* user kernels: the compile cache (NULL: pool_cache_dir) */
+    const char *cache_dir;        /* user kernels: the compile cache (NULL: cache.h's cache_dir) */
 } retime_options;
 #define RETIME_REPEAT_MAX 20
 /* A reading of a pair is this many interleaved rounds (or RETIME_MAX_SECONDS of GPU time per
