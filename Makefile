@@ -75,11 +75,22 @@ TUNER_CU    := $(sort $(wildcard tuner/*/*.cu))
 TUNER_OBJ   := $(patsubst %.c,$(B)/obj/%.o,$(TUNER_SRC)) $(patsubst %.cu,$(KB)/obj/%.o,$(TUNER_CU))
 # the command line (tuner/cli: main.c and the commands) is the program's, not the library's
 CLI_OBJ     := $(filter $(B)/obj/tuner/cli/%.o,$(TUNER_OBJ))
-TUNER_LIB_OBJ := $(filter-out $(CLI_OBJ),$(TUNER_OBJ))
+# What libtunekit's run-time API (kernels/runtime.c) shares with the tuner, compiled once,
+# position-independent, into the library, where the tuner takes it from too: one expression
+# evaluator, one compile cache (keys, entries), NVRTC behind the compiler interface, the device
+# description.
+RUNTIME_SHARED := tuner/expr/expr_parse.c tuner/expr/expr_bind.c tuner/expr/expr_eval.c \
+                  tuner/core/value.c tuner/core/sha256.c tuner/core/module_meta.c \
+                  tuner/core/device.c tuner/build/nvrtc_load.c tuner/build/compiler_nvrtc.c \
+                  tuner/build/nvrtc_headers.c tuner/build/ptx.c tuner/build/cc_output.c \
+                  tuner/build/cache.c tuner/worker/cuda_device.c
+RUNTIME_OBJ := $(patsubst %.c,$(B)/obj/pic/%.o,$(RUNTIME_SHARED))
+TUNER_LIB_OBJ := $(filter-out $(CLI_OBJ) $(patsubst %.c,$(B)/obj/%.o,$(RUNTIME_SHARED)),$(TUNER_OBJ))
 # largest (slowest to compile) first, so that a build with fewer jobs than files starts them first
 KERNEL_CU   := $(shell ls -S kernels/*.cu)
 KERNEL_C    := $(sort $(wildcard kernels/*.c))
-KERNEL_OBJ  := $(patsubst %.cu,$(KB)/obj/%.o,$(KERNEL_CU)) $(patsubst %.c,$(B)/obj/%.o,$(KERNEL_C))
+KERNEL_OBJ  := $(patsubst %.cu,$(KB)/obj/%.o,$(KERNEL_CU)) $(patsubst %.c,$(B)/obj/%.o,$(KERNEL_C)) \
+               $(RUNTIME_OBJ)
 UNIT_SRC    := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN    := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 GPU_SRC     := $(sort $(wildcard tests/gpu/*.cu))
@@ -131,7 +142,10 @@ $(KB)/obj/tuner/%.o: tuner/%.cu $(GEN) | $(B)/.deps-ok
 $(KB)/obj/kernels/%.o: kernels/%.cu | $(B)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -Xcompiler -fPIC -c $< -o $@
-$(B)/obj/kernels/%.o: kernels/%.c | $(B)/.deps-ok
+$(B)/obj/kernels/%.o: kernels/%.c $(GEN) | $(B)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -c $< -o $@
+$(B)/obj/pic/tuner/%.o: tuner/%.c $(GEN) | $(B)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -c $< -o $@
 
@@ -144,7 +158,7 @@ TK_VERSION := 0.1.0
 TK_SONAME  := libtunekit.so.$(firstword $(subst ., ,$(TK_VERSION)))
 $(B)/libtunekit.so: $(KERNEL_OBJ)
 	$(CC) -shared -Wl,-soname,$(TK_SONAME) -Wl,--no-undefined -o $(B)/libtunekit.so.$(TK_VERSION) \
-	    $^ -L$(CUDA_HOME)/lib64 -lcudart -lstdc++ -lm -lpthread
+	    $^ -L$(CUDA_HOME)/lib64 -lcudart -lstdc++ -lm -ldl -lpthread
 	ln -sf libtunekit.so.$(TK_VERSION) $(B)/$(TK_SONAME)
 	ln -sf $(TK_SONAME) $@
 $(B)/libtuner.a: $(TUNER_LIB_OBJ)

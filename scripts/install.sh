@@ -71,7 +71,7 @@ Name: tunekit-static
 Description: Tuned CUDA kernels with a C API (static library)
 Version: @version@
 Cflags: -I${includedir}/tunekit -I${cudaroot}/include
-Libs: ${libdir}/libtunekit.a -L${cudaroot}/lib64 -lcudart -lstdc++ -lm -lpthread
+Libs: ${libdir}/libtunekit.a -L${cudaroot}/lib64 -lcudart -lstdc++ -lm -ldl -lpthread
 EOF
 
 fill "$lib/cmake/tunekit/tunekitConfig.cmake" <<'EOF'

@@ -26,6 +26,12 @@ typedef struct cc_input {
     const char *tool;                 /* the compiler's path from compiler_probe (nvcc), or NULL */
     const char *work_dir;             /* an existing folder for temporary files (removed by the
                                          caller afterwards) */
+    const char *source_text;          /* NVRTC: the source's text, not read from the file
+                                         (the run-time library's embedded copy); NULL: read it */
+    int n_headers;                    /* NVRTC: files given by their include names, from memory
+                                         (the source's local includes, embedded) */
+    const char *const *header_names;
+    const char *const *header_texts;
 } cc_input;
 
 /* What came out. Everything malloc'd; cc_output_clear frees. */

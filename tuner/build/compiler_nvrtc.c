@@ -65,29 +65,56 @@ static int nvrtc_compile(compiler *base, const cc_input *in, cc_output *out)
     const nvrtc_api *api = &c->api;
     nvrtcProgram prog = NULL;
     char *src = NULL, *ptx = NULL, *log = NULL, **exprs = NULL;
-    const char **opts = NULL;
+    const char **opts = NULL, **hdr_names = NULL, **hdr_texts = NULL;
     char why[1024];
     int rc = CC_BROKEN;
     if (cc_output_alloc(out, in->n_kernels, in->n_symbols) != 0) {
         out->log = NULL;
         return CC_BROKEN;
     }
-    FILE *f = fopen(in->source, "rb");
-    if (!f) {
-        snprintf(why, sizeof why, "%s: cannot open", in->source);
-        out->log = strdup(why);
-        return CC_BROKEN;
-    }
-    src = malloc(16 << 20);
-    size_t got = src ? fread(src, 1, (16 << 20) - 1, f) : 0;
-    fclose(f);
     opts = calloc((size_t)in->n_options + 4, sizeof *opts);
     exprs = calloc((size_t)in->n_symbols + 1, sizeof *exprs);
-    if (!src || !opts || !exprs) {
+    if (!opts || !exprs) {
         out->log = strdup("out of memory");
         goto done;
     }
-    src[got] = 0;
+    if (in->source_text) {
+        if (!(src = strdup(in->source_text))) {
+            out->log = strdup("out of memory");
+            goto done;
+        }
+    } else {
+        FILE *f = fopen(in->source, "rb");
+        if (!f) {
+            snprintf(why, sizeof why, "%s: cannot open", in->source);
+            out->log = strdup(why);
+            goto done;
+        }
+        src = malloc(16 << 20);
+        size_t got = src ? fread(src, 1, (16 << 20) - 1, f) : 0;
+        fclose(f);
+        if (!src) {
+            out->log = strdup("out of memory");
+            goto done;
+        }
+        src[got] = 0;
+    }
+    /* the in-memory headers: the standard ones, then the caller's */
+    int n_std = nvrtc_headers_count(), n_hdr = n_std + (in->n_headers > 0 ? in->n_headers : 0);
+    hdr_names = calloc((size_t)n_hdr + 1, sizeof *hdr_names);
+    hdr_texts = calloc((size_t)n_hdr + 1, sizeof *hdr_texts);
+    if (!hdr_names || !hdr_texts) {
+        out->log = strdup("out of memory");
+        goto done;
+    }
+    for (int i = 0; i < n_std; i++) {
+        hdr_names[i] = nvrtc_headers_names()[i];
+        hdr_texts[i] = nvrtc_headers_sources()[i];
+    }
+    for (int i = n_std; i < n_hdr; i++) {
+        hdr_names[i] = in->header_names[i - n_std];
+        hdr_texts[i] = in->header_texts[i - n_std];
+    }
     /* the user's options, then the architecture and the toolkit's headers */
     int k = 0;
     for (int i = 0; i < in->n_options; i++)
@@ -103,8 +130,7 @@ static int nvrtc_compile(compiler *base, const cc_input *in, cc_output *out)
         snprintf(cccl_opt, sizeof cccl_opt, "-I%s", c->cccl_dir);
         opts[k++] = cccl_opt;
     }
-    nvrtcResult r = api->create(&prog, src, in->source, nvrtc_headers_count(),
-                                nvrtc_headers_sources(), nvrtc_headers_names());
+    nvrtcResult r = api->create(&prog, src, in->source, n_hdr, hdr_texts, hdr_names);
     for (int i = 0; r == NVRTC_SUCCESS && i < in->n_kernels; i++)
         r = api->add_name(prog, in->kernels[i]);
     for (int i = 0; r == NVRTC_SUCCESS && i < in->n_symbols; i++) {
@@ -198,6 +224,8 @@ done:
     free(ptx);
     free(log);
     free(opts);
+    free(hdr_names);
+    free(hdr_texts);
     return rc;
 }
 

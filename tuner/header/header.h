@@ -21,5 +21,17 @@ int header_generate(const char *const *inputs, int n_inputs, char **out, char *e
 int header_user_generate(const struct space *sp, const char *const *inputs, int n_inputs,
                          const char *out_name, char **out, char *err, size_t len);
 
+/* A winner of a user kernel's header, as the descriptor lists it (header_desc.c). */
+typedef struct header_winner {
+    const char *device, *dtype, *config;
+    int cc_major, cc_minor, sm_count;
+    double us;
+} header_winner;
+/* Writes the descriptor of libtunekit's run-time API for the space's kernel (inside #ifdef
+ * TUNEKIT_RUNTIME_H), its entries pointing into the table <lower>_table the header wrote first,
+ * in the same order as w. 0, or -1 with err. */
+int header_put_descriptor(FILE *f, const struct space *sp, const char *lower, int n_winners,
+                          const header_winner *w, char *err, size_t len);
+
 /* Writes s as a C string literal. */
 void header_put_string(FILE *f, const char *s);

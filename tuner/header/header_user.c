@@ -5,8 +5,9 @@
  * problem, and per device the winner of its largest problem as compile-time #defines. Each
  * entry's comment gives its time and throughput: TFLOP/s and the share of the GPU's peak where
  * the problem has flops (stored with it, or else given by the space's kernel.flops), else GB/s
- * and the share of the copy rate. The text needs nothing but the C library; it is C99 and C++.
- * Deterministic for the same inputs. */
+ * and the share of the copy rate. Last, the descriptor of libtunekit's run-time API
+ * (header_desc.c), for a program that includes tunekit_runtime.h first. The text needs nothing
+ * but the C library; it is C99 and C++. Deterministic for the same inputs. */
 #include "header.h"
 
 #include <ctype.h>
@@ -364,6 +365,17 @@ int header_user_generate(const space *sp, const char *const *inputs, int n_input
         fprintf(f, "#endif\n");
         i = j;
     }
+    /* the run-time API's descriptor */
+    header_winner *hw = calloc((size_t)nw + 1, sizeof *hw);
+    if (!hw)
+        goto oom;
+    for (int i = 0; i < nw; i++)
+        hw[i] = (header_winner){w[i].device, w[i].dtype, w[i].config, w[i].cc_major,
+                                w[i].cc_minor, w[i].sm_count, w[i].us};
+    int bad = header_put_descriptor(f, sp, lower, nw, hw, err, len);
+    free(hw);
+    if (bad)
+        goto done;
     fprintf(f, "\n#endif /* %s_ */\n", base);
     if (fclose(f) != 0) {
         f = NULL;

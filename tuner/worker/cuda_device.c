@@ -27,6 +27,35 @@ static int attr(int ordinal, enum cudaDeviceAttr a, const char *what, int *out, 
     return 0;
 }
 
+int cuda_device_describe(int ordinal, device_info *out, char *err, size_t len)
+{
+    memset(out, 0, sizeof *out);
+    struct cudaDeviceProp prop;
+    cudaError_t e = cudaGetDeviceProperties(&prop, ordinal);
+    if (e != cudaSuccess) {
+        snprintf(err, len, "cudaGetDeviceProperties(%d): %s", ordinal, cudaGetErrorString(e));
+        return -1;
+    }
+    snprintf(out->name, sizeof out->name, "%s", prop.name);
+    cuda_device_format_uuid((const unsigned char *)prop.uuid.bytes, out->uuid, sizeof out->uuid);
+    out->cc_major = prop.major;
+    out->cc_minor = prop.minor;
+    out->sm_count = prop.multiProcessorCount;
+    out->max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
+    out->max_threads_per_block = prop.maxThreadsPerBlock;
+    out->regs_per_sm = prop.regsPerMultiprocessor;
+    out->smem_per_sm = (int64_t)prop.sharedMemPerMultiprocessor;
+    out->l2_bytes = prop.l2CacheSize;
+    out->mem_bytes = (int64_t)prop.totalGlobalMem;
+    if (attr(ordinal, cudaDevAttrClockRate, "clock rate", &out->sm_clock_khz, err, len) ||
+        attr(ordinal, cudaDevAttrMemoryClockRate, "memory clock rate", &out->mem_clock_khz, err,
+             len) ||
+        attr(ordinal, cudaDevAttrGlobalMemoryBusWidth, "memory bus width", &out->mem_bus_bits,
+             err, len))
+        return -1;
+    return 0;
+}
+
 int cuda_device_open(int ordinal, device_info *out, char *err, size_t len)
 {
     memset(out, 0, sizeof *out);
@@ -51,28 +80,7 @@ int cuda_device_open(int ordinal, device_info *out, char *err, size_t len)
         snprintf(err, len, "cannot open CUDA device %d: %s", ordinal, cudaGetErrorString(e));
         return -1;
     }
-    struct cudaDeviceProp prop;
-    e = cudaGetDeviceProperties(&prop, ordinal);
-    if (e != cudaSuccess) {
-        snprintf(err, len, "cudaGetDeviceProperties(%d): %s", ordinal, cudaGetErrorString(e));
-        return -1;
-    }
-    snprintf(out->name, sizeof out->name, "%s", prop.name);
-    cuda_device_format_uuid((const unsigned char *)prop.uuid.bytes, out->uuid, sizeof out->uuid);
-    out->cc_major = prop.major;
-    out->cc_minor = prop.minor;
-    out->sm_count = prop.multiProcessorCount;
-    out->max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
-    out->max_threads_per_block = prop.maxThreadsPerBlock;
-    out->regs_per_sm = prop.regsPerMultiprocessor;
-    out->smem_per_sm = (int64_t)prop.sharedMemPerMultiprocessor;
-    out->l2_bytes = prop.l2CacheSize;
-    out->mem_bytes = (int64_t)prop.totalGlobalMem;
-    if (attr(ordinal, cudaDevAttrClockRate, "clock rate", &out->sm_clock_khz, err, len) ||
-        attr(ordinal, cudaDevAttrMemoryClockRate, "memory clock rate", &out->mem_clock_khz, err,
-             len) ||
-        attr(ordinal, cudaDevAttrGlobalMemoryBusWidth, "memory bus width", &out->mem_bus_bits,
-             err, len))
+    if (cuda_device_describe(ordinal, out, err, len) != 0)
         return -1;
     out->device_count = count;
     e = cudaDriverGetVersion(&out->driver_version);
