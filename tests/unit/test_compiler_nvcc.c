@@ -62,7 +62,9 @@ static int compile(const char *src, int nk, const char *const *kernels, int ns,
     snprintf(work, sizeof work, "%s/work%d", dir, serial++);
     mkdir(work, 0700);
     const char *opts[2] = {"-std=c++17", extra};
-    cc_input in = {path, nk, kernels, ns, symbols, extra ? 2 : 1, opts, "sm_90", tool, work};
+    cc_input in = {.source = path, .n_kernels = nk, .kernels = kernels, .n_symbols = ns,
+                   .symbols = symbols, .n_options = extra ? 2 : 1, .options = opts,
+                   .arch = "sm_90", .tool = tool, .work_dir = work};
     compiler *c = compiler_open("nvcc", err, sizeof err);
     CHECK(c != NULL);
     if (!c) {
