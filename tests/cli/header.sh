@@ -21,6 +21,9 @@ c.commit()
 PY
 check "export the changed measurements" $TUNER db export --db $T/x.db -o $T/x.sql
 check_fails "check fails when a dump changes the winner" 1 $TUNER header --check -o $T/h1.h $T/x.sql
+check "--db names a database, not a dump: it is read as one" $TUNER header -o $T/hdb.h --db $T/x.db
+$TUNER header -q -o $T/hsql.h $T/x.sql
+same "the same header as from its dump (but the inputs it names)" "$(sed 1d $T/hdb.h | md5sum)" "$(sed 1d $T/hsql.h | md5sum)"
 check_fails "missing input" 1 $TUNER header -o $T/none.h $T/does-not-exist.sql
 [ ! -e $T/none.h ]; same "no header written on failure" "$?" "0"
 finish

@@ -1,6 +1,7 @@
 /* db_open.c: opening a database for writing (db_open: created and migrated as needed), for
  * reading (db_open_readonly: a database file, or a .sql dump loaded into memory), several dumps
- * as one in-memory database (db_open_dumps), and their summary without samples
+ * as one in-memory database (db_open_dumps; a database among them is merged, so that `--db`
+ * works where dumps are read), and their summary without samples
  * (db_open_dumps_summary), kept in an on-disk cache keyed by the dumps' bytes. Kept apart from
  * db.c so that the connection layer does not depend on the dump importer. */
 #include "db_internal.h"
@@ -84,6 +85,18 @@ fail:
     return -1;
 }
 
+/* Whether path is an SQLite database (a `--db` given where dumps are read): merged, not
+ * imported. */
+static int is_database(const char *path)
+{
+    char head[16] = {0};
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    return got == sizeof head && memcmp(head, "SQLite format 3", 16) == 0;
+}
+
 static int open_dumps(const char *const *paths, int n, unsigned flags, const char *kernel,
                       db **out, char *err, size_t len)
 {
@@ -116,7 +129,8 @@ static int open_dumps(const char *const *paths, int n, unsigned flags, const cha
         db_migrate(d, err, len) < 0)
         goto fail;
     for (int i = 0; i < n; i++)
-        if (db_import_flags(d, paths[i], flags, kernel, err, len) < 0)
+        if ((is_database(paths[i]) ? db_merge(d, paths[i], err, len)
+                                   : db_import_flags(d, paths[i], flags, kernel, err, len)) < 0)
             goto fail;
     *out = d;
     return 0;
