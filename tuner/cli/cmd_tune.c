@@ -175,6 +175,8 @@ int cmd_space(void)
         printf("user kernel: %s in %s (kernel hash %s, compiler %s), %d argument%s\n",
                u->kernel.launches[0].function, u->kernel.source, space_user_hash(u), u->compiler,
                u->n_args, u->n_args == 1 ? "" : "s");
+        if (u->base)
+            printf("base:        %s (this file's problems and inputs over it)\n", u->base);
         static const char *const reduce_names[] = {"sum", "min", "max"};
         for (int i = 0; i < u->n_args; i++) {
             const su_arg *a = &u->args[i];
@@ -182,6 +184,7 @@ int cmd_space(void)
                    a->type == SU_DTYPE ? "dtype" : su_type_name(a->type),
                    a->is_buffer ? a->count.text : a->value.text, a->output ? "  (output)" : "");
             if (a->symbol) printf("  (fills the variable %s)", a->symbol);
+            if (a->is_buffer && a->init == SU_INIT_FILE) printf("  (from %s)", a->file);
             if (a->output && a->compare == SU_CMP_REDUCE)
                 printf("  (compared by its %s)", reduce_names[a->reduce]);
             if (a->output && a->compare == SU_CMP_CHECK)

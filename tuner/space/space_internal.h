@@ -75,6 +75,9 @@ typedef struct loader {
     char *err;
     size_t len;
     const tk_config_space *cs;    /* the built-in family's parameters; NULL for a user kernel */
+    const char *base_path;        /* a space that extends another (`base:`): the other's path,
+                                     which the user kernel's relative paths are relative to */
+    const ynode *inputs;          /* its `inputs:`, overriding arguments' contents, or NULL */
 } loader;
 
 /* Writes "path:line:col: error: <fmt>" at node n (no position when n is NULL); returns -1. */
@@ -105,5 +108,5 @@ int su_load_head(loader *L, const ynode *kernel, const ynode *dtypes);
 /* A user kernel's problem fields, from its first problem. */
 int su_load_fields(loader *L, const ynode *problems);
 /* The rest of the kernel mapping and the reference, bound to the loaded params and fields; then
- * the kernel's identity hash. */
+ * the kernel's identity hash; then L->inputs, which leave the hash the base's. */
 int su_load_body(loader *L, const ynode *kernel, const ynode *reference);

@@ -679,6 +679,8 @@ static int load_user_root(loader *L, const ynode *root)
                                                      "function; leave ops out");
     if (sl_check_keys(L, root, NULL, keys, 9) != 0)
         return -1;
+    if (L->inputs && sl_expect_kind(L, L->inputs, YNODE_MAP, "inputs") != 0)
+        return -1;
     for (int k = 0; k < 2; k++)
         if (!ynode_get(root, required[k]))
             return sl_fail_at(L, root, "missing required key '%s'", required[k]);
@@ -752,15 +754,80 @@ static int load_root(loader *L, const ynode *root)
     return check_nonempty(L, ynode_get(root, "constraints"));
 }
 
+/* The root a space that extends another (`base: PATH`, what libtunekit's capture writes) loads
+ * as: every key of the base's root but those this file gives, and this file's (`base` and
+ * `inputs` aside: L->base_path and L->inputs say them). A shallow map over both trees' nodes:
+ * free it with free(m->items), free(m). 0, or -1 with the error. */
+static int extend_root(loader *L, const ynode *root, ynode **base, char **base_path,
+                       ynode **merged)
+{
+    const ynode *b = ynode_get(root, "base");
+    const char *name;
+    char sha[65];
+    if (sl_get_string(L, b, "base", &name) != 0)
+        return -1;
+    const char *slash = strrchr(L->path, '/');
+    size_t dir = slash ? (size_t)(slash - L->path) + 1 : 0;
+    size_t n = dir + strlen(name) + 1;
+    if (!(*base_path = malloc(n)))
+        return sl_fail_at(L, b, "out of memory");
+    if (name[0] == '/')
+        snprintf(*base_path, n, "%s", name);
+    else
+        snprintf(*base_path, n, "%.*s%s", (int)dir, L->path, name);
+    char err[1024];
+    if (space_yaml_read(*base_path, base, sha, err, sizeof err) != 0) {
+        /* "<path>: error: cannot open: ..." reads better without its own "error:" */
+        size_t n_path = strlen(*base_path);
+        const char *why = strncmp(err, *base_path, n_path) == 0 &&
+                                  strncmp(err + n_path, ": error: ", 9) == 0
+                              ? err + n_path + 9 : NULL;
+        return why ? sl_fail_at(L, b, "base: %s: %s", *base_path, why)
+                   : sl_fail_at(L, b, "base: %s", err);
+    }
+    if (!*base || (*base)->kind != YNODE_MAP)
+        return sl_fail_at(L, b, "base: %s is not a space file", *base_path);
+    if (ynode_get(*base, "base"))
+        return sl_fail_at(L, b, "base: %s extends another space itself", *base_path);
+    if (ynode_get(root, "kernel"))
+        return sl_fail_at(L, ynode_get(root, "kernel"), "kernel: a space with a base: runs the "
+                                                         "base's kernel; change it there");
+    ynode *m = calloc(1, sizeof *m);
+    if (!m || !(m->items = calloc((size_t)(root->n + (*base)->n) * 2 + 2, sizeof *m->items))) {
+        free(m);
+        return sl_fail_at(L, b, "out of memory");
+    }
+    *m = (ynode){.kind = YNODE_MAP, .line = root->line, .col = root->col, .items = m->items};
+    for (int k = 0; k < (*base)->n; k++)
+        if (!ynode_get(root, (*base)->items[2 * k]->text)) {
+            m->items[2 * m->n] = (*base)->items[2 * k];
+            m->items[2 * m->n + 1] = (*base)->items[2 * k + 1];
+            m->n++;
+        }
+    for (int k = 0; k < root->n; k++) {
+        const char *key = root->items[2 * k]->text;
+        if (strcmp(key, "base") == 0 || strcmp(key, "inputs") == 0)
+            continue;
+        m->items[2 * m->n] = root->items[2 * k];
+        m->items[2 * m->n + 1] = root->items[2 * k + 1];
+        m->n++;
+    }
+    L->inputs = ynode_get(root, "inputs");
+    L->base_path = *base_path;
+    *merged = m;
+    return 0;
+}
+
 space *space_load(const char *path, char *err, size_t len)
 {
-    ynode *root = NULL;
+    ynode *root = NULL, *base = NULL, *merged = NULL;
+    char *base_path = NULL;
     space *sp = calloc(1, sizeof *sp);
     if (!sp) {
         space_errorf(err, len, path, 0, 0, "out of memory");
         return NULL;
     }
-    loader L = {sp, path, err, len, NULL};
+    loader L = {sp, path, err, len, NULL, NULL, NULL};
     set_defaults(sp);
     sp->path = strdup(path);
     sp->search.strategy = strdup("exhaustive");
@@ -770,11 +837,38 @@ space *space_load(const char *path, char *err, size_t len)
     }
     if (space_yaml_read(path, &root, sp->sha256, err, len) != 0)
         goto fail;
-    if (load_root(&L, root) != 0)
-        goto fail;
+    if (root && root->kind == YNODE_MAP && ynode_get(root, "base")) {
+        if (extend_root(&L, root, &base, &base_path, &merged) != 0)
+            goto fail;
+        if (load_root(&L, merged) != 0)
+            goto fail;
+        if (!sp->user) {
+            sl_fail_at(&L, ynode_get(root, "base"), "base: only a user kernel's space may "
+                                                     "extend another");
+            goto fail;
+        }
+    } else {
+        if (root && root->kind == YNODE_MAP && ynode_get(root, "inputs")) {
+            sl_fail_at(&L, ynode_get(root, "inputs"), "inputs: only a space with a base: has "
+                                                       "inputs");
+            goto fail;
+        }
+        if (load_root(&L, root) != 0)
+            goto fail;
+    }
+    if (merged)
+        free(merged->items);
+    free(merged);
+    ynode_free(base);
+    free(base_path);
     ynode_free(root);
     return sp;
 fail:
+    if (merged)
+        free(merged->items);
+    free(merged);
+    ynode_free(base);
+    free(base_path);
     ynode_free(root);
     space_free(sp);
     return NULL;

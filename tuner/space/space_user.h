@@ -158,7 +158,10 @@ typedef struct space_user {
     su_kernel ref_kernel;    /* SU_REF_KERNEL */
     char **ref_files;        /* SU_REF_FILE: n_args entries, a pattern for each output */
     char *peer;              /* the peer script's path, or NULL */
-    char *dir;               /* the space file's folder, "" for the current one */
+    char *dir;               /* the space file's folder (its base's, when it extends one), ""
+                                for the current one */
+    char *base;              /* a space that extends another (`base:`, a capture): the other's
+                                path, else NULL */
     char hash[17];           /* the kernel's identity: see space_user_hash */
 } space_user;
 

@@ -153,6 +153,7 @@ void space_user_free(space_user *u)
     su_kernel_clear(&u->ref_kernel);
     free(u->peer);
     free(u->dir);
+    free(u->base);
     free(u);
 }
 

@@ -5,9 +5,11 @@
  * kernels and launches are space_user_kernel.c, the arguments and their comparison plans
  * space_user_args.c; space_user_eval.c evaluates what is read. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "build/compiler.h"
 #include "ops/ops.h"
 #include "space_user_internal.h"
@@ -157,7 +159,10 @@ int su_load_head(loader *L, const ynode *kernel, const ynode *dtypes)
     if (sl_check_keys(L, kernel, "kernel", kernel_keys,
                       (int)(sizeof kernel_keys / sizeof *kernel_keys)) != 0)
         return -1;
-    if (!(u->dir = su_dir_of(sp->path)))
+    /* a space that extends another takes the other's folder for the kernel's relative paths
+     * and its default family */
+    const char *home = L->base_path ? L->base_path : sp->path;
+    if (!(u->dir = su_dir_of(home)) || (L->base_path && !(u->base = strdup(L->base_path))))
         return sl_fail_at(L, kernel, "out of memory");
     /* the op: `name`, else the function's (the first launch's) */
     const ynode *v = ynode_get(kernel, "name");
@@ -189,7 +194,7 @@ int su_load_head(loader *L, const ynode *kernel, const ynode *dtypes)
             return sl_fail_at(L, v, "out of memory");
     } else {
         /* the space file's folder, as a name */
-        char *dir = su_dir_of(sp->path);
+        char *dir = su_dir_of(home);
         const char *base = dir && strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
         if (!base || !*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
             base = "user";
@@ -387,6 +392,70 @@ static int read_reference(su_ctx *c, const ynode *ref)
     return 0;
 }
 
+/* `inputs:` of a space that extends another: per argument, a buffer's contents from a file
+ * ({ file: PATH }, relative to this space's own folder) or a scalar's value ({ value: EXPR }).
+ * Read after the kernel's hash: the kernel is the base's, its inputs are the capture's. */
+static int read_inputs(loader *L, space_user *u)
+{
+    static const char *const keys[] = {"file", "value"};
+    const ynode *in = L->inputs;
+    char *own = su_dir_of(L->sp->path);
+    if (!own)
+        return sl_fail_at(L, in, "out of memory");
+    int rc = 0;
+    for (int k = 0; k < in->n && rc == 0; k++) {
+        const ynode *key = in->items[2 * k], *v = in->items[2 * k + 1];
+        char w[160];
+        snprintf(w, sizeof w, "inputs.%.60s", key->text);
+        su_arg *a = NULL;
+        for (int i = 0; i < u->n_args && !a; i++)
+            if (strcmp(u->args[i].name, key->text) == 0)
+                a = &u->args[i];
+        if (!a) {
+            rc = sl_fail_at(L, key, "%s: the kernel has no argument '%.60s'", w, key->text);
+            break;
+        }
+        if (sl_expect_kind(L, v, YNODE_MAP, w) != 0 || sl_check_keys(L, v, w, keys, 2) != 0) {
+            rc = -1;
+            break;
+        }
+        const ynode *file = ynode_get(v, "file"), *value = ynode_get(v, "value");
+        const char *f;
+        if (a->is_buffer && file && !value) {
+            if (sl_get_string(L, file, w, &f) != 0) {
+                rc = -1;
+                break;
+            }
+            if (a->output && a->init == SU_INIT_NONE) {
+                rc = sl_fail_at(L, file, "%s: %s is a pure output (nothing is read from it)", w,
+                                a->name);
+                break;
+            }
+            free(a->file);
+            a->init = SU_INIT_FILE;
+            struct stat st;
+            if (!(a->file = su_path_join(own, f)))
+                rc = sl_fail_at(L, file, "out of memory");
+            else if (!strchr(a->file, '{') && stat(a->file, &st) != 0)
+                rc = sl_fail_at(L, file, "%s: %s: %s", w, a->file, strerror(errno));
+        } else if (!a->is_buffer && value && !file) {
+            su_ctx c = {L, u, 0, "a captured value is a number"};
+            su_expr x = {0};
+            if (su_read_expr(&c, value, w, 0, &x) != 0) {
+                rc = -1;
+                break;
+            }
+            su_expr_clear(&a->value);
+            a->value = x;
+        } else {
+            rc = sl_fail_at(L, v, "%s: give { file: PATH } for a buffer, { value: NUMBER } for a "
+                                  "scalar", w);
+        }
+    }
+    free(own);
+    return rc;
+}
+
 /* Every parameter as -D name=value: the default when neither defines nor template is given. */
 static int default_defines(loader *L, const ynode *kernel, su_kernel *k)
 {
@@ -510,5 +579,7 @@ int su_load_body(loader *L, const ynode *kernel, const ynode *reference)
                 }
             }
     }
-    return su_compute_hash(L, u);
+    if (su_compute_hash(L, u) != 0)
+        return -1;
+    return L->inputs ? read_inputs(L, u) : 0;
 }
