@@ -5,16 +5,18 @@
  * keyed by (device, dtype, problem); the first launch of a key builds the plan: the config from
  * the descriptor's table (the device by name, else the same compute capability with the nearest
  * SM count, else the nearest compute capability; then the nearest problem on a log scale; the
- * default config where the table has none), its variant (compiled by NVRTC into the compile cache
- * the tuner uses, tuner/build/cache.c, or found there; loaded once with cudaLibraryLoadData,
- * which every context can use) and each step's geometry. The table only grows; one mutex guards
+ * default config where the table has none), its variant (runtime_build.c: compiled by NVRTC into
+ * the compile cache the tuner uses, or found there; loaded once with cudaLibraryLoadData, which
+ * every context can use) and each step's geometry; with capture on, the launch is captured first
+ * (runtime_capture.c). The table only grows; one mutex guards
  * it and the variants, and a launch holds it only for the lookup.
  *
  * The expressions' slots are the tuner's (tuner/space/space_enum.c): the parameters in the
  * descriptor's order, then the problem's fields, then dtype, dtype_size, ctype and op, then the
  * device attributes core/device.h names, in device_attr_names' order. */
-#include "tunekit_runtime.h"
+#include "runtime_internal.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -24,8 +26,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "build/cache.h"
-#include "build/compiler.h"
 #include "core/device.h"
 #include "expr/expr.h"
 #include "worker/cuda_device.h"
@@ -39,8 +39,7 @@ const char *tk_kernel_error(void)
     return last_error;
 }
 
-static tk_status fail(tk_status st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static tk_status fail(tk_status st, const char *fmt, ...)
+tk_status rt_fail(tk_status st, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -56,65 +55,8 @@ static const char *const device_slot_names[] = {
     "sm_count", "max_threads_per_sm", "max_threads_per_block", "l2_bytes",
     "mem_bytes", "cc", "regs_per_sm", "smem_per_sm", "smem_per_block",
 };
-enum { N_DEVICE_SLOTS = 9, FIXED_DTYPE = 0, FIXED_DTYPE_SIZE, FIXED_CTYPE, FIXED_OP, FIXED_COUNT };
-enum { MAX_STEPS = 16, MAX_ARGS = 64 };
 
-typedef struct parsed_step {
-    expr **templ;
-    expr *grid[3], *block[3], *shared;
-} parsed_step;
 
-/* A compiled variant: one per config (and device architecture). */
-typedef struct variant {
-    char key[65];
-    int arch;                /* cc major * 10 + minor */
-    char *config;
-    cudaLibrary_t lib;
-    cudaKernel_t fn[MAX_STEPS];
-    int shared_set[MAX_STEPS];         /* the kernel's dynamic shared memory limit raised to */
-    char *symbol[MAX_ARGS];            /* per argument: the lowered name of the variable it
-                                          fills, or NULL */
-    struct variant *next;
-} variant;
-
-/* What a launch of one (device, dtype, problem) does. */
-typedef struct plan {
-    int device, dtype;
-    long long *problem;
-    variant *v;
-    dim3 grid[MAX_STEPS], block[MAX_STEPS];
-    size_t shared[MAX_STEPS];
-    void *var[MAX_ARGS];     /* per argument that fills a variable: its address on the device */
-    size_t var_bytes[MAX_ARGS];        /* ... and how many bytes the launch copies there */
-    struct plan *next;       /* hash chain */
-} plan;
-
-static void variant_free(variant *v, const tk_kernel_desc *d)
-{
-    if (!v)
-        return;
-    if (v->lib)
-        cudaLibraryUnload(v->lib);
-    for (int i = 0; i < d->n_args && i < MAX_ARGS; i++)
-        free(v->symbol[i]);
-    free(v->config);
-    free(v);
-}
-
-struct tk_kernel {
-    const tk_kernel_desc *d;
-    int n_slots;
-    expr **define_values;
-    parsed_step *steps;
-    expr **counts;           /* per argument: a buffer's count, NULL for scalars */
-    char source_dir_opt[PATH_MAX + 3];
-    pthread_mutex_t mu;
-    plan *table[256];        /* plans by hash */
-    variant *variants;
-    compiler *nvrtc;         /* opened on the first compilation */
-    compiler_info cc_info;
-    int cc_info_arch;        /* the architecture cc_info was probed for, 0: none yet */
-};
 
 typedef struct bind_ctx {
     const tk_kernel_desc *d;
@@ -157,7 +99,7 @@ static int parse(const tk_kernel_desc *d, const char *text, const char *what, ex
     bind_ctx b = {d};
     expr *x = expr_parse(text, &e);
     if (!x || expr_bind(x, resolve, &b, &e) != 0) {
-        fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: %s '%s': %s", d->family, d->op, what, text,
+        rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: %s '%s': %s", d->family, d->op, what, text,
              e.message);
         expr_free(x);
         return -1;
@@ -197,10 +139,11 @@ void tk_kernel_close(tk_kernel *k)
         }
     for (variant *v = k->variants, *next; v; v = next) {
         next = v->next;
-        variant_free(v, d);
+        rt_variant_free(v, d);
     }
     if (k->nvrtc)
         k->nvrtc->vt->close(k->nvrtc);
+    free(k->capture_dir);
     pthread_mutex_destroy(&k->mu);
     free(k);
 }
@@ -208,21 +151,21 @@ void tk_kernel_close(tk_kernel *k)
 tk_status tk_kernel_open(tk_kernel **out, const tk_kernel_desc *d)
 {
     if (!out)
-        return fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_open: out is NULL");
+        return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_open: out is NULL");
     *out = NULL;
     if (!d)
-        return fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_open: the descriptor is NULL");
+        return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_open: the descriptor is NULL");
     if (d->abi != TK_KERNEL_DESC_ABI)
-        return fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_open: a descriptor of ABI %d, this "
+        return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_open: a descriptor of ABI %d, this "
                     "library reads %d (regenerate the header with this tunekit's tuner)",
                     d->abi, TK_KERNEL_DESC_ABI);
     if (d->n_files < 1 || d->n_files > 64 || d->n_steps < 1 || d->n_steps > MAX_STEPS ||
         d->n_args > MAX_ARGS || d->n_dtypes < 1 || d->n_fields < 1 || !d->files || !d->steps ||
         !d->dtypes || !d->fields)
-        return fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_open: a malformed descriptor");
+        return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_open: a malformed descriptor");
     tk_kernel *k = calloc(1, sizeof *k);
     if (!k)
-        return fail(TK_ERR_CUDA, "out of host memory");
+        return rt_fail(TK_ERR_CUDA, "out of host memory");
     k->d = d;
     pthread_mutex_init(&k->mu, NULL);
     k->n_slots = d->n_params + d->n_fields + FIXED_COUNT + N_DEVICE_SLOTS;
@@ -232,7 +175,7 @@ tk_status tk_kernel_open(tk_kernel **out, const tk_kernel_desc *d)
     k->counts = calloc((size_t)d->n_args + 1, sizeof *k->counts);
     if (!k->define_values || !k->steps || !k->counts) {
         tk_kernel_close(k);
-        return fail(TK_ERR_CUDA, "out of host memory");
+        return rt_fail(TK_ERR_CUDA, "out of host memory");
     }
     int bad = 0;
     for (int i = 0; i < d->n_defines && !bad; i++)
@@ -241,7 +184,7 @@ tk_status tk_kernel_open(tk_kernel **out, const tk_kernel_desc *d)
         const tk_kernel_step *st = &d->steps[s];
         parsed_step *p = &k->steps[s];
         if (!(p->templ = calloc((size_t)st->n_template + 1, sizeof *p->templ))) {
-            bad = fail(TK_ERR_CUDA, "out of host memory");
+            bad = rt_fail(TK_ERR_CUDA, "out of host memory");
             break;
         }
         for (int i = 0; i < st->n_template && !bad; i++)
@@ -254,12 +197,21 @@ tk_status tk_kernel_open(tk_kernel **out, const tk_kernel_desc *d)
             bad = parse(d, st->shared, "shared_bytes", &p->shared);
         for (int i = 0; i < st->n_args && !bad; i++)
             if (st->args[i] < 0 || st->args[i] >= d->n_args)
-                bad = fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: step %d names argument %d of %d",
+                bad = rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: step %d names argument %d of %d",
                            d->family, d->op, s, st->args[i], d->n_args);
     }
+    /* every buffer's count: a variable's fill needs it; a capture, the others' (which the
+     * launch does not need: one this library cannot read only leaves its capture undone) */
     for (int i = 0; i < d->n_args && !bad; i++)
-        if (d->args[i].is_buffer && d->args[i].symbol)
-            bad = parse(d, d->args[i].count, d->args[i].name, &k->counts[i]);
+        if (d->args[i].is_buffer && parse(d, d->args[i].count, d->args[i].name, &k->counts[i]))
+            bad = d->args[i].symbol != NULL;
+    const char *list = getenv("TUNEKIT_CAPTURE");
+    if (!bad && list && capture_listed(d, list)) {
+        const char *dir = getenv("TUNEKIT_CAPTURE_DIR"), *max = getenv("TUNEKIT_CAPTURE_MAX_BYTES");
+        tk_status st = tk_kernel_capture(k, dir && *dir ? dir : "tunekit-capture",
+                                         max && *max ? strtoll(max, NULL, 10) : 0);
+        bad = st != TK_OK;
+    }
     if (bad) {
         tk_kernel_close(k);
         return TK_ERR_INVALID_ARGUMENT;
@@ -339,7 +291,7 @@ static int fill_slots(const tk_kernel *k, const char *config, const long long *p
                 break;
             }
         if (!at)
-            return fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: config '%s' has no %s", d->family,
+            return rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: config '%s' has no %s", d->family,
                         d->op, config, d->params[p].name);
         if (d->params[p].is_string) {
             slots[p] = value_string(at);   /* up to the next ',': the evaluator reads strings
@@ -348,7 +300,7 @@ static int fill_slots(const tk_kernel *k, const char *config, const long long *p
             char *end;
             long long v = strtoll(at, &end, 10);
             if (end == at || (*end && *end != ','))
-                return fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: config '%s': %s is not an integer",
+                return rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: config '%s': %s is not an integer",
                             d->family, d->op, config, d->params[p].name);
             slots[p] = value_int(v);
         }
@@ -387,333 +339,16 @@ static int eval_int(const tk_kernel *k, const expr *x, const char *src, const va
     value v;
     expr_error e;
     if (expr_eval(x, slots, &v, &e) != 0)
-        return fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: %s '%s': %s", k->d->family, k->d->op, what,
+        return rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: %s '%s': %s", k->d->family, k->d->op, what,
                     src, e.message);
     if (v.kind != VALUE_INT || v.i < lo || v.i > hi)
-        return fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: %s '%s' gives %s%lld, out of [%lld, %lld]",
+        return rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: %s '%s' gives %s%lld, out of [%lld, %lld]",
                     k->d->family, k->d->op, what, src, v.kind == VALUE_INT ? "" : "a non-integer ",
                     v.kind == VALUE_INT ? (long long)v.i : 0LL, lo, hi);
     *out = v.i;
     return 0;
 }
 
-/* Bytes of an element type ("f32" 4, "bf16" 2, "u8" 1), 0 when unknown. */
-static size_t type_size(const char *t)
-{
-    static const struct { const char *name; size_t size; } types[] = {
-        {"f64", 8}, {"f32", 4}, {"f16", 2}, {"bf16", 2}, {"i8", 1}, {"i16", 2}, {"i32", 4},
-        {"i64", 8}, {"u8", 1}, {"u16", 2}, {"u32", 4}, {"u64", 8},
-    };
-    for (size_t i = 0; i < sizeof types / sizeof *types; i++)
-        if (strcmp(types[i].name, t) == 0)
-            return types[i].size;
-    return 0;
-}
-
-/* ---- compiling ---- */
-
-/* The compilation of a config, as the tuner's (space_user_compile): -std=c++17 unless the
- * options give one, -I the source's folder and each include directory, -D each define, the
- * options; a name expression per distinct step function. Strings malloc'd into the lists. */
-typedef struct compile_lists {
-    char *opts[256];
-    int n_opts;
-    char *kernels[MAX_STEPS];
-    int n_kernels;
-    int step_kernel[MAX_STEPS];
-    char *symbols[64];
-    int n_symbols;
-} compile_lists;
-
-static void lists_clear(compile_lists *c)
-{
-    for (int i = 0; i < c->n_opts; i++)
-        free(c->opts[i]);
-    for (int i = 0; i < c->n_kernels; i++)
-        free(c->kernels[i]);
-    for (int i = 0; i < c->n_symbols; i++)
-        free(c->symbols[i]);
-    memset(c, 0, sizeof *c);
-}
-
-static int add(char **list, int *n, int max, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int add(char **list, int *n, int max, const char *fmt, ...)
-{
-    if (*n >= max)
-        return -1;
-    va_list ap;
-    va_start(ap, fmt);
-    char buf[4096];
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (!(list[*n] = strdup(buf)))
-        return -1;
-    (*n)++;
-    return 0;
-}
-
-static int compile_lists_for(const tk_kernel *k, const value *slots, compile_lists *c)
-{
-    const tk_kernel_desc *d = k->d;
-    char text[512];
-    memset(c, 0, sizeof *c);
-    int has_std = 0;
-    for (int i = 0; i < d->n_options; i++)
-        has_std |= strncmp(d->options[i], "-std=", 5) == 0 || strncmp(d->options[i], "--std", 5) == 0;
-    if ((!has_std && add(c->opts, &c->n_opts, 256, "-std=c++17")) ||
-        add(c->opts, &c->n_opts, 256, "%s", k->source_dir_opt))
-        goto oom;
-    for (int i = 0; i < d->n_include_dirs; i++)
-        if (add(c->opts, &c->n_opts, 256, "-I%s", d->include_dirs[i]))
-            goto oom;
-    for (int i = 0; i < d->n_defines; i++) {
-        value v;
-        expr_error e;
-        if (expr_eval(k->define_values[i], slots, &v, &e) != 0) {
-            fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: define %s '%s': %s", d->family, d->op,
-                 d->define_names[i], d->define_values[i], e.message);
-            lists_clear(c);
-            return -1;
-        }
-        value_format(v, text, sizeof text);
-        if (add(c->opts, &c->n_opts, 256, "-D%s=%s", d->define_names[i], text))
-            goto oom;
-    }
-    for (int i = 0; i < d->n_options; i++)
-        if (add(c->opts, &c->n_opts, 256, "%s", d->options[i]))
-            goto oom;
-    for (int s = 0; s < d->n_steps; s++) {
-        const tk_kernel_step *st = &d->steps[s];
-        char name[4096];
-        size_t at = (size_t)snprintf(name, sizeof name, "%s", st->function);
-        for (int i = 0; i < st->n_template; i++) {
-            value v;
-            expr_error e;
-            if (expr_eval(k->steps[s].templ[i], slots, &v, &e) != 0) {
-                fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: template '%s': %s", d->family, d->op,
-                     st->templ[i], e.message);
-                lists_clear(c);
-                return -1;
-            }
-            value_format(v, text, sizeof text);
-            at += (size_t)snprintf(name + at, at < sizeof name ? sizeof name - at : 0, "%s%s",
-                                   i == 0 ? "<" : ", ", text);
-        }
-        if (st->n_template && at < sizeof name)
-            snprintf(name + at, sizeof name - at, ">");
-        int found = -1;
-        for (int j = 0; j < c->n_kernels && found < 0; j++)
-            if (strcmp(c->kernels[j], name) == 0)
-                found = j;
-        if (found < 0) {
-            if (add(c->kernels, &c->n_kernels, MAX_STEPS, "%s", name))
-                goto oom;
-            found = c->n_kernels - 1;
-        }
-        c->step_kernel[s] = found;
-    }
-    for (int i = 0; i < d->n_args; i++)
-        if (d->args[i].symbol && add(c->symbols, &c->n_symbols, 64, "%s", d->args[i].symbol))
-            goto oom;
-    return 0;
-oom:
-    lists_clear(c);
-    return fail(TK_ERR_CUDA, "out of host memory"), -1;
-}
-
-/* The compiler's identity for the cache key, as compiler_nvrtc_probe gives it, remembered in the
- * cache folder (<dir>/nvrtc-sm_<arch>.probe: the library's path, size and modification time,
- * and the version): loading NVRTC only to learn its version cost a fresh process's first launch
- * most of its time. A library whose size or time differs is probed again. 0, or -1 with err. */
-static int probe_nvrtc(const char *dir, int arch, compiler_info *info, char *err, size_t len)
-{
-    char path[PATH_MAX + 64], line[3][1100];
-    snprintf(path, sizeof path, "%s/nvrtc-sm_%d.probe", dir, arch);
-    FILE *f = fopen(path, "r");
-    if (f) {
-        int n = 0;
-        while (n < 3 && fgets(line[n], sizeof line[n], f))
-            line[n][strcspn(line[n], "\n")] = 0, n++;
-        fclose(f);
-        struct stat st;
-        long long size = 0, mtime = 0;
-        if (n == 3 && sscanf(line[1], "%lld %lld", &size, &mtime) == 2 &&
-            stat(line[0], &st) == 0 && (long long)st.st_size == size &&
-            (long long)st.st_mtime == mtime) {
-            memset(info, 0, sizeof *info);
-            snprintf(info->kind, sizeof info->kind, "nvrtc");
-            snprintf(info->tool, sizeof info->tool, "%s", line[0]);
-            snprintf(info->version, sizeof info->version, "%s", line[2]);
-            return 0;
-        }
-    }
-    if (compiler_nvrtc_probe(arch, info, err, len) != 0)
-        return -1;
-    struct stat st;
-    char tmp[PATH_MAX + 96];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    if (stat(info->tool, &st) == 0 && cache_make_dir(dir, line[0], sizeof line[0]) == 0 &&
-        (f = fopen(tmp, "w")) != NULL) {
-        fprintf(f, "%s\n%lld %lld\n%s\n", info->tool, (long long)st.st_size,
-                (long long)st.st_mtime, info->version);
-        if (fclose(f) != 0 || rename(tmp, path) != 0)
-            unlink(tmp);
-    }
-    return 0;
-}
-
-/* The cubin of a config for an architecture: from the cache, else compiled now and stored.
- * k->mu held. 0 with *cubin (malloc'd), *meta; -1 with the error said. */
-static int build(tk_kernel *k, int arch, const compile_lists *c, char key[65], void **cubin,
-                 size_t *cubin_n, module_meta *meta, tk_status *st)
-{
-    const tk_kernel_desc *d = k->d;
-    char err[1024], arch_name[32], dir[PATH_MAX];
-    *st = TK_ERR_CUDA;
-    snprintf(arch_name, sizeof arch_name, "sm_%d", arch);
-    cache_dir(dir, sizeof dir);
-    if (k->cc_info_arch != arch) {
-        if (probe_nvrtc(dir, arch, &k->cc_info, err, sizeof err) != 0)
-            return fail(TK_ERR_CUDA, "%s.%s: %s", d->family, d->op, err), -1;
-        k->cc_info_arch = arch;
-    }
-    /* the digest of the embedded files: the tuner's of the files on its disk */
-    cache_text texts[64];
-    int n_files = d->n_files < 64 ? d->n_files : 64;
-    for (int i = 0; i < n_files; i++)
-        texts[i] = (cache_text){d->files[i].text, d->files[i].len};
-    char digest[65];
-    cache_digest(texts, n_files, digest);
-    cache_compile cc = {
-        .compiler = "nvrtc", .version = k->cc_info.version, .tool = k->cc_info.tool,
-        .arch = arch_name, .source = d->files[0].name, .digest = digest,
-        .n_options = c->n_opts, .options = c->opts, .n_kernels = c->n_kernels,
-        .kernels = c->kernels, .n_symbols = c->n_symbols, .symbols = c->symbols,
-    };
-    if (cache_key(&cc, key) != 0)
-        return fail(TK_ERR_CUDA, "out of host memory"), -1;
-    char prefix[PATH_MAX + 80];
-    snprintf(prefix, sizeof prefix, "%s/%s", dir, key);
-    char *log = NULL;
-    int got = cache_load(prefix, cubin, cubin_n, meta, &log);
-    if (got == 1) {
-        fail(TK_ERR_CUDA, "%s.%s: NVRTC refused the variant (from the cache %s.fail): %.600s",
-             d->family, d->op, prefix, log);
-        free(log);
-        return -1;
-    }
-    if (got == 0)
-        return 0;
-    /* compile it now */
-    if (!k->nvrtc && !(k->nvrtc = compiler_nvrtc_open(err, sizeof err)))
-        return fail(TK_ERR_CUDA, "%s.%s: %s", d->family, d->op, err), -1;
-    const char *hdr_names[64], *hdr_texts[64];
-    for (int i = 1; i < n_files; i++) {
-        hdr_names[i - 1] = d->files[i].name;
-        hdr_texts[i - 1] = d->files[i].text;
-    }
-    cc_input in = {
-        .source = d->files[0].name, .source_text = d->files[0].text,
-        .n_kernels = c->n_kernels, .kernels = (const char *const *)c->kernels,
-        .n_symbols = c->n_symbols, .symbols = (const char *const *)c->symbols,
-        .n_options = c->n_opts, .options = (const char *const *)c->opts, .arch = arch_name,
-        .n_headers = n_files - 1, .header_names = hdr_names, .header_texts = hdr_texts,
-    };
-    cc_output o;
-    int r = k->nvrtc->vt->compile(k->nvrtc, &in, &o);
-    if (r == CC_BROKEN) {
-        fail(TK_ERR_CUDA, "%s.%s: NVRTC cannot run: %.600s", d->family, d->op,
-             o.log ? o.log : "no log");
-        cc_output_clear(&o);
-        return -1;
-    }
-    /* into the cache for the next process (and the tuner); a cache that cannot be written only
-     * costs the next process a compile */
-    if (cache_make_dir(dir, err, sizeof err) == 0)
-        cache_store(prefix, r == CC_REFUSED, &o, err, sizeof err);
-    if (r == CC_REFUSED) {
-        fail(TK_ERR_CUDA, "%s.%s: NVRTC refused the variant: %.600s", d->family, d->op,
-             o.log ? o.log : "no log");
-        cc_output_clear(&o);
-        return -1;
-    }
-    /* the meta as the cache would give it */
-    memset(meta, 0, sizeof *meta);
-    meta->n_kernels = o.n_kernels;
-    meta->lowered = o.lowered;
-    meta->n_params = o.n_params;
-    meta->params = o.param_sizes;
-    meta->n_symbols = o.n_symbols;
-    meta->symbols = o.symbol_lowered;
-    *cubin = o.cubin;
-    *cubin_n = o.cubin_n;
-    o.lowered = NULL, o.n_params = NULL, o.param_sizes = NULL, o.symbol_lowered = NULL;
-    o.cubin = NULL;
-    o.n_kernels = o.n_symbols = 0;
-    cc_output_clear(&o);
-    return 0;
-}
-
-/* The variant of a config for an architecture: compiled (or found in the cache), loaded once.
- * k->mu held. NULL with the error said (*st). */
-static variant *get_variant(tk_kernel *k, const char *config, int arch, const value *slots,
-                            tk_status *st)
-{
-    const tk_kernel_desc *d = k->d;
-    for (variant *v = k->variants; v; v = v->next)
-        if (v->arch == arch && strcmp(v->config, config) == 0)
-            return v;
-    compile_lists c;
-    if (compile_lists_for(k, slots, &c) != 0) {
-        *st = TK_ERR_INVALID_ARGUMENT;
-        return NULL;
-    }
-    char key[65];
-    void *cubin = NULL;
-    size_t cubin_n = 0;
-    module_meta meta;
-    memset(&meta, 0, sizeof meta);
-    variant *v = NULL;
-    if (build(k, arch, &c, key, &cubin, &cubin_n, &meta, st) != 0)
-        goto done;
-    v = calloc(1, sizeof *v);
-    if (!v || !(v->config = strdup(config))) {
-        free(v);
-        v = NULL;
-        *st = fail(TK_ERR_CUDA, "out of host memory");
-        goto done;
-    }
-    memcpy(v->key, key, sizeof key);
-    v->arch = arch;
-    cudaError_t e = cudaLibraryLoadData(&v->lib, cubin, NULL, NULL, 0, NULL, NULL, 0);
-    for (int s = 0; e == cudaSuccess && s < d->n_steps; s++) {
-        int ki = c.step_kernel[s];
-        e = ki < meta.n_kernels ? cudaLibraryGetKernel(&v->fn[s], v->lib, meta.lowered[ki])
-                                : cudaErrorInvalidKernelImage;
-    }
-    for (int i = 0, sym = 0; e == cudaSuccess && i < d->n_args; i++)
-        if (d->args[i].symbol) {
-            if (sym >= meta.n_symbols || !(v->symbol[i] = strdup(meta.symbols[sym++])))
-                e = cudaErrorSymbolNotFound;
-        }
-    if (e != cudaSuccess) {
-        cudaGetLastError();
-        *st = fail(TK_ERR_CUDA, "%s.%s: loading the variant %s: %s", d->family, d->op, config,
-                   cudaGetErrorString(e));
-        variant_free(v, d);
-        v = NULL;
-        goto done;
-    }
-    v->next = k->variants;
-    k->variants = v;
-    *st = TK_OK;
-done:
-    lists_clear(&c);
-    module_meta_clear(&meta);
-    free(cubin);
-    return v;
-}
 
 /* ---- plans ---- */
 
@@ -734,6 +369,20 @@ static const char *config_for(const tk_kernel_desc *d, const device_info *dev, i
     return e ? e->config : d->default_config;
 }
 
+/* Every buffer's element count in slots, -1 where it cannot be evaluated (the error is then
+ * not the caller's: last_error is left as it was). */
+static void buffer_counts(const tk_kernel *k, const value *slots, long long *count)
+{
+    for (int i = 0; i < k->d->n_args && i < MAX_ARGS; i++) {
+        value v;
+        expr_error e;
+        count[i] = -1;
+        if (k->counts[i] && expr_eval(k->counts[i], slots, &v, &e) == 0 &&
+            v.kind == VALUE_INT && v.i >= 0)
+            count[i] = v.i;
+    }
+}
+
 /* Builds the plan of (device, dtype, problem). k->mu held. */
 static plan *make_plan(tk_kernel *k, int device, int dt, const long long *problem,
                        tk_status *st)
@@ -742,14 +391,14 @@ static plan *make_plan(tk_kernel *k, int device, int dt, const long long *proble
     device_info dev;
     char err[512];
     if (cuda_device_describe(device, &dev, err, sizeof err) != 0) {
-        *st = fail(TK_ERR_CUDA, "%s", err);
+        *st = rt_fail(TK_ERR_CUDA, "%s", err);
         return NULL;
     }
     const char *config = config_for(d, &dev, dt, problem);
     value slots[512];
     char strings[64][128];
     if (k->n_slots > 512 || d->n_params > 64) {
-        *st = fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: too many parameters", d->family, d->op);
+        *st = rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: too many parameters", d->family, d->op);
         return NULL;
     }
     if (fill_slots(k, config, problem, dt, &dev, slots) != 0) {
@@ -760,7 +409,7 @@ static plan *make_plan(tk_kernel *k, int device, int dt, const long long *proble
     plan *p = calloc(1, sizeof *p);
     if (!p || !(p->problem = malloc((size_t)d->n_fields * sizeof *p->problem))) {
         free(p);
-        *st = fail(TK_ERR_CUDA, "out of host memory");
+        *st = rt_fail(TK_ERR_CUDA, "out of host memory");
         return NULL;
     }
     memcpy(p->problem, problem, (size_t)d->n_fields * sizeof *p->problem);
@@ -786,7 +435,7 @@ static plan *make_plan(tk_kernel *k, int device, int dt, const long long *proble
             goto fail;
         }
         if (b[0] * b[1] * b[2] > dev.max_threads_per_block) {
-            *st = fail(TK_ERR_UNSUPPORTED_CONFIG, "%s.%s: config %s: a block of %lld threads, "
+            *st = rt_fail(TK_ERR_UNSUPPORTED_CONFIG, "%s.%s: config %s: a block of %lld threads, "
                        "%s allows %d", d->family, d->op, config, b[0] * b[1] * b[2], dev.name,
                        dev.max_threads_per_block);
             goto fail;
@@ -796,8 +445,9 @@ static plan *make_plan(tk_kernel *k, int device, int dt, const long long *proble
         p->shared[s] = (size_t)sh;
     }
     int arch = dev.cc_major * 10 + dev.cc_minor;
-    if (!(p->v = get_variant(k, config, arch, slots, st)))
+    if (!(p->v = rt_get_variant(k, config, arch, slots, st)))
         goto fail;
+    buffer_counts(k, slots, p->count);
     /* the variables the arguments fill: where they are on this device, how much goes there */
     for (int i = 0; i < d->n_args; i++) {
         if (!d->args[i].symbol)
@@ -814,13 +464,13 @@ static plan *make_plan(tk_kernel *k, int device, int dt, const long long *proble
         cudaError_t e = cudaLibraryGetGlobal(&p->var[i], &bytes, p->v->lib, p->v->symbol[i]);
         if (e != cudaSuccess) {
             cudaGetLastError();
-            *st = fail(TK_ERR_CUDA, "%s.%s: the variable %s: %s", d->family, d->op,
+            *st = rt_fail(TK_ERR_CUDA, "%s.%s: the variable %s: %s", d->family, d->op,
                        d->args[i].symbol, cudaGetErrorString(e));
             goto fail;
         }
-        p->var_bytes[i] = (size_t)count * type_size(t);
+        p->var_bytes[i] = (size_t)count * rt_type_size(t);
         if (p->var_bytes[i] > bytes) {
-            *st = fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: %s: %lld elements (%zu bytes), the "
+            *st = rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: %s: %lld elements (%zu bytes), the "
                        "variable %s holds %zu bytes", d->family, d->op, d->args[i].name, count,
                        p->var_bytes[i], d->args[i].symbol, bytes);
             goto fail;
@@ -833,7 +483,7 @@ static plan *make_plan(tk_kernel *k, int device, int dt, const long long *proble
                                                  (int)p->shared[s]);
             if (e != cudaSuccess) {
                 cudaGetLastError();
-                *st = fail(TK_ERR_UNSUPPORTED_CONFIG, "%s.%s: %zu bytes of dynamic shared "
+                *st = rt_fail(TK_ERR_UNSUPPORTED_CONFIG, "%s.%s: %zu bytes of dynamic shared "
                            "memory refused: %s", d->family, d->op, p->shared[s],
                            cudaGetErrorString(e));
                 goto fail;
@@ -848,23 +498,56 @@ fail:
     return NULL;
 }
 
+/* The capture of p's launch, before it (docs/runtime.md): never fails the launch. A stream
+ * being captured into a CUDA graph cannot be waited for: the next launch tries again. */
+static void capture_launch(tk_kernel *k, plan *p, char *dir, long long max, void **args,
+                           cudaStream_t stream)
+{
+    enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(stream, &cs) != cudaSuccess || cs != cudaStreamCaptureStatusNone) {
+        cudaGetLastError();
+        pthread_mutex_lock(&k->mu);
+        p->captured = 0;
+        pthread_mutex_unlock(&k->mu);
+        free(dir);
+        return;
+    }
+    capture_job j = {k->d, p->dtype, p->problem, p->count, p->v->config, args, 1, stream};
+    char err[1400];
+    if (capture_write(dir, max, &j, err, sizeof err) < 0)
+        fprintf(stderr, "libtunekit: %s\n", err);
+    free(dir);
+}
+
+/* A call's dtype (NULL: the first) as an index, and its problem, checked. */
+static tk_status check_call(const tk_kernel *k, const char *dtype, const long long *problem,
+                            int *dt)
+{
+    const tk_kernel_desc *d = k->d;
+    *dt = dtype ? dtype_index(d, dtype) : 0;
+    if (*dt < 0)
+        return rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: no dtype '%s'", d->family, d->op, dtype);
+    for (int f = 0; f < d->n_fields; f++)
+        if (problem[f] < 1)
+            return rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: problem field %s is %lld", d->family,
+                           d->op, d->fields[f], problem[f]);
+    return TK_OK;
+}
+
 tk_status tk_kernel_launch_dtype(tk_kernel *k, const char *dtype, const long long *problem,
                                  void **args, cudaStream_t stream)
 {
     if (!k || !problem || (!args && k->d->n_args > 0))
-        return fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_launch: a NULL argument");
+        return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_launch: a NULL argument");
     const tk_kernel_desc *d = k->d;
-    int dt = dtype ? dtype_index(d, dtype) : 0;
-    if (dt < 0)
-        return fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: no dtype '%s'", d->family, d->op, dtype);
-    for (int f = 0; f < d->n_fields; f++)
-        if (problem[f] < 1)
-            return fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: problem field %s is %lld", d->family,
-                        d->op, d->fields[f], problem[f]);
+    int dt;
+    tk_status bad = check_call(k, dtype, problem, &dt);
+    if (bad != TK_OK)
+        return bad;
     int device;
     cudaError_t e = cudaGetDevice(&device);
     if (e != cudaSuccess)
-        return fail(TK_ERR_CUDA, "cudaGetDevice: %s", cudaGetErrorString(e));
+        return rt_fail(TK_ERR_CUDA, "cudaGetDevice: %s", cudaGetErrorString(e));
     unsigned h = plan_hash(device, dt, problem, d->n_fields);
     tk_status st = TK_OK;
     pthread_mutex_lock(&k->mu);
@@ -876,9 +559,18 @@ tk_status tk_kernel_launch_dtype(tk_kernel *k, const char *dtype, const long lon
         p->next = k->table[h];
         k->table[h] = p;
     }
+    char *capture = NULL;
+    long long capture_max = 0;
+    if (p && k->capture_dir && !p->captured) {
+        p->captured = 1;
+        capture = strdup(k->capture_dir);
+        capture_max = k->capture_max;
+    }
     pthread_mutex_unlock(&k->mu);
     if (!p)
         return st;
+    if (capture)
+        capture_launch(k, p, capture, capture_max, args, stream);
     /* the variables' contents, then the steps' launches, in order on the stream */
     for (int i = 0; i < d->n_args; i++) {
         if (!p->var[i])
@@ -887,7 +579,7 @@ tk_status tk_kernel_launch_dtype(tk_kernel *k, const char *dtype, const long lon
                             cudaMemcpyHostToDevice, stream);
         if (e != cudaSuccess) {
             cudaGetLastError();
-            return fail(TK_ERR_CUDA, "%s.%s: filling %s: %s", d->family, d->op,
+            return rt_fail(TK_ERR_CUDA, "%s.%s: filling %s: %s", d->family, d->op,
                         d->args[i].symbol, cudaGetErrorString(e));
         }
     }
@@ -901,7 +593,7 @@ tk_status tk_kernel_launch_dtype(tk_kernel *k, const char *dtype, const long lon
                              p->shared[s], stream);
         if (e != cudaSuccess) {
             cudaGetLastError();
-            return fail(TK_ERR_LAUNCH, "%s.%s: launching %s (config %s): %s", d->family, d->op,
+            return rt_fail(TK_ERR_LAUNCH, "%s.%s: launching %s (config %s): %s", d->family, d->op,
                         ts->function, p->v->config, cudaGetErrorString(e));
         }
     }
@@ -919,11 +611,12 @@ tk_status tk_kernel_prepare(tk_kernel *k, const char *device, int cc_major, int 
                             char *config, size_t len)
 {
     if (!k || !device || !problem)
-        return fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_prepare: a NULL argument");
+        return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_prepare: a NULL argument");
     const tk_kernel_desc *d = k->d;
-    int dt = dtype ? dtype_index(d, dtype) : 0;
-    if (dt < 0)
-        return fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: no dtype '%s'", d->family, d->op, dtype);
+    int dt;
+    tk_status bad = check_call(k, dtype, problem, &dt);
+    if (bad != TK_OK)
+        return bad;
     device_info dev;
     memset(&dev, 0, sizeof dev);
     snprintf(dev.name, sizeof dev.name, "%s", device);
@@ -937,24 +630,77 @@ tk_status tk_kernel_prepare(tk_kernel *k, const char *device, int cc_major, int 
     value slots[512];
     char strings[64][128];
     if (k->n_slots > 512 || d->n_params > 64)
-        return fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: too many parameters", d->family, d->op);
+        return rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: too many parameters", d->family, d->op);
     if (fill_slots(k, cfg, problem, dt, &dev, slots) != 0)
         return TK_ERR_INVALID_ARGUMENT;
     cut_strings(d, slots, strings);
-    compile_lists c;
-    if (compile_lists_for(k, slots, &c) != 0)
-        return TK_ERR_INVALID_ARGUMENT;
-    char key[65];
-    void *cubin = NULL;
-    size_t cubin_n = 0;
-    module_meta meta;
-    memset(&meta, 0, sizeof meta);
+    compiled x;
     tk_status st = TK_OK;
     pthread_mutex_lock(&k->mu);
-    int rc = build(k, cc_major * 10 + cc_minor, &c, key, &cubin, &cubin_n, &meta, &st);
+    int rc = rt_compile(k, cc_major * 10 + cc_minor, slots, &x, &st);
     pthread_mutex_unlock(&k->mu);
-    lists_clear(&c);
-    module_meta_clear(&meta);
-    free(cubin);
+    rt_compiled_clear(&x);
     return rc == 0 ? TK_OK : st;
+}
+
+tk_status tk_kernel_capture(tk_kernel *k, const char *dir, long long max_bytes)
+{
+    if (!k)
+        return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_capture: k is NULL");
+    char *abs = NULL;
+    if (dir) {
+        if (!*dir)
+            return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_capture: an empty folder name");
+        char cwd[PATH_MAX];
+        size_t n = strlen(dir) + PATH_MAX + 2;
+        if (dir[0] != '/' && !getcwd(cwd, sizeof cwd))
+            return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_capture: the current folder: %s",
+                        strerror(errno));
+        if (!(abs = malloc(n)))
+            return rt_fail(TK_ERR_CUDA, "out of host memory");
+        if (dir[0] == '/')
+            snprintf(abs, n, "%s", dir);
+        else
+            snprintf(abs, n, "%s/%s", cwd, dir);
+    }
+    pthread_mutex_lock(&k->mu);
+    free(k->capture_dir);
+    k->capture_dir = abs;
+    k->capture_max = max_bytes > 0 ? max_bytes : 1LL << 30;
+    for (int h = 0; h < 256; h++)            /* a new folder captures every problem again */
+        for (plan *p = k->table[h]; p; p = p->next)
+            p->captured = 0;
+    pthread_mutex_unlock(&k->mu);
+    return TK_OK;
+}
+
+tk_status tk_kernel_capture_host(tk_kernel *k, const char *dir, const char *dtype,
+                                 const long long *problem, void **args)
+{
+    if (!k || !dir || !problem || (!args && k->d->n_args > 0))
+        return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_capture_host: a NULL argument");
+    const tk_kernel_desc *d = k->d;
+    int dt;
+    tk_status bad = check_call(k, dtype, problem, &dt);
+    if (bad != TK_OK)
+        return bad;
+    /* the counts at the default config, with no device */
+    value slots[512];
+    char strings[64][128];
+    long long count[MAX_ARGS];
+    if (k->n_slots > 512 || d->n_params > 64)
+        return rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: too many parameters", d->family, d->op);
+    if (fill_slots(k, d->default_config, problem, dt, NULL, slots) != 0)
+        return TK_ERR_INVALID_ARGUMENT;
+    cut_strings(d, slots, strings);
+    buffer_counts(k, slots, count);
+    pthread_mutex_lock(&k->mu);
+    long long max = k->capture_dir ? k->capture_max : LLONG_MAX;
+    pthread_mutex_unlock(&k->mu);
+    capture_job j = {d, dt, problem, count, d->default_config, args, 0, 0};
+    char err[1400];
+    if (capture_write(dir, max, &j, err, sizeof err) != 0)
+        return rt_fail(TK_ERR_INVALID_ARGUMENT, "%s", err);
+    last_error[0] = 0;
+    return TK_OK;
 }

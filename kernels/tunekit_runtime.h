@@ -35,7 +35,7 @@ extern "C" {
 /* Defined here so that a generated header, included after this one, defines its descriptor. */
 #define TUNEKIT_RUNTIME_H 1
 /* The descriptor layout this library reads; a generated header says which one it wrote. */
-#define TK_KERNEL_DESC_ABI 1
+#define TK_KERNEL_DESC_ABI 2
 
 /* ---- the descriptor (what `tuner header --space` writes) ---- */
 
@@ -54,6 +54,9 @@ typedef struct tk_kernel_arg {
     const char *count;       /* buffers: how many elements, an expression */
     const char *symbol;      /* a module variable the buffer's contents fill (its args[] entry
                                 is then a host pointer to count elements), or NULL */
+    int output;              /* the kernel writes it (the tuner validates it) */
+    int input;               /* the kernel reads its contents (not a pure output): a capture
+                                keeps them */
 } tk_kernel_arg;
 
 typedef struct tk_kernel_step {        /* one launch of the kernel (a pipeline has several) */
@@ -91,6 +94,9 @@ typedef struct tk_kernel_desc {
     int abi;                           /* TK_KERNEL_DESC_ABI */
     const char *family, *op;           /* results are stored under family.op */
     const char *kernel_hash;           /* the tuner's identity of the kernel */
+    const char *space_path;            /* the space file, absolute: a capture's base */
+    int reference_files;               /* the space's reference is files (of its own problems
+                                          only): a capture's reference is the launched config */
     int n_files;
     const tk_kernel_file *files;
     const char *source_dir;            /* absolute: -I for the compile (as the tuner's) */
@@ -145,6 +151,26 @@ tk_status tk_kernel_launch_dtype(tk_kernel *k, const char *dtype, const long lon
 tk_status tk_kernel_prepare(tk_kernel *k, const char *device, int cc_major, int cc_minor,
                             int sm_count, const char *dtype, const long long *problem,
                             char *config, size_t len);
+
+/* Capture (docs/runtime.md): from now on, the first launch of each (dtype, problem) in this
+ * process also writes, under dir/<family>.<op>/<dtype>-<field=value...>/, the contents of every
+ * argument the kernel reads (read back after the stream has done the work queued before it, and
+ * before the launch) and a space file, space.yaml, that `tuner run` takes as it is: the kernel's
+ * own space as its base, the captured problem, and the captured contents as its inputs. A
+ * problem whose inputs exceed max_bytes (<= 0: 1 GiB) is not captured (a file SKIPPED says
+ * why). The launch's results are unchanged; a capture that fails never fails the launch (a file
+ * FAILED says why). dir NULL turns capture off. Also turned on for the ops listed in
+ * $TUNEKIT_CAPTURE ("family.op" or "op", comma-separated, or "all") at tk_kernel_open, into
+ * $TUNEKIT_CAPTURE_DIR (default ./tunekit-capture), limited by $TUNEKIT_CAPTURE_MAX_BYTES. */
+tk_status tk_kernel_capture(tk_kernel *k, const char *dir, long long max_bytes);
+/* Writes a capture into dir now, from the inputs on the host: args as for a launch, but every
+ * buffer's entry the address of a host pointer to its contents (counts evaluated at the default
+ * config; limited as launches are while capture is on). For a program that keeps its inputs on
+ * the host, or a test; needs no GPU. TK_OK when
+ * the capture is there (one there before is kept); TK_ERR_INVALID_ARGUMENT with the reason when
+ * it cannot be written (a FAILED file in its folder says it too). */
+tk_status tk_kernel_capture_host(tk_kernel *k, const char *dir, const char *dtype,
+                                 const long long *problem, void **args);
 
 /* The calling thread's last error message ("" when none). Valid until its next call. */
 const char *tk_kernel_error(void);

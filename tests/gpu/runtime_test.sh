@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # runtime_test.sh: libtunekit's run-time API on a GPU (docs/runtime.md): the example programs
 # of examples/runtime (saxpy at three sizes, softmax f32), and 8 threads launching one tk_kernel
-# at once (tests/fixtures/runtime_threads.c), each checking every element; the descriptors from
+# at once (tests/fixtures/runtime_threads.c), each checking every element; capture: saxpy's
+# inputs written bit for bit, kept when run again, skipped over the limit, and the capture tuned
+# (every config validated on the captured data) into the base's header; the descriptors from
 # the committed H100 results, NVRTC compiling into a cache of the test's own. Skips without a GPU.
 set -u
 cd "$(dirname "$0")/../.."
@@ -37,5 +39,31 @@ done
 check "softmax f32 8192 x 4096, every element right" $tmp/softmax 8192 4096
 check "softmax f32 4096 x 32768 (long rows)" $tmp/softmax 4096 32768
 check "8 threads at once" $tmp/threads
+# capture (docs/runtime.md): the program's launches captured, then tuned as they were
+cap=$tmp/cap
+check "saxpy n=1000003 with capture on" env TUNEKIT_CAPTURE=vector.saxpy TUNEKIT_CAPTURE_DIR=$cap $tmp/saxpy 1000003
+C=$cap/vector.saxpy/f32-n=1000003
+check "the capture: the program's x and y, bit for bit" python3 - "$C" <<'PY'
+import sys, numpy as np
+d = sys.argv[1]
+i = np.arange(1000003, dtype=np.int64)
+x = (((i * 7919) % 1000).astype(np.float32) / np.float32(500.0)) - np.float32(1.0)
+y = (((i * 104729) % 1000).astype(np.float32) / np.float32(500.0)) - np.float32(1.0)
+for name, want in (("x", x), ("y", y)):
+    got = np.fromfile(f"{d}/{name}.bin", dtype=np.float32)
+    assert got.shape == want.shape and np.array_equal(got.view(np.uint32), want.view(np.uint32)), name
+print("x.bin and y.bin are the program's inputs")
+PY
+before=$(stat -c %Y.%s $C/x.bin)
+check "run again: the program still right" env TUNEKIT_CAPTURE=all TUNEKIT_CAPTURE_DIR=$cap $tmp/saxpy 1000003
+check "... and the capture kept as it was" test "$(stat -c %Y.%s $C/x.bin)" = "$before"
+check "over the limit: the program right" env TUNEKIT_CAPTURE=saxpy TUNEKIT_CAPTURE_DIR=$cap TUNEKIT_CAPTURE_MAX_BYTES=1000 $tmp/saxpy 1048576
+check "... and the capture skipped, saying why" grep -q "over the limit of 1000" $cap/vector.saxpy/f32-n=1048576/SKIPPED
+check "the tuner tunes the capture" $T run $C/space.yaml --db $tmp/cap.db --strategy exhaustive -q
+check "every config validated on the captured data" test "$(python3 -c 'import sqlite3,sys
+c=sqlite3.connect(sys.argv[1])
+print(c.execute("select count(*) from evaluations where status = \x27ok\x27").fetchone()[0])' $tmp/cap.db)" = 20
+check "the base's header has the captured problem" $T header --space examples/vector/saxpy.yaml --db $tmp/cap.db -o $tmp/cap_tuned.h
+check "... n = 1000003 in its table" grep -q "1000003" $tmp/cap_tuned.h
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "space/space.h"
 #include "space/space_user.h"
+#include "tunekit_runtime.h"
 
 /* s as a C string literal, cut into pieces of at most 120 bytes (adjacent literals concatenate;
  * compilers limit one literal's length). */
@@ -180,7 +181,8 @@ int header_put_descriptor(FILE *f, const struct space *sp, const char *lower, in
         put_opt_string(f, a->is_buffer ? a->count.text : NULL);
         fprintf(f, ", ");
         put_opt_string(f, a->symbol);
-        fprintf(f, " },\n");
+        fprintf(f, ", %d, %d },\n", a->is_buffer && a->output,
+                a->is_buffer && !(a->output && a->init == SU_INIT_NONE));
     }
     fprintf(f, "};\n");
     /* steps */
@@ -236,9 +238,13 @@ int header_put_descriptor(FILE *f, const struct space *sp, const char *lower, in
     }
     space_config_text(sp, u->ref == SU_REF_CONFIG ? u->ref_choice : zeros, dflt, sizeof dflt);
     absolute(k->source_dir, path, sizeof path);
-    fprintf(f, "static const tk_kernel_desc %s_desc = {\n    TK_KERNEL_DESC_ABI, \"%s\", \"%s\", "
-               "\"%s\",\n    %d, %s_desc_files, ", lower, u->family, u->op, space_user_hash(u),
-            n_files, lower);
+    char space_path[PATH_MAX];
+    absolute(u->base ? u->base : sp->path, space_path, sizeof space_path);   /* the root */
+    /* the ABI as a number: a header written by another tunekit says which layout it wrote */
+    fprintf(f, "static const tk_kernel_desc %s_desc = {\n    %d, \"%s\", \"%s\", \"%s\", ",
+            lower, TK_KERNEL_DESC_ABI, u->family, u->op, space_user_hash(u));
+    header_put_string(f, space_path);
+    fprintf(f, ", %d,\n    %d, %s_desc_files, ", u->ref == SU_REF_FILE, n_files, lower);
     header_put_string(f, path);
     fprintf(f, ",\n    %d, %s_desc_include_dirs, %d, %s_desc_options,\n"
                "    %d, %s_desc_define_names, %s_desc_define_values,\n"
