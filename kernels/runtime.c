@@ -20,7 +20,6 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,24 +28,6 @@
 #include "core/device.h"
 #include "expr/expr.h"
 #include "worker/cuda_device.h"
-
-/* ---- errors ---- */
-
-static _Thread_local char last_error[1024];
-
-const char *tk_kernel_error(void)
-{
-    return last_error;
-}
-
-tk_status rt_fail(tk_status st, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
-    va_end(ap);
-    return st;
-}
 
 /* ---- the kernel ---- */
 
@@ -217,7 +198,7 @@ tk_status tk_kernel_open(tk_kernel **out, const tk_kernel_desc *d)
         return TK_ERR_INVALID_ARGUMENT;
     }
     *out = k;
-    last_error[0] = 0;
+    rt_clear_error();
     return TK_OK;
 }
 
@@ -701,6 +682,6 @@ tk_status tk_kernel_capture_host(tk_kernel *k, const char *dir, const char *dtyp
     char err[1400];
     if (capture_write(dir, max, &j, err, sizeof err) != 0)
         return rt_fail(TK_ERR_INVALID_ARGUMENT, "%s", err);
-    last_error[0] = 0;
+    rt_clear_error();
     return TK_OK;
 }

@@ -1,7 +1,7 @@
 /* runtime_internal.h: what the files of libtunekit's run-time API share (internal to the
  * library): a kernel (struct tk_kernel), its compiled variants and its launch plans, which
  * runtime.c opens and launches; the compiling of a variant (runtime_build.c); the capture of a
- * launch (runtime_capture.c). */
+ * launch (runtime_capture.c); the calling thread's error message (runtime_error.c). */
 #ifndef TUNEKIT_RUNTIME_INTERNAL_H
 #define TUNEKIT_RUNTIME_INTERNAL_H
 
@@ -67,8 +67,10 @@ struct tk_kernel {
     long long capture_max;   /* its limit in bytes */
 };
 
-/* Sets the calling thread's message (tk_kernel_error) and returns st. */
+/* Sets the calling thread's message (tk_kernel_error) and returns st (runtime_error.c). */
 tk_status rt_fail(tk_status st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Empties it: a call that succeeds leaves no stale message. */
+void rt_clear_error(void);
 
 /* ---- compiling (runtime_build.c) ---- */
 
