@@ -366,7 +366,8 @@ int header_user_generate(const space *sp, const char *const *inputs, int n_input
         i = j;
     }
     /* the run-time API's descriptor */
-    header_winner *hw = calloc((size_t)nw + 1, sizeof *hw);
+    size_t n_hw = nw > 0 ? (size_t)nw : 0;     /* (the sanitized build cannot prove nw >= 0) */
+    header_winner *hw = calloc(n_hw + 1, sizeof *hw);
     if (!hw)
         goto oom;
     for (int i = 0; i < nw; i++)
