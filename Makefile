@@ -80,7 +80,7 @@ CLI_OBJ     := $(filter $(B)/obj/tuner/cli/%.o,$(TUNER_OBJ))
 # evaluator, one compile cache (keys, entries), NVRTC behind the compiler interface, the device
 # description.
 RUNTIME_SHARED := tuner/expr/expr_parse.c tuner/expr/expr_bind.c tuner/expr/expr_eval.c \
-                  tuner/core/value.c tuner/core/sha256.c tuner/core/module_meta.c \
+                  tuner/core/value.c tuner/core/sha256.c tuner/core/module_meta.c tuner/core/files.c \
                   tuner/core/device.c tuner/build/nvrtc_load.c tuner/build/compiler_nvrtc.c \
                   tuner/build/nvrtc_headers.c tuner/build/ptx.c tuner/build/cc_output.c \
                   tuner/build/cache.c tuner/worker/cuda_device.c

@@ -81,7 +81,7 @@ static int parse(const tk_kernel_desc *d, const char *text, const char *what, ex
     expr *x = expr_parse(text, &e);
     if (!x || expr_bind(x, resolve, &b, &e) != 0) {
         rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: %s '%s': %s", d->family, d->op, what, text,
-             e.message);
+                e.message);
         expr_free(x);
         return -1;
     }
@@ -138,8 +138,8 @@ tk_status tk_kernel_open(tk_kernel **out, const tk_kernel_desc *d)
         return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_open: the descriptor is NULL");
     if (d->abi != TK_KERNEL_DESC_ABI)
         return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_open: a descriptor of ABI %d, this "
-                    "library reads %d (regenerate the header with this tunekit's tuner)",
-                    d->abi, TK_KERNEL_DESC_ABI);
+                       "library reads %d (regenerate the header with this tunekit's tuner)",
+                       d->abi, TK_KERNEL_DESC_ABI);
     if (d->n_files < 1 || d->n_files > 64 || d->n_steps < 1 || d->n_steps > MAX_STEPS ||
         d->n_args > MAX_ARGS || d->n_dtypes < 1 || d->n_fields < 1 || !d->files || !d->steps ||
         !d->dtypes || !d->fields)
@@ -273,7 +273,7 @@ static int fill_slots(const tk_kernel *k, const char *config, const long long *p
             }
         if (!at)
             return rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: config '%s' has no %s", d->family,
-                        d->op, config, d->params[p].name);
+                           d->op, config, d->params[p].name);
         if (d->params[p].is_string) {
             slots[p] = value_string(at);   /* up to the next ',': the evaluator reads strings
                                               whole, so they are copied below */
@@ -282,7 +282,7 @@ static int fill_slots(const tk_kernel *k, const char *config, const long long *p
             long long v = strtoll(at, &end, 10);
             if (end == at || (*end && *end != ','))
                 return rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: config '%s': %s is not an integer",
-                            d->family, d->op, config, d->params[p].name);
+                               d->family, d->op, config, d->params[p].name);
             slots[p] = value_int(v);
         }
     }
@@ -417,8 +417,8 @@ static plan *make_plan(tk_kernel *k, int device, int dt, const long long *proble
         }
         if (b[0] * b[1] * b[2] > dev.max_threads_per_block) {
             *st = rt_fail(TK_ERR_UNSUPPORTED_CONFIG, "%s.%s: config %s: a block of %lld threads, "
-                       "%s allows %d", d->family, d->op, config, b[0] * b[1] * b[2], dev.name,
-                       dev.max_threads_per_block);
+                          "%s allows %d", d->family, d->op, config, b[0] * b[1] * b[2], dev.name,
+                          dev.max_threads_per_block);
             goto fail;
         }
         p->grid[s] = (dim3){(unsigned)g[0], (unsigned)g[1], (unsigned)g[2]};
@@ -446,14 +446,14 @@ static plan *make_plan(tk_kernel *k, int device, int dt, const long long *proble
         if (e != cudaSuccess) {
             cudaGetLastError();
             *st = rt_fail(TK_ERR_CUDA, "%s.%s: the variable %s: %s", d->family, d->op,
-                       d->args[i].symbol, cudaGetErrorString(e));
+                          d->args[i].symbol, cudaGetErrorString(e));
             goto fail;
         }
         p->var_bytes[i] = (size_t)count * rt_type_size(t);
         if (p->var_bytes[i] > bytes) {
             *st = rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: %s: %lld elements (%zu bytes), the "
-                       "variable %s holds %zu bytes", d->family, d->op, d->args[i].name, count,
-                       p->var_bytes[i], d->args[i].symbol, bytes);
+                          "variable %s holds %zu bytes", d->family, d->op, d->args[i].name, count,
+                          p->var_bytes[i], d->args[i].symbol, bytes);
             goto fail;
         }
     }
@@ -465,8 +465,8 @@ static plan *make_plan(tk_kernel *k, int device, int dt, const long long *proble
             if (e != cudaSuccess) {
                 cudaGetLastError();
                 *st = rt_fail(TK_ERR_UNSUPPORTED_CONFIG, "%s.%s: %zu bytes of dynamic shared "
-                           "memory refused: %s", d->family, d->op, p->shared[s],
-                           cudaGetErrorString(e));
+                              "memory refused: %s", d->family, d->op, p->shared[s],
+                              cudaGetErrorString(e));
                 goto fail;
             }
             p->v->shared_set[s] = (int)p->shared[s];
@@ -561,7 +561,7 @@ tk_status tk_kernel_launch_dtype(tk_kernel *k, const char *dtype, const long lon
         if (e != cudaSuccess) {
             cudaGetLastError();
             return rt_fail(TK_ERR_CUDA, "%s.%s: filling %s: %s", d->family, d->op,
-                        d->args[i].symbol, cudaGetErrorString(e));
+                           d->args[i].symbol, cudaGetErrorString(e));
         }
     }
     for (int s = 0; s < d->n_steps; s++) {
@@ -575,7 +575,7 @@ tk_status tk_kernel_launch_dtype(tk_kernel *k, const char *dtype, const long lon
         if (e != cudaSuccess) {
             cudaGetLastError();
             return rt_fail(TK_ERR_LAUNCH, "%s.%s: launching %s (config %s): %s", d->family, d->op,
-                        ts->function, p->v->config, cudaGetErrorString(e));
+                           ts->function, p->v->config, cudaGetErrorString(e));
         }
     }
     return TK_OK;
@@ -636,7 +636,7 @@ tk_status tk_kernel_capture(tk_kernel *k, const char *dir, long long max_bytes)
         size_t n = strlen(dir) + PATH_MAX + 2;
         if (dir[0] != '/' && !getcwd(cwd, sizeof cwd))
             return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_capture: the current folder: %s",
-                        strerror(errno));
+                           strerror(errno));
         if (!(abs = malloc(n)))
             return rt_fail(TK_ERR_CUDA, "out of host memory");
         if (dir[0] == '/')

@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "core/files.h"
+#include "tk_check.h"
 
 size_t rt_type_size(const char *t)
 {
@@ -54,22 +56,6 @@ int capture_listed(const tk_kernel_desc *d, const char *list)
     return 0;
 }
 
-/* mkdir -p of path (its every prefix). */
-static int make_dirs(const char *path)
-{
-    char p[PATH_MAX];
-    if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p)
-        return -1;
-    for (char *s = p + 1; *s; s++)
-        if (*s == '/') {
-            *s = 0;
-            if (mkdir(p, 0777) != 0 && errno != EEXIST)
-                return -1;
-            *s = '/';
-        }
-    return mkdir(p, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 /* Removes a folder this file wrote (plain files inside, no subfolders). */
 static void remove_folder(const char *path)
 {
@@ -98,20 +84,6 @@ static int write_file(const char *dir, const char *name, const void *data, size_
     return fclose(f) == 0 && w == n ? 0 : -1;
 }
 
-/* A float's value from its bits (f16 and bf16 scalars). */
-static double half_value(uint16_t h, int bf16)
-{
-    if (bf16) {
-        uint32_t u = (uint32_t)h << 16;
-        float f;
-        memcpy(&f, &u, sizeof f);
-        return f;
-    }
-    int e = (h >> 10) & 31, m = h & 1023;
-    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
-    return h & 0x8000 ? -v : v;
-}
-
 /* A scalar argument's value as the space file's expression. 0, or -1 with why. */
 static int scalar_text(const char *type, const void *p, char *out, size_t n, char *why,
                        size_t why_len)
@@ -119,17 +91,12 @@ static int scalar_text(const char *type, const void *p, char *out, size_t n, cha
     double f = 0;
     int is_float = 1;
     long long i = 0;
+    int small = tk_dtype_parse(type);            /* f32, f16, bf16: the library's widening */
     if (strcmp(type, "f64") == 0)
         memcpy(&f, p, 8);
-    else if (strcmp(type, "f32") == 0) {
-        float x;
-        memcpy(&x, p, 4);
-        f = x;
-    } else if (strcmp(type, "f16") == 0 || strcmp(type, "bf16") == 0) {
-        uint16_t h;
-        memcpy(&h, p, 2);
-        f = half_value(h, type[0] == 'b');
-    } else {
+    else if (small >= 0)
+        tk_host_to_double((tk_dtype)small, p, &f, 1);
+    else {
         is_float = 0;
         size_t sz = rt_type_size(type);
         int is_signed = type[0] == 'i';

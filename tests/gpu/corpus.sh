@@ -13,23 +13,8 @@
 #     `unsupported`, and blocks_2d and stencil_3d have some;
 #   - every other config is `ok` (so at least one is).
 # Prints one line per case and compiler: each problem's winner and its median time.
-set -u
-cd "$(dirname "$0")/../.."
-T=${TUNER:-build/tuner}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-check() {
-    local what=$1; shift
-    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "corpus: FAIL: $what"; fi
-}
-
-if ! gpus=$(nvidia-smi -L 2>/dev/null) || ! printf '%s\n' "$gpus" | grep -q '^GPU '; then
-    echo "corpus: skipped: no GPU found"
-    echo "0 passed, 0 failed"
-    exit 0
-fi
+source "$(dirname "$0")/lib.sh"
+need_gpu
 
 # case|compilers|wrong (a Python expression over the config's parameters)|over (beyond the device)
 table='
@@ -133,5 +118,4 @@ if [ -n "${OUT:-}" ]; then
         echo "$passed passed, $failed failed"
     } > "$OUT/corpus.txt"
 fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

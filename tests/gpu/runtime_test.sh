@@ -5,23 +5,8 @@
 # inputs written bit for bit, kept when run again, skipped over the limit, and the capture tuned
 # (every config validated on the captured data) into the base's header; the descriptors from
 # the committed H100 results, NVRTC compiling into a cache of the test's own. Skips without a GPU.
-set -u
-cd "$(dirname "$0")/../.."
-T=${TUNER:-build/tuner}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-check() {
-    local what=$1; shift
-    if "$@" >"$tmp/.out" 2>&1; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "runtime_test: FAIL: $what"; sed 's/^/    /' "$tmp/.out" | tail -5; fi
-    cat "$tmp/.out"
-}
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-    echo "runtime_test: skipped: no GPU found"
-    echo "0 passed, 0 failed"
-    exit 0
-fi
+source "$(dirname "$0")/lib.sh"
+need_gpu
 CUDA_HOME=${CUDA_HOME:-$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")}
 export TUNEKIT_CACHE=$tmp/cache
 check "saxpy's header" $T header --space examples/vector/saxpy.yaml -o $tmp/saxpy_tuned.h
@@ -65,5 +50,4 @@ c=sqlite3.connect(sys.argv[1])
 print(c.execute("select count(*) from evaluations where status = \x27ok\x27").fetchone()[0])' $tmp/cap.db)" = 20
 check "the base's header has the captured problem" $T header --space examples/vector/saxpy.yaml --db $tmp/cap.db -o $tmp/cap_tuned.h
 check "... n = 1000003 in its table" grep -q "1000003" $tmp/cap_tuned.h
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -7,17 +7,7 @@
 # kernel and a templated one with a reference kernel) and checks that they validated, and that
 # a second run with the same cache compiles nothing; their problems play off, none failing.
 # Prints "N passed, N failed".
-set -u
-cd "$(dirname "$0")/../.."
-T=${TUNER:-build/tuner}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-check() {
-    local what=$1; shift
-    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "user_test: FAIL: $what"; fi
-}
+source "$(dirname "$0")/lib.sh"
 
 out=$($T run tests/gpu/user/faults.yaml --db "$tmp/f.db" --cache "$tmp/cache" 2>&1)
 rc=$?
@@ -80,5 +70,4 @@ sys.exit(0 if bad == 0 and good > 0 else 1)' "$tmp/v.db" "$s"
     again=$($T run examples/vector/$s.yaml --db "$tmp/v2.db" --cache "$tmp/cache" 2>&1)
     check "$s: a second run compiles nothing" grep -q 'compiled 0 variants' <<<"$again"
 done
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "core/files.h"
 #include "core/sha256.h"
 
 void cache_dir(char *out, size_t len)
@@ -25,20 +26,8 @@ void cache_dir(char *out, size_t len)
 
 int cache_make_dir(const char *path, char *err, size_t len)
 {
-    char p[PATH_MAX];
-    snprintf(p, sizeof p, "%s", path);
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = 0;
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-            snprintf(err, len, "compile cache %s: %s", p, strerror(errno));
-            return -1;
-        }
-        *s = '/';
-    }
-    if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-        snprintf(err, len, "compile cache %s: %s", p, strerror(errno));
+    if (make_dirs(path) != 0) {
+        snprintf(err, len, "compile cache %s: %s", path, strerror(errno));
         return -1;
     }
     return 0;
@@ -162,45 +151,17 @@ int cache_store(const char *prefix, int refused, const cc_output *o, char *err, 
     return 0;
 }
 
-/* A whole small file; malloc'd (*n its size), NULL when it cannot be read. */
-static char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t cap = 0, got = 0, r;
-    do {
-        if (got + 65536 + 1 > cap) {
-            char *p = realloc(buf, cap = (got + 65536 + 1) * 2);
-            if (!p) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = p;
-        }
-        r = fread(buf + got, 1, cap - got - 1, f);
-        got += r;
-    } while (r > 0);
-    fclose(f);
-    buf[got] = 0;
-    if (n)
-        *n = got;
-    return buf;
-}
-
 int cache_load(const char *prefix, void **cubin, size_t *n, module_meta *meta, char **log)
 {
     char path[PATH_MAX + 16], err[512];
     snprintf(path, sizeof path, "%s.cubin", prefix);
     if (module_meta_read(path, meta, err, sizeof err) == 0) {
-        if ((*cubin = slurp(path, n)) != NULL)
+        if ((*cubin = file_read(path, n)) != NULL)
             return 0;
         module_meta_clear(meta);
     }
     snprintf(path, sizeof path, "%s.fail", prefix);
-    if ((*log = slurp(path, NULL)) != NULL)
+    if ((*log = file_read(path, NULL)) != NULL)
         return 1;
     return -1;
 }

@@ -22,18 +22,21 @@ int cc_output_alloc(cc_output *out, int n_kernels, int n_symbols)
     return 0;
 }
 
+void cc_output_take_meta(cc_output *o, module_meta *m)
+{
+    *m = (module_meta){o->n_kernels, o->lowered, o->n_params, o->param_sizes, o->n_symbols,
+                       o->symbol_lowered};
+    o->lowered = o->symbol_lowered = NULL;
+    o->n_params = NULL;
+    o->param_sizes = NULL;
+    o->n_kernels = o->n_symbols = 0;
+}
+
 void cc_output_clear(cc_output *o)
 {
-    for (int i = 0; i < o->n_kernels; i++) {
-        free(o->lowered[i]);
-        free(o->param_sizes[i]);
-    }
-    for (int i = 0; i < o->n_symbols; i++)
-        free(o->symbol_lowered[i]);
-    free(o->lowered);
-    free(o->n_params);
-    free(o->param_sizes);
-    free(o->symbol_lowered);
+    module_meta m;
+    cc_output_take_meta(o, &m);
+    module_meta_clear(&m);
     free(o->cubin);
     free(o->log);
     memset(o, 0, sizeof *o);

@@ -12,6 +12,7 @@
  * the GPU; the pool, the cache and the "compiler refused" rows never learn which compiler ran. */
 #pragma once
 #include <stddef.h>
+#include "core/module_meta.h"
 
 /* What to compile. Strings are borrowed. */
 typedef struct cc_input {
@@ -85,6 +86,9 @@ int compiler_probe(const char *kind, int cc, compiler_info *out, char *err, size
 compiler *compiler_open(const char *kind, char *err, size_t len);
 
 void cc_output_clear(cc_output *o);
+/* Moves the kernels' and variables' names and parameter sizes out of o into m (what the cache's
+ * meta file holds), leaving o without them. */
+void cc_output_take_meta(cc_output *o, module_meta *m);
 
 /* For the implementations. */
 int compiler_nvrtc_probe(int cc, compiler_info *out, char *err, size_t len);

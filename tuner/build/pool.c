@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include "core/files.h"
 #include "core/sha256.h"
 #include "worker/protocol.h"
 
@@ -140,19 +141,6 @@ static char *suffixed(const char *path, const char *suffix)
     return s;
 }
 
-static char *slurp_small(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = malloc(1 << 20);
-    size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
-    fclose(f);
-    if (buf)
-        buf[n] = 0;
-    return buf;
-}
-
 /* An entry whose files are in the cache becomes done. 1 when it was. */
 static int from_cache(entry *e)
 {
@@ -165,7 +153,7 @@ static int from_cache(entry *e)
     } else if (fail && access(fail, R_OK) == 0) {
         free(e->cubin);
         e->cubin = NULL;
-        e->log = slurp_small(fail);
+        e->log = file_read(fail, NULL);
         e->state = E_FAIL;
         found = 1;
     } else {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "compiler.h"
+#include "core/files.h"
 #include "core/module_meta.h"
 #include "pool.h"
 #include "space/space_user.h"
@@ -40,27 +41,13 @@ static char *digest_files(const su_kernel *k, char *err, size_t len)
     char *hex = malloc(65);
     int ok = texts && hex;
     for (int i = 0; i < n && ok; i++) {
-        FILE *f = fopen(files[i], "rb");
-        if (!f) {
+        size_t got = 0;
+        char *buf = file_read(files[i], &got);
+        if (!buf) {
             snprintf(err, len, "%s: %s", files[i], strerror(errno));
             ok = 0;
             break;
         }
-        char *buf = NULL;
-        size_t cap = 0, got = 0, r;
-        do {
-            if (got + 65536 > cap) {
-                char *p = realloc(buf, cap = (got + 65536) * 2);
-                if (!p) {
-                    ok = 0;
-                    break;
-                }
-                buf = p;
-            }
-            r = fread(buf + got, 1, cap - got, f);
-            got += r;
-        } while (r > 0);
-        fclose(f);
         texts[i] = (cache_text){buf, got};
     }
     if (ok)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "backend/backend.h"
 #include "cli.h"
+#include "core/files.h"
 #include "core/throughput.h"
 #include "db/db.h"
 #include "db/db_peers.h"
@@ -160,29 +161,6 @@ static int write_file_atomic(const char *path, const char *text, size_t n, char 
     return 0;
 }
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = NULL;
-    size_t len = 0, cap = 0, n;
-    char chunk[65536];
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (len + n + 1 > cap) {
-            cap = (len + n + 1) * 2;
-            char *g = realloc(buf, cap);
-            if (!g) { free(buf); fclose(f); return NULL; }
-            buf = g;
-        }
-        memcpy(buf + len, chunk, n);
-        len += n;
-    }
-    fclose(f);
-    if (!buf) buf = calloc(1, 1);
-    else buf[len] = 0;
-    return buf;
-}
-
 int cmd_header(void)
 {
     char user_out[4096], results[4096];
@@ -223,7 +201,7 @@ int cmd_header(void)
     user_space_free(sp);
     if (rc != 0) return fail(err);
     if (opt.check) {
-        char *have = read_file(out);
+        char *have = file_read(out, NULL);
         int same = have && strcmp(have, text) == 0;
         free(have);
         free(text);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/files.h"
 #include "core/sha256.h"
 
 /* *out is the caller's, closed with db_close (as for db_open_readonly and db_open_dumps). */
@@ -197,19 +198,6 @@ static int summary_key(const char *const *paths, int n, char key[65])
 }
 
 /* mkdir -p; 0 or -1 */
-static int make_dirs(const char *path)
-{
-    char p[PATH_MAX];
-    snprintf(p, sizeof p, "%s", path);
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/') continue;
-        *s = 0;
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) return -1;
-        *s = '/';
-    }
-    return mkdir(p, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 int db_open_dumps_summary(const char *const *paths, int n, const char *kernel, db **out,
                           char *err, size_t len)
 {

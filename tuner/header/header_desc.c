@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/files.h"
 #include "space/space.h"
 #include "space/space_user.h"
 #include "tunekit_runtime.h"
@@ -95,28 +96,12 @@ int header_put_descriptor(FILE *f, const struct space *sp, const char *lower, in
     /* the files */
     fprintf(f, "static const tk_kernel_file %s_desc_files[] = {\n", lower);
     for (int i = 0; i < n_files; i++) {
-        FILE *in = fopen(files[i], "rb");
-        if (!in) {
+        size_t n;
+        char *text = file_read(files[i], &n);
+        if (!text) {
             snprintf(err, len, "%s: cannot read", files[i]);
             goto done;
         }
-        char *text = NULL;
-        size_t cap = 0, n = 0, r;
-        do {
-            if (n + 65536 > cap) {
-                char *p = realloc(text, cap = (n + 65536) * 2);
-                if (!p) {
-                    free(text);
-                    fclose(in);
-                    snprintf(err, len, "out of memory");
-                    goto done;
-                }
-                text = p;
-            }
-            r = fread(text + n, 1, cap - n, in);
-            n += r;
-        } while (r > 0);
-        fclose(in);
         fprintf(f, "    { ");
         header_put_string(f, i == 0 ? files[i] : include_name(k, files[i]));
         fprintf(f, ",\n        ");
@@ -182,7 +167,7 @@ int header_put_descriptor(FILE *f, const struct space *sp, const char *lower, in
         fprintf(f, ", ");
         put_opt_string(f, a->symbol);
         fprintf(f, ", %d, %d },\n", a->is_buffer && a->output,
-                a->is_buffer && !(a->output && a->init == SU_INIT_NONE));
+                su_arg_reads(a));
     }
     fprintf(f, "};\n");
     /* steps */

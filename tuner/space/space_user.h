@@ -91,6 +91,10 @@ typedef struct su_arg {
     su_expr value;
 } su_arg;
 
+/* Whether the kernel reads a buffer's contents: every buffer but an output given no init: (a pure
+ * output), which a capture need not keep and whose contents no file may give. */
+int su_arg_reads(const su_arg *a);
+
 /* One launch of a kernel: the function, its template arguments, its geometry and the
  * arguments it takes in parameter order. For the tuned kernel and a reference kernel an
  * argument is an index into space_user.args; for a check kernel see su_arg_ref. */

@@ -450,3 +450,8 @@ void space_user_tolerance(const su_arg *a, const char *dtype, double *atol, doub
     }
     su_default_tolerance(su_type_parse(dtype), atol, rtol);
 }
+
+int su_arg_reads(const su_arg *a)
+{
+    return a->is_buffer && !(a->output && a->init == SU_INIT_NONE);
+}

@@ -426,7 +426,7 @@ static int read_inputs(loader *L, space_user *u)
                 rc = -1;
                 break;
             }
-            if (a->output && a->init == SU_INIT_NONE) {
+            if (!su_arg_reads(a)) {
                 rc = sl_fail_at(L, file, "%s: %s is a pure output (nothing is read from it)", w,
                                 a->name);
                 break;
