@@ -71,7 +71,7 @@ static int compile_lists_for(const tk_kernel *k, const value *slots, compile_lis
         expr_error e;
         if (expr_eval(k->define_values[i], slots, &v, &e) != 0) {
             rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: define %s '%s': %s", d->family, d->op,
-                 d->define_names[i], d->define_values[i], e.message);
+                    d->define_names[i], d->define_values[i], e.message);
             lists_clear(c);
             return -1;
         }
@@ -91,7 +91,7 @@ static int compile_lists_for(const tk_kernel *k, const value *slots, compile_lis
             expr_error e;
             if (expr_eval(k->steps[s].templ[i], slots, &v, &e) != 0) {
                 rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: template '%s': %s", d->family, d->op,
-                     st->templ[i], e.message);
+                        st->templ[i], e.message);
                 lists_clear(c);
                 return -1;
             }
@@ -198,7 +198,7 @@ static int build(tk_kernel *k, int arch, const compile_lists *c, char key[65], v
     int got = cache_load(prefix, cubin, cubin_n, meta, &log);
     if (got == 1) {
         rt_fail(TK_ERR_CUDA, "%s.%s: NVRTC refused the variant (from the cache %s.fail): %.600s",
-             d->family, d->op, prefix, log);
+                d->family, d->op, prefix, log);
         free(log);
         return -1;
     }
@@ -223,7 +223,7 @@ static int build(tk_kernel *k, int arch, const compile_lists *c, char key[65], v
     int r = k->nvrtc->vt->compile(k->nvrtc, &in, &o);
     if (r == CC_BROKEN) {
         rt_fail(TK_ERR_CUDA, "%s.%s: NVRTC cannot run: %.600s", d->family, d->op,
-             o.log ? o.log : "no log");
+                o.log ? o.log : "no log");
         cc_output_clear(&o);
         return -1;
     }
@@ -233,23 +233,15 @@ static int build(tk_kernel *k, int arch, const compile_lists *c, char key[65], v
         cache_store(prefix, r == CC_REFUSED, &o, err, sizeof err);
     if (r == CC_REFUSED) {
         rt_fail(TK_ERR_CUDA, "%s.%s: NVRTC refused the variant: %.600s", d->family, d->op,
-             o.log ? o.log : "no log");
+                o.log ? o.log : "no log");
         cc_output_clear(&o);
         return -1;
     }
     /* the meta as the cache would give it */
-    memset(meta, 0, sizeof *meta);
-    meta->n_kernels = o.n_kernels;
-    meta->lowered = o.lowered;
-    meta->n_params = o.n_params;
-    meta->params = o.param_sizes;
-    meta->n_symbols = o.n_symbols;
-    meta->symbols = o.symbol_lowered;
+    cc_output_take_meta(&o, meta);
     *cubin = o.cubin;
     *cubin_n = o.cubin_n;
-    o.lowered = NULL, o.n_params = NULL, o.param_sizes = NULL, o.symbol_lowered = NULL;
     o.cubin = NULL;
-    o.n_kernels = o.n_symbols = 0;
     cc_output_clear(&o);
     return 0;
 }
