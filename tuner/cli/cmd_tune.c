@@ -225,6 +225,14 @@ int cmd_space(void)
         printf("%s\n", sp->params[i].n_values > 12 ? " ..." : "");
     }
     int dev_constraints = 0;
+    printf("search:      %s", sp->search.strategy);
+    if (sp->search.n_start > 0)
+        printf(", %d start config%s (search.start)", sp->search.n_start,
+               sp->search.n_start == 1 ? "" : "s");
+    if (sp->search.budget_evals > 0 || sp->search.budget_seconds > 0)
+        printf(", budget %lld evaluations / %g s per problem (0: none)",
+               (long long)sp->search.budget_evals, sp->search.budget_seconds);
+    printf("\n");
     printf("constraints: %d\n", sp->n_constraints);
     for (int i = 0; i < sp->n_constraints; i++) {
         printf("  %s%s\n", sp->constraints[i].text, sp->constraints[i].uses_device && !devp ? "   (reads the device: not applied without --backend)" : "");

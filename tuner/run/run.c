@@ -225,7 +225,8 @@ static int count_other(void *ctx, const best_row *r)
 
 /* The transfer search's source: the dumps given, or (a GPU run with the space's default
  * strategy) the committed results; kept when it holds winners of this space's ops on other
- * devices. 0 (s->transfer set or not), or -1 with err. */
+ * devices. A space with start configs of its own (search.start) may ask for transfer without
+ * them: it starts from its own. 0 (s->transfer set or not), or -1 with err. */
 static int open_transfer(run_shared *s, const run_device *devs, int n_devs, char *err, size_t len)
 {
     const run_options *o = s->o;
@@ -271,7 +272,9 @@ static int open_transfer(run_shared *s, const run_device *devs, int n_devs, char
                                        "%s%s", i ? " " : "", inputs[i]);
         }
     }
-    if ((asked || o->n_transfer_from > 0) && !s->transfer) {
+    /* a space that names its own start configs (search.start) needs no other GPU's */
+    if ((asked || o->n_transfer_from > 0) && !s->transfer && !(asked && sp->search.n_start > 0 &&
+                                                                 o->n_transfer_from == 0)) {
         snprintf(err, len, "%s: no other GPU's results of %s in %s",
                  !asked ? "--transfer-from" : o->strategy ? "--strategy transfer" : "search.strategy transfer",
                  sp->kernel,

@@ -219,6 +219,10 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
     if (!st) goto done;
     if (s->o->warm_start && strategy_warm_start(&st, dv->d, sp, &bind, err, len) != 0) goto done;
     if (s->transfer && strategy_transfer_start(&st, s->transfer, sp, &bind, err, len) != 0) goto done;
+    /* the space's own start configs (search.start) go first of all */
+    if (sp->search.n_start > 0 &&
+        !(st = strategy_warm_wrap(st, sp, &bind, sp->search.start, sp->search.n_start, err, len)))
+        goto done;
     pthread_mutex_lock(&s->mu);
     if (s->o->n_backends > 1)
         snprintf(dv->current, sizeof dv->current, "[%d] %s", dv->index, label);

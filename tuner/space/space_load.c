@@ -488,12 +488,91 @@ static int check_nonempty(loader *L, const ynode *constraints)
 
 /* ---- search, measure, validate ---- */
 
+/* Why text is not a config of sp (space_config_parse refused it): the first item that is not
+ * name=value, names no parameter or one named before, or has a value its parameter has not;
+ * else the first parameter it leaves out. */
+static void start_config_problem(const space *sp, const char *text, char *why, size_t len)
+{
+    int seen[256] = {0};
+    for (const char *p = text; *p;) {
+        size_t item = strcspn(p, ",");
+        const char *eq = memchr(p, '=', item);
+        if (!eq) {
+            snprintf(why, len, "'%.*s' is not name=value", (int)item, p);
+            return;
+        }
+        int k, name_len = (int)(eq - p);
+        for (k = 0; k < sp->n_params; k++)
+            if ((int)strlen(sp->params[k].name) == name_len &&
+                memcmp(sp->params[k].name, p, (size_t)name_len) == 0)
+                break;
+        if (k == sp->n_params) {
+            snprintf(why, len, "no parameter '%.*s'", name_len, p);
+            return;
+        }
+        if (k < 256 && seen[k]++) {
+            snprintf(why, len, "%s given twice", sp->params[k].name);
+            return;
+        }
+        int found = 0;
+        for (int v = 0; v < sp->params[k].n_values && !found; v++) {
+            char f[256];
+            int w = value_format(sp->params[k].values[v], f, sizeof f);
+            found = w >= 0 && (size_t)w == item - (size_t)name_len - 1 &&
+                    memcmp(f, eq + 1, (size_t)w) == 0;
+        }
+        if (!found) {
+            snprintf(why, len, "%s has no value %.*s", sp->params[k].name,
+                     (int)(item - (size_t)name_len - 1), eq + 1);
+            return;
+        }
+        p += item + (p[item] == ',');
+    }
+    for (int k = 0; k < sp->n_params && k < 256; k++)
+        if (!seen[k]) {
+            snprintf(why, len, "no value for %s (every parameter once)", sp->params[k].name);
+            return;
+        }
+    snprintf(why, len, "malformed");
+}
+
+/* search.start: a list of config texts ("a=1,b=2": every parameter once, in any order), each
+ * one of the space's values. */
+static int load_start(loader *L, const ynode *n, space_search *s)
+{
+    if (sl_expect_kind(L, n, YNODE_SEQ, "search.start") != 0)
+        return -1;
+    const space *sp = L->sp;
+    size_t np = (size_t)(sp->n_params ? sp->n_params : 1);
+    free(s->start);
+    s->n_start = 0;
+    s->start = malloc((size_t)(n->n ? n->n : 1) * np * sizeof *s->start);
+    if (!s->start)
+        return sl_fail_at(L, n, "out of memory");
+    for (int i = 0; i < n->n; i++) {
+        const ynode *c = n->items[i];
+        const char *text;
+        char where[64];
+        snprintf(where, sizeof where, "search.start[%d]", i);
+        if (sl_get_string(L, c, where, &text) != 0)
+            return -1;
+        if (space_config_parse(sp, text, s->start + (size_t)s->n_start * np) != 0) {
+            char why[256];
+            start_config_problem(sp, text, why, sizeof why);
+            return sl_fail_at(L, c, "%s: '%.200s' is not a config of this space: %s", where,
+                              text, why);
+        }
+        s->n_start++;
+    }
+    return 0;
+}
+
 static int load_search(loader *L, const ynode *n)
 {
-    static const char *const keys[] = {"strategy", "budget", "seed"};
+    static const char *const keys[] = {"strategy", "budget", "seed", "start"};
     static const char *const budget_keys[] = {"evals", "seconds"};
     space_search *s = &L->sp->search;
-    if (sl_expect_kind(L, n, YNODE_MAP, "search") != 0 || sl_check_keys(L, n, "search", keys, 3) != 0)
+    if (sl_expect_kind(L, n, YNODE_MAP, "search") != 0 || sl_check_keys(L, n, "search", keys, 4) != 0)
         return -1;
     const ynode *v;
     if ((v = ynode_get(n, "strategy"))) {
@@ -546,6 +625,8 @@ static int load_search(loader *L, const ynode *n)
             return sl_fail_at(L, v, "search.seed: must not be negative, found %" PRId64, seed);
         s->seed = (uint64_t)seed;
     }
+    if ((v = ynode_get(n, "start")))
+        return load_start(L, v, s);
     return 0;
 }
 
@@ -904,6 +985,7 @@ void space_free(space *sp)
     }
     free(sp->constraints);
     free(sp->search.strategy);
+    free(sp->search.start);
     if (sp->user) {
         /* a user kernel's fields are its own */
         for (int k = 0; k < sp->n_fields; k++)
