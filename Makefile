@@ -81,6 +81,7 @@ CLI_OBJ     := $(filter $(B)/obj/tuner/cli/%.o,$(TUNER_OBJ))
 # description.
 RUNTIME_SHARED := tuner/expr/expr_parse.c tuner/expr/expr_bind.c tuner/expr/expr_eval.c \
                   tuner/core/value.c tuner/core/sha256.c tuner/core/module_meta.c tuner/core/files.c \
+                  tuner/core/problem.c \
                   tuner/core/device.c tuner/build/nvrtc_load.c tuner/build/compiler_nvrtc.c \
                   tuner/build/nvrtc_headers.c tuner/build/ptx.c tuner/build/cc_output.c \
                   tuner/build/cache.c tuner/worker/cuda_device.c
@@ -148,6 +149,11 @@ $(B)/obj/kernels/%.o: kernels/%.c $(GEN) | $(B)/.deps-ok
 $(B)/obj/pic/tuner/%.o: tuner/%.c $(GEN) | $(B)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -c $< -o $@
+
+# the tuner that tuning at run time starts (kernels/runtime_tune.c): this build's, else the
+# installed one
+$(B)/obj/kernels/runtime_tune.o $(B)/obj/pic/kernels/runtime_tune.o: \
+    CFLAGS += -DTK_BUILD_TUNER='"$(abspath $(B))/tuner"' -DTK_INSTALL_TUNER='"$(PREFIX)/bin/tuner"'
 
 $(B)/libtunekit.a: $(KERNEL_OBJ)
 	@rm -f $@

@@ -31,6 +31,8 @@
 
 /* ---- the kernel ---- */
 
+#define TUNE_SECONDS 60.0    /* tuning at run time: the tuner's budget per problem */
+
 /* The device attributes an expression may read, in slot order (as space_enum.c's). */
 static const char *const device_slot_names[] = {
     "sm_count", "max_threads_per_sm", "max_threads_per_block", "l2_bytes",
@@ -115,6 +117,7 @@ void tk_kernel_close(tk_kernel *k)
     for (int h = 0; h < 256; h++)
         for (plan *p = k->table[h], *next; p; p = next) {
             next = p->next;
+            rt_tune_job_release(p->job);
             free(p->problem);
             free(p);
         }
@@ -179,13 +182,20 @@ tk_status tk_kernel_open(tk_kernel **out, const tk_kernel_desc *d)
         for (int i = 0; i < st->n_args && !bad; i++)
             if (st->args[i] < 0 || st->args[i] >= d->n_args)
                 bad = rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: step %d names argument %d of %d",
-                           d->family, d->op, s, st->args[i], d->n_args);
+                              d->family, d->op, s, st->args[i], d->n_args);
     }
     /* every buffer's count: a variable's fill needs it; a capture, the others' (which the
      * launch does not need: one this library cannot read only leaves its capture undone) */
     for (int i = 0; i < d->n_args && !bad; i++)
         if (d->args[i].is_buffer && parse(d, d->args[i].count, d->args[i].name, &k->counts[i]))
             bad = d->args[i].symbol != NULL;
+    rt_tune_dir(k->tune_dir, sizeof k->tune_dir);
+    k->tune_seconds = TUNE_SECONDS;
+    const char *tune = getenv("TUNEKIT_TUNE"), *secs = getenv("TUNEKIT_TUNE_SECONDS");
+    if (tune && *tune && strcmp(tune, "0") != 0)
+        k->tune_on = 1;
+    if (secs && *secs && atof(secs) > 0)
+        k->tune_seconds = atof(secs);
     const char *list = getenv("TUNEKIT_CAPTURE");
     if (!bad && list && capture_listed(d, list)) {
         const char *dir = getenv("TUNEKIT_CAPTURE_DIR"), *max = getenv("TUNEKIT_CAPTURE_MAX_BYTES");
@@ -212,7 +222,7 @@ static int dtype_index(const tk_kernel_desc *d, const char *dtype)
     return -1;
 }
 
-static double distance(const long long *a, const long long *b, int n)
+double rt_problem_distance(const long long *a, const long long *b, int n)
 {
     double s = 0;
     for (int i = 0; i < n; i++) {
@@ -248,7 +258,7 @@ static const tk_kernel_entry *lookup(const tk_kernel_desc *d, const char *device
         const tk_kernel_entry *e = &d->entries[i];
         if (strcmp(e->device, model) != 0 || strcmp(e->dtype, dtype) != 0)
             continue;
-        double dist = distance(e->problem, problem, d->n_fields);
+        double dist = rt_problem_distance(e->problem, problem, d->n_fields);
         if (!pick || dist < pick_d) {
             pick = e;
             pick_d = dist;
@@ -321,11 +331,12 @@ static int eval_int(const tk_kernel *k, const expr *x, const char *src, const va
     expr_error e;
     if (expr_eval(x, slots, &v, &e) != 0)
         return rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: %s '%s': %s", k->d->family, k->d->op, what,
-                    src, e.message);
+                       src, e.message);
     if (v.kind != VALUE_INT || v.i < lo || v.i > hi)
         return rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: %s '%s' gives %s%lld, out of [%lld, %lld]",
-                    k->d->family, k->d->op, what, src, v.kind == VALUE_INT ? "" : "a non-integer ",
-                    v.kind == VALUE_INT ? (long long)v.i : 0LL, lo, hi);
+                       k->d->family, k->d->op, what, src,
+                       v.kind == VALUE_INT ? "" : "a non-integer ",
+                       v.kind == VALUE_INT ? (long long)v.i : 0LL, lo, hi);
     *out = v.i;
     return 0;
 }
@@ -341,12 +352,22 @@ static unsigned plan_hash(int device, int dt, const long long *problem, int n)
     return (unsigned)(h ^ (h >> 32)) & 255u;
 }
 
-/* The config text a device gets for a dtype and problem. */
-static const char *config_for(const tk_kernel_desc *d, const device_info *dev, int dt,
-                              const long long *problem)
+/* The config text a device gets for a dtype and problem: the table's, when it has entries of
+ * the device (by name); else the winner tuned on this machine for the exact problem
+ * (runtime_tune.c, copied into buf[len]); else the table's nearest. *known: whether the
+ * device's own entries or a tuned winner gave it (else a launch may start a tuner). */
+static const char *config_for(const tk_kernel *k, const device_info *dev, int dt,
+                              const long long *problem, char *buf, size_t len, int *known)
 {
+    const tk_kernel_desc *d = k->d;
     const tk_kernel_entry *e = lookup(d, dev->name, dev->cc_major, dev->cc_minor, dev->sm_count,
                                       d->dtypes[dt].name, problem);
+    *known = 1;
+    if (e && strcmp(e->device, dev->name) == 0)
+        return e->config;
+    if (rt_online_winner(k->tune_dir, d, dev->name, dt, problem, buf, len))
+        return buf;
+    *known = 0;
     return e ? e->config : d->default_config;
 }
 
@@ -364,18 +385,21 @@ static void buffer_counts(const tk_kernel *k, const value *slots, long long *cou
     }
 }
 
-/* Builds the plan of (device, dtype, problem). k->mu held. */
+/* Builds the plan of (device, dtype, problem): of the config given, else the one config_for
+ * gives. k->mu held. */
 static plan *make_plan(tk_kernel *k, int device, int dt, const long long *problem,
-                       tk_status *st)
+                       const char *given, tk_status *st)
 {
     const tk_kernel_desc *d = k->d;
     device_info dev;
-    char err[512];
+    char err[512], tuned[1024];
     if (cuda_device_describe(device, &dev, err, sizeof err) != 0) {
         *st = rt_fail(TK_ERR_CUDA, "%s", err);
         return NULL;
     }
-    const char *config = config_for(d, &dev, dt, problem);
+    int known = 1;
+    const char *config = given ? given : config_for(k, &dev, dt, problem, tuned, sizeof tuned,
+                                                    &known);
     value slots[512];
     char strings[64][128];
     if (k->n_slots > 512 || d->n_params > 64) {
@@ -396,6 +420,7 @@ static plan *make_plan(tk_kernel *k, int device, int dt, const long long *proble
     memcpy(p->problem, problem, (size_t)d->n_fields * sizeof *p->problem);
     p->device = device;
     p->dtype = dt;
+    p->tune = !known && k->tune_on ? TUNE_WANTED : TUNE_NONE;
     for (int s = 0; s < d->n_steps; s++) {
         const tk_kernel_step *ts = &d->steps[s];
         const parsed_step *ps = &k->steps[s];
@@ -481,23 +506,72 @@ fail:
 
 /* The capture of p's launch, before it (docs/runtime.md): never fails the launch. A stream
  * being captured into a CUDA graph cannot be waited for: the next launch tries again. */
-static void capture_launch(tk_kernel *k, plan *p, char *dir, long long max, void **args,
-                           cudaStream_t stream)
+/* Whether work queued on stream is being captured into a CUDA graph (it cannot be waited for). */
+static int stream_in_graph(cudaStream_t stream)
 {
     enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
     if (cudaStreamIsCapturing(stream, &cs) != cudaSuccess || cs != cudaStreamCaptureStatusNone) {
         cudaGetLastError();
+        return 1;
+    }
+    return 0;
+}
+
+static void capture_launch(tk_kernel *k, plan *p, char *dir, long long max, void **args,
+                           cudaStream_t stream)
+{
+    if (stream_in_graph(stream)) {
         pthread_mutex_lock(&k->mu);
         p->captured = 0;
         pthread_mutex_unlock(&k->mu);
         free(dir);
         return;
     }
-    capture_job j = {k->d, p->dtype, p->problem, p->count, p->v->config, args, 1, stream};
+    capture_job j = {k->d, p->dtype, p->problem, p->count, p->v->config, args, 1, stream,
+                     NULL, 0, 0};
     char err[1400];
     if (capture_write(dir, max, &j, err, sizeof err) < 0)
         fprintf(stderr, "libtunekit: %s\n", err);
     free(dir);
+}
+
+/* Starts a tuner on p's problem (runtime_tune.c), before its first launch: the capture reads
+ * the inputs. Never fails the launch; a stream being captured into a CUDA graph waits for the
+ * next launch. */
+static void tune_launch(tk_kernel *k, plan *p, void **args, cudaStream_t stream)
+{
+    tune_job *job = NULL;
+    int again = stream_in_graph(stream);
+    if (!again)
+        job = rt_tune_begin(k, p->device, p->dtype, p->problem, p->count, p->v->config, args,
+                            stream);
+    rt_clear_error();
+    pthread_mutex_lock(&k->mu);
+    p->job = job;
+    if (again)
+        p->tune = TUNE_WANTED;
+    pthread_mutex_unlock(&k->mu);
+}
+
+/* The tuner started on p's problem has ended: a plan of its winner takes p's place at the
+ * head of the chain (p stays, a launch may still be using it). p, when there is no winner or
+ * it is p's own config, or its plan cannot be built. k->mu held. */
+static plan *take_tuned(tk_kernel *k, plan *p, unsigned h)
+{
+    p->replaced = 1;
+    const char *won = p->job->config;
+    if (!won[0] || strcmp(won, p->v->config) == 0)
+        return p;
+    tk_status st;
+    plan *q = make_plan(k, p->device, p->dtype, p->problem, won, &st);
+    if (!q) {
+        rt_clear_error();
+        return p;
+    }
+    q->captured = p->captured;
+    q->next = k->table[h];
+    k->table[h] = q;
+    return q;
 }
 
 /* A call's dtype (NULL: the first) as an index, and its problem, checked. */
@@ -536,10 +610,12 @@ tk_status tk_kernel_launch_dtype(tk_kernel *k, const char *dtype, const long lon
     while (p && (p->device != device || p->dtype != dt ||
                  memcmp(p->problem, problem, (size_t)d->n_fields * sizeof *problem) != 0))
         p = p->next;
-    if (!p && (p = make_plan(k, device, dt, problem, &st)) != NULL) {
+    if (!p && (p = make_plan(k, device, dt, problem, NULL, &st)) != NULL) {
         p->next = k->table[h];
         k->table[h] = p;
     }
+    if (p && p->job && !p->replaced && __atomic_load_n(&p->job->done, __ATOMIC_ACQUIRE))
+        p = take_tuned(k, p, h);
     char *capture = NULL;
     long long capture_max = 0;
     if (p && k->capture_dir && !p->captured) {
@@ -547,11 +623,16 @@ tk_status tk_kernel_launch_dtype(tk_kernel *k, const char *dtype, const long lon
         capture = strdup(k->capture_dir);
         capture_max = k->capture_max;
     }
+    int tune = p && p->tune == TUNE_WANTED;
+    if (tune)
+        p->tune = TUNE_STARTED;
     pthread_mutex_unlock(&k->mu);
     if (!p)
         return st;
     if (capture)
         capture_launch(k, p, capture, capture_max, args, stream);
+    if (tune)
+        tune_launch(k, p, args, stream);
     /* the variables' contents, then the steps' launches, in order on the stream */
     for (int i = 0; i < d->n_args; i++) {
         if (!p->var[i])
@@ -605,7 +686,9 @@ tk_status tk_kernel_prepare(tk_kernel *k, const char *device, int cc_major, int 
     dev.cc_minor = cc_minor;
     dev.sm_count = sm_count;
     dev.max_threads_per_block = 1024;
-    const char *cfg = config_for(d, &dev, dt, problem);
+    char tuned[1024];
+    int known;
+    const char *cfg = config_for(k, &dev, dt, problem, tuned, sizeof tuned, &known);
     if (config)
         snprintf(config, len, "%s", cfg);
     value slots[512];
@@ -678,10 +761,81 @@ tk_status tk_kernel_capture_host(tk_kernel *k, const char *dir, const char *dtyp
     pthread_mutex_lock(&k->mu);
     long long max = k->capture_dir ? k->capture_max : LLONG_MAX;
     pthread_mutex_unlock(&k->mu);
-    capture_job j = {d, dt, problem, count, d->default_config, args, 0, 0};
+    capture_job j = {d, dt, problem, count, d->default_config, args, 0, 0, NULL, 0, 0};
     char err[1400];
     if (capture_write(dir, max, &j, err, sizeof err) != 0)
         return rt_fail(TK_ERR_INVALID_ARGUMENT, "%s", err);
+    rt_clear_error();
+    return TK_OK;
+}
+
+tk_status tk_kernel_tune(tk_kernel *k, int on, const char *dir, double seconds)
+{
+    if (!k)
+        return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_tune: k is NULL");
+    char abs[PATH_MAX];
+    if (dir && !*dir)
+        return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_tune: an empty folder name");
+    if (dir && dir[0] != '/') {
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd) ||
+            snprintf(abs, sizeof abs, "%s/%s", cwd, dir) >= (int)sizeof abs)
+            return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_tune: the folder %s: %s", dir,
+                           errno ? strerror(errno) : "path too long");
+    } else if (dir) {
+        snprintf(abs, sizeof abs, "%s", dir);
+    } else {
+        rt_tune_dir(abs, sizeof abs);
+    }
+    pthread_mutex_lock(&k->mu);
+    snprintf(k->tune_dir, sizeof k->tune_dir, "%s", abs);
+    k->tune_on = on != 0;
+    k->tune_seconds = seconds > 0 ? seconds : TUNE_SECONDS;
+    pthread_mutex_unlock(&k->mu);
+    rt_clear_error();
+    return TK_OK;
+}
+
+tk_status tk_kernel_config(tk_kernel *k, const char *dtype, const long long *problem,
+                           char *config, size_t len, int *tuning)
+{
+    if (!k || !problem || !config || !len)
+        return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_config: a NULL argument");
+    const tk_kernel_desc *d = k->d;
+    int dt;
+    tk_status bad = check_call(k, dtype, problem, &dt);
+    if (bad != TK_OK)
+        return bad;
+    int device;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e != cudaSuccess)
+        return rt_fail(TK_ERR_CUDA, "cudaGetDevice: %s", cudaGetErrorString(e));
+    unsigned h = plan_hash(device, dt, problem, d->n_fields);
+    pthread_mutex_lock(&k->mu);
+    plan *p = k->table[h];
+    while (p && (p->device != device || p->dtype != dt ||
+                 memcmp(p->problem, problem, (size_t)d->n_fields * sizeof *problem) != 0))
+        p = p->next;
+    if (p) {
+        snprintf(config, len, "%s", p->v->config);
+        if (tuning)
+            *tuning = p->tune == TUNE_WANTED ||
+                      (p->job && !__atomic_load_n(&p->job->done, __ATOMIC_ACQUIRE));
+    }
+    pthread_mutex_unlock(&k->mu);
+    if (p) {
+        rt_clear_error();
+        return TK_OK;
+    }
+    /* not launched yet: what its first launch would take */
+    device_info dev;
+    char err[512], tuned[1024];
+    int known;
+    if (cuda_device_describe(device, &dev, err, sizeof err) != 0)
+        return rt_fail(TK_ERR_CUDA, "%s", err);
+    snprintf(config, len, "%s", config_for(k, &dev, dt, problem, tuned, sizeof tuned, &known));
+    if (tuning)
+        *tuning = 0;
     rt_clear_error();
     return TK_OK;
 }

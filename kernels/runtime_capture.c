@@ -275,6 +275,16 @@ static int fill_capture(const char *tmp, long long max_bytes, const capture_job 
         put_config(f, j->config);
         fputc('\n', f);
     }
+    if (j->n_start > 0) {
+        /* tuning at run time (runtime_tune.c): a transfer search from the table's winners */
+        fprintf(f, "search:\n  strategy: transfer\n  budget: { seconds: %g }\n  start:\n",
+                j->budget_seconds);
+        for (int i = 0; i < j->n_start; i++) {
+            fputs("    - ", f);
+            put_quoted(f, j->start[i]);
+            fputc('\n', f);
+        }
+    }
     int any = 0;
     for (int i = 0; i < d->n_args; i++) {
         const tk_kernel_arg *a = &d->args[i];
@@ -294,6 +304,25 @@ static int fill_capture(const char *tmp, long long max_bytes, const capture_job 
     return 0;
 }
 
+/* The leaf of a capture's folder, <dtype>-<field>=<value>...; -1 when too long. */
+static int capture_leaf(const tk_kernel_desc *d, int dt, const long long *problem, char *leaf,
+                        size_t len)
+{
+    int n = snprintf(leaf, len, "%s", d->dtypes[dt].name);
+    for (int k = 0; k < d->n_fields && n < (int)len; k++)
+        n += snprintf(leaf + n, len - (size_t)n, "-%s=%lld", d->fields[k], problem[k]);
+    return n < (int)len ? 0 : -1;
+}
+
+int capture_folder(const char *dir, const tk_kernel_desc *d, int dt, const long long *problem,
+                   char *out, size_t len)
+{
+    char leaf[1024];
+    if (capture_leaf(d, dt, problem, leaf, sizeof leaf) != 0)
+        return -1;
+    return snprintf(out, len, "%s/%s.%s/%s", dir, d->family, d->op, leaf) < (int)len ? 0 : -1;
+}
+
 int capture_write(const char *dir, long long max_bytes, const capture_job *j, char *err,
                   size_t len)
 {
@@ -305,14 +334,11 @@ int capture_write(const char *dir, long long max_bytes, const capture_job *j, ch
         return -1;
     }
     char folder[PATH_MAX], leaf[1024], target[PATH_MAX], tmp[PATH_MAX];
-    int n = snprintf(leaf, sizeof leaf, "%s", d->dtypes[j->dt].name);
-    for (int k = 0; k < d->n_fields && n < (int)sizeof leaf; k++)
-        n += snprintf(leaf + n, sizeof leaf - (size_t)n, "-%s=%lld", d->fields[k],
-                      j->problem[k]);
+    int bad = capture_leaf(d, j->dt, j->problem, leaf, sizeof leaf);
     pthread_mutex_lock(&mu);
     unsigned s = serial++;
     pthread_mutex_unlock(&mu);
-    if (n >= (int)sizeof leaf ||
+    if (bad ||
         snprintf(folder, sizeof folder, "%s/%s.%s", dir, d->family, d->op) >= (int)sizeof folder ||
         snprintf(target, sizeof target, "%s/%s", folder, leaf) >= (int)sizeof target ||
         snprintf(tmp, sizeof tmp, "%s/.%s.%ld.%u", folder, leaf, (long)getpid(), s) >=

@@ -36,6 +36,23 @@ typedef struct variant {
     struct variant *next;
 } variant;
 
+/* A tuner started on a problem (runtime_tune.c), shared by its plan and the thread waiting
+ * for it; freed by the last of them. */
+typedef struct tune_job {
+    int refs;                /* atomic */
+    int done;                /* atomic: the tuner has ended; config then holds its winner */
+    char config[1024];       /* ... or "" when the database has none */
+    int pid;
+    const tk_kernel_desc *d;
+    int dt;
+    long long *problem;
+    char device[256];
+    char tune_dir[PATH_MAX];
+    char lock[PATH_MAX];     /* the lock file the tuner holds while it runs */
+} tune_job;
+
+enum { TUNE_NONE, TUNE_WANTED, TUNE_STARTED };
+
 /* What a launch of one (device, dtype, problem) does. */
 typedef struct plan {
     int device, dtype;
@@ -47,6 +64,9 @@ typedef struct plan {
     size_t var_bytes[MAX_ARGS];        /* ... and how many bytes the launch copies there */
     long long count[MAX_ARGS];         /* per buffer: its elements (-1: not known) */
     int captured;            /* capture on: its launch was captured (or is being) */
+    int tune;                /* TUNE_*: whether its first launch starts a tuner */
+    tune_job *job;           /* the tuner started, or NULL */
+    int replaced;            /* a plan of the tuner's winner has replaced it in the table */
     struct plan *next;       /* hash chain */
 } plan;
 
@@ -65,6 +85,9 @@ struct tk_kernel {
     int cc_info_arch;        /* the architecture cc_info was probed for, 0: none yet */
     char *capture_dir;       /* capture on (absolute), else NULL */
     long long capture_max;   /* its limit in bytes */
+    char tune_dir[PATH_MAX]; /* where winners tuned on this machine are (runtime_tune.c) */
+    int tune_on;             /* a launch on a device the table does not know starts a tuner */
+    double tune_seconds;     /* its budget per problem */
 };
 
 /* Sets the calling thread's message (tk_kernel_error) and returns st (runtime_error.c). */
@@ -121,6 +144,9 @@ typedef struct capture_job {
                                       pointers), read on stream; 0: every buffer's entry is the
                                       address of a host pointer */
     cudaStream_t stream;
+    const char *const *start;      /* tuning at run time: the search's start configs, */
+    int n_start;                   /* written as search.start (0: no search section) */
+    double budget_seconds;         /* ... and its budget */
 } capture_job;
 
 /* Writes the capture of j under dir/<family>.<op>/<dtype>-<field>=<value>...: the inputs and
@@ -131,9 +157,32 @@ typedef struct capture_job {
 int capture_write(const char *dir, long long max_bytes, const capture_job *j, char *err,
                   size_t len);
 
+/* The folder capture_write writes j's problem into: dir/<family>.<op>/<dtype>-<field>=<v>...
+ * 0, or -1 when the path is too long. */
+int capture_folder(const char *dir, const tk_kernel_desc *d, int dt, const long long *problem,
+                   char *out, size_t len);
+
 /* Whether $TUNEKIT_CAPTURE's list ("all", or "family.op" and "op" items, comma-separated)
  * names d. */
 int capture_listed(const tk_kernel_desc *d, const char *list);
+
+/* ---- tuning at run time (runtime_tune.c) ---- */
+
+/* The tune folder: $TUNEKIT_TUNE_DIR, else "online" beside the compile cache. */
+void rt_tune_dir(char *out, size_t len);
+/* The winner that the tune folder's database holds for this kernel, device (by name), dtype and
+ * exact problem, into config[len]: 1, or 0 when there is none (no database, no SQLite). */
+int rt_online_winner(const char *tune_dir, const tk_kernel_desc *d, const char *device, int dt,
+                     const long long *problem, char *config, size_t len);
+/* Captures the launch's problem into the tune folder with a search of its own and starts a
+ * tuner on it in a process of its own (docs/runtime.md). k->mu not held. The job, or NULL when
+ * none was started (a note in the tune folder says why, where it can). */
+tune_job *rt_tune_begin(tk_kernel *k, int device, int dt, const long long *problem,
+                        const long long *count, const char *config, void **args,
+                        cudaStream_t stream);
+void rt_tune_job_release(tune_job *j);
+/* The distance of two problems on a log scale (the lookup's). */
+double rt_problem_distance(const long long *a, const long long *b, int n);
 
 /* Bytes of an element type ("f32" 4, "bf16" 2, "u8" 1), 0 when unknown. */
 size_t rt_type_size(const char *t);

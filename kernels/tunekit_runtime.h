@@ -172,6 +172,28 @@ tk_status tk_kernel_capture(tk_kernel *k, const char *dir, long long max_bytes);
 tk_status tk_kernel_capture_host(tk_kernel *k, const char *dir, const char *dtype,
                                  const long long *problem, void **args);
 
+/* Tuning at run time (docs/runtime.md): a launch on a GPU the table has no entry of (for the
+ * launch's dtype) takes the winner tuned on this machine before, for its exact problem, from
+ * the tune folder's database (dir/results.db; SQLite is loaded at run time), whether tuning is
+ * on or not. With on, a launch that finds none there starts tuning that problem: its inputs
+ * are captured into dir (as tk_kernel_capture does) with a transfer search starting from the
+ * table's winners nearest to this GPU, and `tuner run` tunes it in a process of its own (a
+ * variant that faults, hangs or computes wrong results is the tuner's to isolate), within
+ * seconds (<= 0: 60) of search; its output goes to tune.log in the capture's folder. Meanwhile
+ * the launch uses the table's nearest config; once the tuner has ended, the next launch of the
+ * problem uses its winner. One tuner per problem at a time, across processes. The tuner
+ * started is $TUNEKIT_TUNER, else the one of this build or install, else `tuner` on the PATH.
+ * dir NULL: $TUNEKIT_TUNE_DIR, else "online" beside the compile cache (~/.cache/tunekit/online).
+ * Also turned on at tk_kernel_open by $TUNEKIT_TUNE=1 (budget $TUNEKIT_TUNE_SECONDS).
+ * `tuner db merge dir/results.db` brings the winners into a project's results. */
+tk_status tk_kernel_tune(tk_kernel *k, int on, const char *dir, double seconds);
+
+/* The config the current device runs for dtype (NULL: the first) and problem: the one its
+ * launches use now, or the one its first launch will take. *tuning (may be NULL): 1 while a
+ * tuner started by this process works on the problem. */
+tk_status tk_kernel_config(tk_kernel *k, const char *dtype, const long long *problem,
+                           char *config, size_t len, int *tuning);
+
 /* The calling thread's last error message ("" when none). Valid until its next call. */
 const char *tk_kernel_error(void);
 
