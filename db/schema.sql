@@ -71,6 +71,15 @@ CREATE TABLE IF NOT EXISTS configs (
 -- row failed; on an ok row it is a note: "raced: ..." when racing stopped its timing early, the
 -- runs it had showing it surely slower than the best by more than the space's race margin
 -- (docs/time-to-tune.md; it then has fewer than min_runs runs, all kept).
+-- Energy (schema version 7, docs/energy.md): an ok row measured with the space's measure.energy
+-- on carries energy_j, the joules one run of the variant used (the board's energy counter read
+-- over a window of back-to-back runs, divided by their count), power_w, the board's average
+-- power over that window (W), energy_window_ms, the window's length, and at the window's end
+-- sm_mhz and mem_mhz (the clocks), temp_c (the GPU's temperature) and throttle (NVML's clock
+-- event reasons, a bit mask, 0: none). All NULL when not measured (every row before version 7)
+-- and on every row that is not ok; a NULL within a measured row is a reading the board did not
+-- give (energy_j never is). They come last, in this order, as the migration from version 6 adds
+-- them.
 CREATE TABLE IF NOT EXISTS evaluations (
   id           INTEGER PRIMARY KEY,
   run_id       INTEGER NOT NULL REFERENCES runs(id),
@@ -89,6 +98,13 @@ CREATE TABLE IF NOT EXISTS evaluations (
   frac_copy    REAL,
   seq          INTEGER NOT NULL DEFAULT 0,   -- order of evaluation within its run (convergence plots)
   created_at   TEXT NOT NULL,
+  energy_j     REAL CHECK (energy_j IS NULL OR energy_j > 0),   -- J per run
+  power_w      REAL,                         -- W, average over the window
+  energy_window_ms REAL,                     -- ms the counter was read over
+  sm_mhz       INTEGER,                      -- clocks at the window's end
+  mem_mhz      INTEGER,
+  temp_c       INTEGER,                      -- degrees C at the window's end
+  throttle     INTEGER,                      -- clock event reasons (bit mask)
   UNIQUE (device_id, problem_id, config_id, kernel_hash),
   CHECK (status <> 'ok' OR (median_us > 0 AND n_runs > 0))
 );

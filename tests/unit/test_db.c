@@ -6,8 +6,9 @@
  * order, export -> import -> export identity, loading with the sqlite3 shell), its compressed
  * form (.sql.xz: the same identity byte for byte, truncated or corrupt files refused), the card
  * of a GPU model that recorded a problem (replay), idempotent import and merge, db_check on a
- * clean and on a planted-inconsistent database, and a problem's flops through the version-5
- * migration, dumps and merges. */
+ * clean and on a planted-inconsistent database, a problem's flops through the version-5
+ * migration, dumps and merges, and an evaluation's energy (version 7) stored, read back, ranked
+ * by the energy and edp winners, carried by dumps and merges and added by the migration. */
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include "check.h"
 #include "db/db.h"
 #include "db/db_xz.h"
+#include "core/objective.h"
 
 static char tmpdir[256];
 
@@ -439,7 +441,10 @@ static void test_migration(void)
     CHECK(evals > 0 && samples > 0);
     CHECK(raw_exec(v1, "PRAGMA foreign_keys = OFF; BEGIN;"
                        "DROP VIEW best;"
-                       "CREATE TABLE ev1 AS SELECT * FROM evaluations;"
+                       "CREATE TABLE ev1 AS SELECT id, run_id, device_id, problem_id, config_id,"
+                       " kernel_hash, status, error, median_us, min_us, max_us, mean_us, stddev_us,"
+                       " ci_lo_us, ci_hi_us, n_runs, gbps, frac_copy, seq, created_at"
+                       " FROM evaluations;"
                        "DROP TABLE evaluations;"
                        "CREATE TABLE evaluations (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL"
                        " REFERENCES runs(id), device_id INTEGER NOT NULL REFERENCES devices(id),"
@@ -1227,9 +1232,13 @@ static void test_import_more(void)
                          "INSERT INTO nosuch(a) VALUES (1);\n");
     CHECK(db_import(d, tmp("bad.sql"), err, sizeof err) == -1);
     CHECK(strstr(err, "bad.sql': line 4: no such table: nosuch") != NULL);
-    spit(tmp("future.sql"), "-- tunekit dump, schema version 7\nBEGIN;\nCOMMIT;\n");
+    char future[128], future_err[64];
+    snprintf(future, sizeof future, "-- tunekit dump, schema version %d\nBEGIN;\nCOMMIT;\n",
+             DB_SCHEMA_VERSION + 1);
+    snprintf(future_err, sizeof future_err, "schema version %d", DB_SCHEMA_VERSION + 1);
+    spit(tmp("future.sql"), future);
     CHECK(db_import(d, tmp("future.sql"), err, sizeof err) == -1);
-    CHECK(strstr(err, "schema version 7") != NULL);
+    CHECK(strstr(err, future_err) != NULL);
     CHECK(db_import(d, tmp("nothing.sql"), err, sizeof err) == -1);
     after = dump_of(d);
     CHECK(same_text(before, after));
@@ -1894,6 +1903,194 @@ done:
     db_close(e);
 }
 
+static int collect_best(void *ctx, const best_row *row)
+{
+    best_row *out = ctx;
+    if (strcmp(row->shape, "n=1024,offset=0") == 0) {
+        *out = *row;
+        out->config = strdup(row->config);
+    }
+    return 0;
+}
+
+/* The winner of n=1024 under objective o into *r (r->config malloc'd: the caller frees), the
+ * problems without energy into *none. 0 or -1. */
+static int winner_by(db *d, int o, best_row *r, int64_t *none)
+{
+    memset(r, 0, sizeof *r);
+    return db_each_best_by(d, o, NULL, NULL, NULL, collect_best, r, none);
+}
+
+/* An evaluation's energy (schema version 7): stored with an ok result whose joules > 0 (each
+ * reading the board did not give as NULL; nothing on a result not ok), read back by
+ * db_find_evaluation (the replay backend's answer), ranked by db_each_best_by (energy, edp and
+ * time winners, ties by config text, problems without energy counted), carried byte for byte by
+ * export and import and by merge, held to db_check's invariants, and added by the migration from
+ * version 6 (every row kept, NULL energy). */
+static void test_energy(void)
+{
+    char err[512];
+    int64_t dev, run, prob, prob2;
+    db *d = one_problem_db("energy.db", "GPU-en", &dev, &run, &prob), *e = NULL;
+    char *text = NULL, *text2 = NULL;
+    best_row r;
+    int64_t none = -1;
+    if (!d)
+        return;
+    /* time winner c (no energy), energy winner b (tied with d on energy: config text), edp
+     * winner a (0.004 J x 11 us against b's 0.0035 J x 13 us) */
+    double sa[3] = {10, 11, 12}, sb[3] = {12, 13, 14}, sc[3] = {9, 10, 11}, sd[3] = {12, 13, 14};
+    eval_result a = ok_result(sa, 3), b = ok_result(sb, 3), c = ok_result(sc, 3);
+    eval_result dd = ok_result(sd, 3), f = bad_result(EVAL_INVALID, "wrong");
+    a.energy = (eval_energy){0.004, 363.5, 200, 1980, 2619, 51, 4};
+    b.energy = (eval_energy){0.0035, 269.25, 150, 0, 0, 0, -1};
+    dd.energy = b.energy;
+    f.energy = a.energy;
+    CHECK(db_put_evaluation(d, run, dev, prob, "b=a", "h", &a, 12288, 3000, 0, err, sizeof err) == 0);
+    CHECK(db_put_evaluation(d, run, dev, prob, "b=d", "h", &dd, 12288, 3000, 1, err, sizeof err) == 0);
+    CHECK(db_put_evaluation(d, run, dev, prob, "b=b", "h", &b, 12288, 3000, 2, err, sizeof err) == 0);
+    CHECK(db_put_evaluation(d, run, dev, prob, "b=c", "h", &c, 12288, 3000, 3, err, sizeof err) == 0);
+    CHECK(db_put_evaluation(d, run, dev, prob, "b=f", "h", &f, 12288, 3000, 4, err, sizeof err) == 0);
+    /* a second problem measured without energy */
+    CHECK(db_put_problem(d, "elementwise.mul", "f32", "n=2048,offset=0", 2048, 24576, 2048, 0,
+                         &prob2, err, sizeof err) == 0);
+    CHECK(db_put_evaluation(d, run, dev, prob2, "b=a", "h", &c, 24576, 3000, 5, err, sizeof err) == 0);
+    CHECK(q_int(d, "SELECT count(energy_j) FROM evaluations") == 3);
+    CHECK(q_int(d, "SELECT count(*) FROM evaluations WHERE status <> 'ok' AND (energy_j IS NOT NULL"
+                   " OR power_w IS NOT NULL OR throttle IS NOT NULL)") == 0);
+    CHECK(q_double(d, "SELECT energy_j FROM evaluations e JOIN configs c ON c.id = e.config_id"
+                      " WHERE c.text = 'b=a'") == 0.004);
+    CHECK_STR(q_text(d, "SELECT quote(sm_mhz) || ',' || quote(mem_mhz) || ',' || quote(temp_c) ||"
+                        " ',' || quote(throttle) || ',' || quote(energy_window_ms) FROM evaluations"
+                        " e JOIN configs c ON c.id = e.config_id WHERE c.text = 'b=b'"),
+              "NULL,NULL,NULL,NULL,150.0");
+    CHECK(db_check(d, err, sizeof err) == 0);
+
+    /* read back as the replay backend answers */
+    eval_result got;
+    CHECK(db_find_evaluation(d, "GPU-en", "elementwise.mul", "f32", "n=1024,offset=0", "b=a",
+                             &got) == 1);
+    CHECK(got.energy.joules == 0.004 && got.energy.power_w == 363.5 &&
+          got.energy.window_ms == 200 && got.energy.sm_mhz == 1980 && got.energy.mem_mhz == 2619 &&
+          got.energy.temp_c == 51 && got.energy.throttle == 4);
+    eval_result_clear(&got);
+    CHECK(db_find_evaluation(d, "GPU-en", "elementwise.mul", "f32", "n=1024,offset=0", "b=b",
+                             &got) == 1);
+    CHECK(got.energy.joules == 0.0035 && got.energy.sm_mhz == 0 && got.energy.throttle == -1);
+    eval_result_clear(&got);
+    CHECK(db_find_evaluation(d, "GPU-en", "elementwise.mul", "f32", "n=1024,offset=0", "b=c",
+                             &got) == 1);
+    CHECK(got.energy.joules == 0 && got.energy.power_w == 0 && got.energy.throttle == -1);
+    eval_result_clear(&got);
+
+    /* the winners */
+    CHECK_STR(db_objective_sql(OBJECTIVE_TIME), "e.median_us");
+    CHECK_STR(db_objective_sql(OBJECTIVE_ENERGY), "e.energy_j");
+    CHECK_STR(db_objective_sql(OBJECTIVE_EDP), "e.energy_j * e.median_us");
+    CHECK(winner_by(d, OBJECTIVE_TIME, &r, &none) == 0);
+    CHECK_STR(r.config, "b=c");
+    CHECK(r.median_us == 10 && r.score == 10 && r.energy_j == 0 && none == 0);
+    free((char *)r.config);
+    CHECK(winner_by(d, OBJECTIVE_ENERGY, &r, &none) == 0);
+    CHECK_STR(r.config, "b=b");
+    CHECK(r.score == 0.0035 && r.energy_j == 0.0035 && r.power_w == 269.25 && r.median_us == 13);
+    CHECK(none == 1);   /* n=2048 has no energy: no winner */
+    free((char *)r.config);
+    CHECK(winner_by(d, OBJECTIVE_EDP, &r, &none) == 0);
+    CHECK_STR(r.config, "b=a");
+    CHECK(fabs(r.score - 0.044) < 1e-12 && none == 1);
+    free((char *)r.config);
+    CHECK(winner_by(d, OBJECTIVE_ENERGY, &r, NULL) == 0);   /* the count may be left out */
+    free((char *)r.config);
+
+    /* export -> import -> export, the energy with it; the rows without energy as before */
+    text = dump_of(d);
+    CHECK(text && strstr(text, "('b=a','ok',NULL,'[11.0,10.0,12.0,11.0,0.3333333333333333,10.89,"
+                               "11.11,1.1170909090909091,0.0003723636363636364,0.004,363.5,200.0,"
+                               "1980,2619,51,4]'") != NULL);
+    CHECK(text && strstr(text, "0.0035,269.25,150.0,null,null,null,null]'") != NULL);
+    CHECK(text && strstr(text, "('b=c','ok',NULL,'[10.0,9.0,11.0,10.0,0.3333333333333333,9.9,10.1,"
+                               "1.2288,0.0004096]'") != NULL);
+    CHECK(dump_to_file(d, tmp("energy.sql")) == 0);
+    CHECK(db_open(tmp("energy2.db"), 1, &e, err, sizeof err) == 0);
+    if (!e)
+        goto done;
+    CHECK(db_import(e, tmp("energy.sql"), err, sizeof err) == 0);
+    text2 = dump_of(e);
+    CHECK(same_text(text, text2));
+    CHECK(q_int(e, "SELECT count(energy_j) FROM evaluations") == 3);
+    db_close(e);
+    e = NULL;
+    /* a summary import (no samples) keeps the energy too */
+    const char *one[1] = {tmp("energy.sql")};
+    setenv("TUNEKIT_DUMP_CACHE", "off", 1);
+    CHECK(db_open_dumps_summary(one, 1, NULL, &e, err, sizeof err) == 0);
+    if (e)
+        CHECK(q_int(e, "SELECT count(energy_j) FROM evaluations") == 3 &&
+              count(e, "samples") == 0);
+    db_close(e);
+    e = NULL;
+    /* merge */
+    CHECK(db_open(tmp("energy3.db"), 1, &e, err, sizeof err) == 0);
+    if (!e)
+        goto done;
+    CHECK(db_merge(e, tmp("energy.db"), err, sizeof err) == 0);
+    CHECK(q_int(e, "SELECT count(energy_j) FROM evaluations") == 3);
+    CHECK(q_int(e, "SELECT throttle FROM evaluations e JOIN configs c ON c.id = e.config_id"
+                   " WHERE c.text = 'b=a'") == 4);
+    db_close(e);
+    e = NULL;
+
+    /* the invariants: energy readings only on ok rows with energy_j; the CHECK on energy_j */
+    CHECK(raw_exec(tmp("energy3.db"), "UPDATE evaluations SET power_w = 5 WHERE status <> 'ok'") == 0);
+    CHECK(raw_exec(tmp("energy3.db"), "UPDATE evaluations SET energy_j = 0 WHERE energy_j > 0") == -1);
+    CHECK(raw_exec(tmp("energy3.db"), "UPDATE evaluations SET energy_j = 'x' WHERE energy_j > 0") == 0);
+    CHECK(db_open_readonly(tmp("energy3.db"), &e, err, sizeof err) == 0);
+    if (e) {
+        CHECK(db_check(e, err, sizeof err) == 1);
+        CHECK(strstr(err, "1 evaluation(s) with energy readings but not ok or without energy_j") != NULL);
+        CHECK(strstr(err, "3 evaluation(s) with an energy reading that is not a number") != NULL);
+    }
+    db_close(e);
+    e = NULL;
+
+    /* version 6: evaluations had no energy; the migration adds the columns, every row kept */
+    db_close(d);
+    d = NULL;
+    CHECK(raw_exec(tmp("energy.db"), "BEGIN; ALTER TABLE evaluations DROP COLUMN energy_j;"
+                   " ALTER TABLE evaluations DROP COLUMN power_w;"
+                   " ALTER TABLE evaluations DROP COLUMN energy_window_ms;"
+                   " ALTER TABLE evaluations DROP COLUMN sm_mhz;"
+                   " ALTER TABLE evaluations DROP COLUMN mem_mhz;"
+                   " ALTER TABLE evaluations DROP COLUMN temp_c;"
+                   " ALTER TABLE evaluations DROP COLUMN throttle;"
+                   " PRAGMA user_version = 6; COMMIT;") == 0);
+    CHECK(db_open_readonly(tmp("energy.db"), &d, err, sizeof err) == -1);
+    CHECK(strstr(err, "schema version 6 is older") != NULL);
+    CHECK(db_open(tmp("energy.db"), 0, &d, err, sizeof err) == 0);
+    if (!d)
+        goto done;
+    CHECK(q_int(d, "PRAGMA user_version") == DB_SCHEMA_VERSION);
+    CHECK(q_int(d, "SELECT count(*) FROM pragma_table_info('evaluations') WHERE name IN"
+                   " ('energy_j','power_w','energy_window_ms','sm_mhz','mem_mhz','temp_c',"
+                   "'throttle')") == 7);
+    CHECK(count(d, "evaluations") == 6 && count(d, "samples") == 15);
+    CHECK(q_int(d, "SELECT count(energy_j) FROM evaluations") == 0);
+    CHECK(db_check(d, err, sizeof err) == 0);
+    /* with the CHECK of a new table, and storing energy again */
+    CHECK(raw_exec(tmp("energy.db"), "UPDATE evaluations SET energy_j = -1") == -1);
+    CHECK(db_put_evaluation(d, run, dev, prob, "b=g", "h", &a, 12288, 3000, 6, err, sizeof err) == 0);
+    CHECK(q_int(d, "SELECT count(energy_j) FROM evaluations") == 1);
+    CHECK(winner_by(d, OBJECTIVE_ENERGY, &r, &none) == 0);
+    CHECK_STR(r.config, "b=g");
+    free((char *)r.config);
+done:
+    free(text);
+    free(text2);
+    db_close(d);
+    db_close(e);
+}
+
 /* The hand-written fixture of plain INSERTs (no header, no schema) imports, idempotently. */
 static void test_fixture(void)
 {
@@ -1940,6 +2137,7 @@ int main(void)
     test_shell_load();
     test_fixture();
     test_flops();
+    test_energy();
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", tmpdir);

@@ -1,8 +1,8 @@
 /* test_report.c: unit tests of the report's pure parts: device slugs, size labels, heading
  * anchors, the classic default written like a space's config (report_compare.c), the Markdown +
  * HTML twin writer (escaping, inline markup, tables, images), and the analysis (importance
- * spreads, slices, the most important parameter, group ranking, histograms) over a hand-made
- * problem. The whole command is tested over the synthetic fixture by tests/cli/report.sh. */
+ * spreads, slices, the most important parameter, group ranking, histograms, the Pareto front of
+ * time and energy) over a hand-made problem. The whole command is tested over the synthetic fixture by tests/cli/report.sh. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,9 +129,10 @@ static int v0[] = {0, 1}, v1[] = {1, 1}, v2[] = {0, 0}, v3[] = {0, 2}, v4[] = {1
 static void test_analysis(void)
 {
     rp_param params[2] = {{"a", 2, a_vals}, {"b", 3, b_vals}};
+    /* time, then energy per run (0: not measured) */
     rp_variant vars[6] = {
-        {"a=1,b=y", v0, 10.0}, {"a=2,b=y", v1, 10.5}, {"a=1,b=x", v2, 11.0},
-        {"a=1,b=z", v3, 12.0}, {"a=2,b=x", v4, 15.0}, {"a=2,b=z", v5, 40.0},
+        {"a=1,b=y", v0, 10.0, 5.0}, {"a=2,b=y", v1, 10.5, 4.0}, {"a=1,b=x", v2, 11.0, 4.5},
+        {"a=1,b=z", v3, 12.0, 3.0}, {"a=2,b=x", v4, 15.0, 0}, {"a=2,b=z", v5, 40.0, 3.0},
     };
     rp_problem p;
     memset(&p, 0, sizeof p);
@@ -174,10 +175,16 @@ static void test_analysis(void)
     int bins[4];
     rp_histogram(&p, 2.0, 4, bins);    /* log bins of [1, 2]; 4x lands in the last bin */
     CHECK(bins[0] == 3 && bins[1] == 1 && bins[2] == 1 && bins[3] == 1);
+    /* the Pareto front of time and energy: 11 us at 4.5 J loses to 10.5 us at 4 J, 40 us at 3 J
+     * to 12 us at 3 J; the config without energy is not on it */
+    unsigned char front[6] = {9, 9, 9, 9, 9, 9};
+    CHECK(rp_pareto(&p, front) == 3);
+    CHECK(front[0] == 1 && front[1] == 1 && front[2] == 0 && front[3] == 1 && front[4] == 0 &&
+          front[5] == 0);
     /* one value only: no spread */
     rp_param single[1] = {{"c", 1, a_vals}};
     int z[1] = {0};
-    rp_variant one[1] = {{"c=1", z, 3.0}};
+    rp_variant one[1] = {{"c=1", z, 3.0, 0}};
     rp_problem q;
     memset(&q, 0, sizeof q);
     q.n_params = 1;

@@ -497,6 +497,87 @@ static void test_race_and_playoff(void)
     wp_buf_free(&b);
 }
 
+/* Energy (docs/energy.md) travels both ways: the window on the request, the figures on an ok
+ * result; left out when off or not measured; malformed or out-of-range figures refused. */
+static void test_energy(void)
+{
+    char text[] = "n=1024,offset=0";
+    problem p;
+    memset(&p, 0, sizeof p);
+    p.text = text;
+    eval_request r;
+    memset(&r, 0, sizeof r);
+    r.kernel = "elementwise";
+    r.op = "mul";
+    r.dtype = "f32";
+    r.problem = &p;
+    r.config = "a=1";
+    r.measure = (measure_settings){ .warmup = 3, .min_runs = 10, .max_runs = 200, .rel_ci = 0.01,
+                                    .energy_s = 0.25 };
+    wp_buf b = { 0 };
+    wp_msg m;
+    wp_eval e;
+    char err[256];
+    CHECK(wp_format_eval(&b, &r) == 0);
+    CHECK(parse_line(&b, &m) == 0);
+    CHECK(wp_parse_eval(&m, &e, err, sizeof err) == 0);
+    CHECK(e.measure.energy_s == 0.25);
+    wp_msg_clear(&m);
+    r.measure.energy_s = 0;
+    CHECK(wp_format_eval(&b, &r) == 0);
+    CHECK(strstr(b.s, "energy") == NULL);
+    CHECK(parse_line(&b, &m) == 0);
+    CHECK(wp_parse_eval(&m, &e, err, sizeof err) == 0);
+    CHECK(e.measure.energy_s == 0);
+    wp_msg_clear(&m);
+    CHECK(parse_text("eval\tkernel=x\top=y\tdtype=f32\tproblem=n=1\tconfig=a=1\tseed=1"
+                     "\tvalidate=1\ttolerance_scale=1\twarmup=1\tmin_runs=1\tmax_runs=2"
+                     "\trel_ci=0.1\tcold=1\tmax_seconds=1\tenergy_s=61", &m, err, sizeof err) == 0);
+    CHECK(wp_parse_eval(&m, &e, err, sizeof err) == -1);
+    CHECK(strstr(err, "energy_s") != NULL);
+    wp_msg_clear(&m);
+
+    double s1[] = {100.0, 101.0, 99.5};
+    eval_result res, back;
+    memset(&res, 0, sizeof res);
+    res.status = EVAL_OK;
+    res.samples = s1;
+    res.n_samples = 3;
+    res.energy = (eval_energy){ .joules = 0.0421875, .power_w = 421.875, .window_ms = 251.5,
+                                .sm_mhz = 1980, .mem_mhz = 2619, .temp_c = 47, .throttle = 4 };
+    CHECK(wp_format_result(&b, &res) == 0);
+    CHECK(parse_line(&b, &m) == 0);
+    CHECK(wp_parse_result(&m, &back, err, sizeof err) == 0);
+    CHECK(back.energy.joules == 0.0421875 && back.energy.power_w == 421.875);
+    CHECK(back.energy.window_ms == 251.5 && back.energy.sm_mhz == 1980);
+    CHECK(back.energy.mem_mhz == 2619 && back.energy.temp_c == 47 && back.energy.throttle == 4);
+    eval_result_clear(&back);
+    wp_msg_clear(&m);
+    res.energy.joules = 0;   /* not measured: left out, read as 0 */
+    CHECK(wp_format_result(&b, &res) == 0);
+    CHECK(strstr(b.s, "energy") == NULL);
+    CHECK(parse_line(&b, &m) == 0);
+    CHECK(wp_parse_result(&m, &back, err, sizeof err) == 0);
+    CHECK(back.energy.joules == 0 && back.energy.power_w == 0);
+    eval_result_clear(&back);
+    wp_msg_clear(&m);
+    const char *bad[] = {
+        "result\tstatus=ok\terror=\tsamples=1\tenergy=0,400,250,1,1,1,0",
+        "result\tstatus=ok\terror=\tsamples=1\tenergy=0.1,400,250,1,1,1",
+        "result\tstatus=ok\terror=\tsamples=1\tenergy=0.1,-4,250,1,1,1,0",
+        "result\tstatus=ok\terror=\tsamples=1\tenergy=0.1,400,250,1,1,1,0x",
+        "result\tstatus=ok\terror=\tsamples=1\tenergy=nan,400,250,1,1,1,0",
+        "result\tstatus=invalid\terror=wrong\tsamples=\tenergy=0.1,400,250,1,1,1,0",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        CHECK(parse_text(bad[i], &m, err, sizeof err) == 0);
+        CHECK(wp_parse_result(&m, &back, err, sizeof err) == -1);
+        CHECK(strstr(err, "energy") != NULL);
+        wp_msg_clear(&m);
+    }
+    wp_buf_free(&b);
+}
+
 /* What fuzzing found (tests/fuzz/fuzz_protocol.c): a value quoted in an error, unescaped, could
  * hold a line break, and the error then spanned two lines. */
 static void test_errors_one_line(void)
@@ -515,6 +596,7 @@ int main(void)
 {
     test_errors_one_line();
     test_race_and_playoff();
+    test_energy();
     test_escaping();
     test_malformed();
     test_numbers();

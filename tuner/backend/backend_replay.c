@@ -1,7 +1,10 @@
 /* backend_replay.c: the replay backend. Answers evaluations from recorded measurements (a dump
  * under db/results/ or a database file) as if on the recorded device, so strategies, resume, the
  * header and reports run for real without a GPU. A config that was never recorded is answered
- * EVAL_UNRECORDED (never invented, never stored).
+ * EVAL_UNRECORDED (never invented, never stored). An answer carries what was recorded of the
+ * config: its samples, statistics and energy measurement (schema version 7; none when it was
+ * measured without), so a run over a replayed dump stores the energy again and a search by
+ * energy or edp ranks the recorded readings.
  *
  * A playoff is answered with each contender's recorded runs (their medians are the recorded
  * ones, so replay's winners are the recording's).

@@ -35,6 +35,7 @@ typedef struct cli_options {
     int n_backends;
     const char *devices;         /* --devices */
     const char *against;         /* --against */
+    const char *objective;       /* --objective time|energy|edp (NULL: the space's, or time) */
     const char *transfer[64];    /* every --transfer-from */
     int n_transfer;
     const char *shard;           /* --shard K/N */

@@ -1,6 +1,7 @@
 /* cmd_results.c: the commands that read and publish what was measured: `tuner best`, `tuner
  * header` (kernels/tuned_configs.h, or a user kernel's own header), `tuner db` (export, import,
- * merge, check, info), `tuner devices` and `tuner report`. */
+ * merge, check, info), `tuner devices` and `tuner report`. best, header and report choose each
+ * problem's winner by --objective (time, energy or edp; docs/energy_objectives.md). */
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "backend/backend.h"
 #include "cli.h"
 #include "core/files.h"
+#include "core/objective.h"
 #include "core/throughput.h"
 #include "db/db.h"
 #include "db/db_peers.h"
@@ -20,18 +22,43 @@
 #include "space/space.h"
 #include "space/space_user.h"
 
+/* The objective of --objective (time when not given). */
+static objective cli_objective(void)
+{
+    int o = opt.objective ? objective_parse(opt.objective) : OBJECTIVE_TIME;
+    return o < 0 ? OBJECTIVE_TIME : (objective)o;
+}
+
+/* The one line that says how many problems have no winner under an energy objective. */
+static void say_no_energy(const char *cmd, objective o, int64_t n)
+{
+    if (n > 0)
+        fprintf(stderr, "tuner %s: %lld problem%s without energy measured, no winner under "
+                "--objective %s\n", cmd, (long long)n, n == 1 ? "" : "s", objective_name(o));
+}
+
 /* ---- best ---- */
 typedef struct best_ctx {
     const char *format;
     int n;
     db *d;
     int with_flops;   /* the table: some row has flops, so every row names its unit */
+    int with_energy;  /* the table: some row has energy, so it has the energy columns */
 } best_ctx;
 
-static int best_count_flops(void *ctx, const best_row *r)
+static int best_count_columns(void *ctx, const best_row *r)
 {
-    *(int *)ctx |= r->flops > 0;
+    best_ctx *b = ctx;
+    b->with_flops |= r->flops > 0;
+    b->with_energy |= r->energy_j > 0;
     return 0;
+}
+
+/* A reading for csv (empty when not measured) or json (null). */
+static void put_reading(double v, const char *fmt, int json)
+{
+    if (v > 0) printf(fmt, v);
+    else if (json) printf("null");
 }
 
 static void json_string(const char *s)
@@ -56,11 +83,16 @@ static int best_print(void *ctx, const best_row *r)
     throughput t = db_best_throughput(r);
     if (strcmp(b->format, "csv") == 0) {
         if (b->n == 0)
-            printf("device,op,dtype,shape,config,median_us,gbps,frac_copy,tflops,frac_peak%s\n",
+            printf("device,op,dtype,shape,config,median_us,gbps,frac_copy,tflops,frac_peak,"
+                   "energy_j,power_w%s\n",
                    opt.compare ? ",default_us,gain_over_default,peer,peer_us,speedup_over_peer" : "");
         printf("\"%s\",%s,%s,\"%s\",\"%s\",%.4f,%.2f,%.4f,", r->device, r->op, r->dtype, r->shape,
                r->config, r->median_us, r->gbps, r->frac_copy);
         if (t.flops) printf("%.4f,%.4f", t.rate, t.frac); else printf(",");
+        printf(",");
+        put_reading(r->energy_j, "%.6g", 0);
+        printf(",");
+        put_reading(r->power_w, "%.2f", 0);
         if (opt.compare)
             printf(",%.4f,%.4f,\"%s\",%.4f,%.4f", c.default_us, gain, c.peer, c.peer_us, vs_peer);
         printf("\n");
@@ -74,6 +106,10 @@ static int best_print(void *ctx, const best_row *r)
         printf(", \"median_us\": %.4f, \"gbps\": %.2f, \"frac_copy\": %.4f", r->median_us, r->gbps, r->frac_copy);
         if (t.flops) printf(", \"tflops\": %.4f, \"frac_peak\": %.4f", t.rate, t.frac);
         else printf(", \"tflops\": null, \"frac_peak\": null");
+        printf(", \"energy_j\": ");
+        put_reading(r->energy_j, "%.6g", 1);
+        printf(", \"power_w\": ");
+        put_reading(r->power_w, "%.2f", 1);
         if (opt.compare) {
             printf(", \"default_us\": %.4f, \"gain_over_default\": %.4f, \"peer\": ", c.default_us, gain);
             json_string(c.peer);
@@ -87,6 +123,7 @@ static int best_print(void *ctx, const best_row *r)
             printf("%-24s %-18s %-5s %-22s %10s", "device", "op", "dtype", "shape", "median_us");
             if (b->with_flops) printf(" %16s %-16s", "throughput", " share");
             else printf(" %8s %6s", "GB/s", "%copy");
+            if (b->with_energy) printf(" %10s %7s", "J/run", "W");
             if (opt.compare) printf(" %10s %6s %10s %6s", "default_us", "gain", "peer_us", "vs_peer");
             printf("  config\n");
         }
@@ -94,6 +131,8 @@ static int best_print(void *ctx, const best_row *r)
         if (b->with_flops && t.frac > 0) printf(" %8.*f %-7s %5.1f%% %-9s", t.digits, t.rate, t.unit, 100.0 * t.frac, t.ceiling);
         else if (b->with_flops) printf(" %8.*f %-7s %6s %-9s", t.digits, t.rate, t.unit, "-", "");   /* peak or copy rate unknown */
         else printf(" %8.1f %6.1f", t.rate, 100.0 * t.frac);
+        if (b->with_energy && r->energy_j > 0) printf(" %10.4g %7.1f", r->energy_j, r->power_w);
+        else if (b->with_energy) printf(" %10s %7s", "-", "-");
         if (opt.compare) {
             if (c.default_us > 0) printf(" %10.2f %5.2fx", c.default_us, gain); else printf(" %10s %6s", "-", "-");
             if (c.peer_us > 0) printf(" %10.2f %5.2fx", c.peer_us, vs_peer); else printf(" %10s %6s", "-", "-");
@@ -111,15 +150,18 @@ int cmd_best(void)
     char err[1024];
     db *d;
     if (db_open_readonly(path, &d, err, sizeof err) != 0) return fail(err);
-    best_ctx b = { opt.format ? opt.format : "table", 0, d, 0 };
+    best_ctx b = { opt.format ? opt.format : "table", 0, d, 0, 0 };
+    objective o = cli_objective();
+    int64_t no_energy = 0;
     int rc = strcmp(b.format, "table") == 0
-                 ? db_each_best(d, opt.device, opt.op, opt.dtype, best_count_flops, &b.with_flops)
+                 ? db_each_best_by(d, o, opt.device, opt.op, opt.dtype, best_count_columns, &b, NULL)
                  : 0;
-    if (rc == 0) rc = db_each_best(d, opt.device, opt.op, opt.dtype, best_print, &b);
+    if (rc == 0) rc = db_each_best_by(d, o, opt.device, opt.op, opt.dtype, best_print, &b, &no_energy);
     if (strcmp(b.format, "json") == 0) printf(b.n ? "\n]\n" : "[]\n");
     db_close(d);
     if (rc != 0) return fail("reading the best view failed");
-    if (b.n == 0 && strcmp(b.format, "table") == 0) fprintf(stderr, "tuner best: no ok evaluation matches\n");
+    say_no_energy("best", o, no_energy);
+    if (b.n == 0 && no_energy == 0 && strcmp(b.format, "table") == 0) fprintf(stderr, "tuner best: no ok evaluation matches\n");
     return EXIT_OK;
 }
 
@@ -195,11 +237,14 @@ int cmd_header(void)
         int got = sp ? add_dumps(&g, results, inputs, 0, 64) : -1;
         n = got >= 0 ? got : add_committed_dumps(&g, inputs, 0, 64);
     }
-    int rc = sp ? header_user_generate(sp, inputs, n, out, &text, err, sizeof err)
-                : header_generate(inputs, n, &text, err, sizeof err);
+    objective o = cli_objective();
+    int64_t no_energy = 0;
+    int rc = sp ? header_user_generate(sp, inputs, n, o, out, &text, &no_energy, err, sizeof err)
+                : header_generate(inputs, n, o, &text, &no_energy, err, sizeof err);
     globfree(&g);
     user_space_free(sp);
     if (rc != 0) return fail(err);
+    say_no_energy("header", o, no_energy);
     if (opt.check) {
         char *have = file_read(out, NULL);
         int same = have && strcmp(have, text) == 0;
@@ -362,11 +407,13 @@ int cmd_report(void)
     if (opt.db) inputs[n++] = opt.db;
     for (int i = 0; i < opt.n_args && n < 64; i++) inputs[n++] = opt.args[i];
     if (n == 0) n = add_committed_dumps(&g, inputs, n, 64);
+    int64_t no_energy = 0;
     report_options o = { inputs, n, opt.device, opt.out ? opt.out : "reports", opt.quiet ? NULL : stdout,
-                         opt.all_problems };
+                         opt.all_problems, cli_objective(), &no_energy };
     char err[4096];
     int rc = report_generate(&o, err, sizeof err);
     globfree(&g);
+    if (rc == 0) say_no_energy("report", o.objective, no_energy);
     if (rc == 2) { fprintf(stderr, "tuner report: %s\n", err); return EXIT_BAD_INPUT; }
     return rc == 0 ? EXIT_OK : fail(err);
 }

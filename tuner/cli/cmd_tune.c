@@ -11,6 +11,7 @@
 #include "backend/backend.h"
 #include "build/variant.h"
 #include "cli.h"
+#include "core/objective.h"
 #include "ops/user_kernel.h"
 #include "run/run.h"
 #include "search/strategies_cmd.h"
@@ -59,7 +60,8 @@ int cmd_run(void)
                       opt.strategy, opt.budget_evals, opt.budget_seconds, opt.seed,
                       !opt.quiet && isatty(2), opt.quiet ? NULL : stdout, opt.warm_start,
                       (int)opt.jobs, opt.cache, opt.compiler, opt.shard_k, opt.shard_n,
-                      opt.transfer, opt.n_transfer, opt.race };
+                      opt.transfer, opt.n_transfer, opt.race,
+                      opt.objective ? objective_parse(opt.objective) : -1 };
     run_summary sum;
     int rc = run_space(&o, &sum, err, sizeof err);
     for (int i = 0; specs && i < n_specs; i++) free(specs[i]);
@@ -82,6 +84,12 @@ int cmd_run(void)
                    sum.transfer_from[0] ? ", starting from the winners in " : "", sum.transfer_from);
         if (sum.unrecorded) printf(", %lld not recorded in the replay source", (long long)sum.unrecorded);
         printf("\n");
+        if (sum.energy_s > 0)
+            printf("tuner: objective %s; energy measured over %g s windows: %lld of %lld ok "
+                   "evaluations%s\n", objective_name((objective)sum.objective), sum.energy_s,
+                   (long long)sum.with_energy, (long long)(sum.with_energy + sum.without_energy),
+                   sum.without_energy ? " (the others: no NVML, or a window the energy counter "
+                                        "did not move in twice; docs/energy.md)" : "");
         if (sum.race_margin > 0)
             printf("tuner: racing at %g%%: %lld evaluation%s stopped early; %lld playoff%s "
                    "(%lld changed the winner)\n", 100.0 * sum.race_margin, (long long)sum.raced,
@@ -226,6 +234,11 @@ int cmd_space(void)
     }
     int dev_constraints = 0;
     printf("search:      %s", sp->search.strategy);
+    if (sp->search.objective != OBJECTIVE_TIME)
+        printf(", objective %s (energy over %g s windows)", objective_name(sp->search.objective),
+               sp->measure.energy_s > 0 ? sp->measure.energy_s : ENERGY_DEFAULT_S);
+    else if (sp->measure.energy_s > 0)
+        printf(", energy measured over %g s windows", sp->measure.energy_s);
     if (sp->search.n_start > 0)
         printf(", %d start config%s (search.start)", sp->search.n_start,
                sp->search.n_start == 1 ? "" : "s");

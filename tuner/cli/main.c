@@ -9,6 +9,7 @@
 #include <string.h>
 #include "build/pool.h"
 #include "cli.h"
+#include "core/objective.h"
 #include "core/stats.h"
 #include "run/run.h"
 #include "worker/worker.h"
@@ -86,6 +87,10 @@ static int parse_args(const char *cmd, int argc, char **argv, const char *allowe
             bad = run_parse_shard(v, &opt.shard_k, &opt.shard_n) != 0;
         }
         else if (strcmp(a, "--strategy") == 0) opt.strategy = v;
+        else if (strcmp(a, "--objective") == 0) {
+            opt.objective = v;
+            bad = objective_parse(v) < 0;
+        }
         else if (strcmp(a, "--budget-evals") == 0) bad = parse_i64(v, &opt.budget_evals) || opt.budget_evals < 0;
         else if (strcmp(a, "--budget-seconds") == 0) bad = parse_f64(v, &opt.budget_seconds) || opt.budget_seconds < 0;
         else if (strcmp(a, "--race") == 0) bad = parse_f64(v, &opt.race) || !(opt.race >= 0 && opt.race < 1);
@@ -131,7 +136,8 @@ static const command commands[] = {
       "tuner run SPACE [--db PATH] [--backend cuda|cuda:N|replay:DUMP]... [--devices all|0,2,3]\n"
       "                [--shard K/N] [--strategy NAME] [--budget-evals N] [--budget-seconds S]\n"
       "                [--race MARGIN] [--seed N] [--warm-start] [--transfer-from DUMP]...\n"
-      "                [--jobs N] [--cache DIR] [--compiler nvrtc|nvcc] [-q]\n"
+      "                [--jobs N] [--cache DIR] [--compiler nvrtc|nvcc]\n"
+      "                [--objective time|energy|edp] [-q]\n"
       "  Tunes every op, dtype and problem of SPACE on the backend's device, storing every\n"
       "  evaluation in the database (default tunekit.db). Re-running resumes: what the database\n"
       "  already holds for this device, problem, config and kernel source is skipped.\n"
@@ -144,6 +150,10 @@ static const command commands[] = {
       "  by more than the margin (the space's measure.race, default 0.05; --race overrides it,\n"
       "  0 turns it off); then the configs within the margin of the best play off, re-timed\n"
       "  interleaved, and the playoff picks the winner (docs/time-to-tune.md).\n"
+      "  --objective (the space's search.objective, default time) is what the search\n"
+      "  minimises: time, energy (joules per run) or edp (energy x time); energy and edp\n"
+      "  measure every config's energy (measure.energy, default 1 s windows, NVML) and\n"
+      "  turn racing and the playoff off (docs/energy.md).\n"
       "  --warm-start tries first the winners the database holds for other GPUs (nearest\n"
       "  compute capability first).\n"
       "  --devices all|0,2,3 runs a worker per GPU: the GPUs of one model share its problems,\n"
@@ -178,21 +188,23 @@ static const command commands[] = {
       "  With --backend, constraints that read device attributes are applied for its device." },
     { "best", cmd_best,
       "tuner best [--db PATH|DUMP.sql] [--op OP] [--dtype DT] [--device NAME] [--format table|csv|json]\n"
-      "           [--compare]\n"
-      "  The winning config per device, op, dtype and problem (the database's `best` view).\n"
+      "           [--compare] [--objective time|energy|edp]\n"
+      "  The winning config per device, op, dtype and problem (the database's `best` view; with\n"
+      "  --objective energy or edp, the least energy per run or energy x time, docs/energy.md).\n"
       "  A problem with flops (a user kernel's kernel.flops) shows TFLOP/s and the share of the\n"
       "  GPU's FP32 peak (FP64 for f64) instead of GB/s and the share of the copy rate; csv and\n"
       "  json give tflops and frac_peak beside gbps and frac_copy.\n"
       "  --compare adds the classic default config's time measured in the same run and its gain,\n"
       "  and the fastest reference library recorded by scripts/peers.py and the speedup over it." },
     { "header", cmd_header,
-      "tuner header [-o FILE] [--check] [--db PATH] [DUMP...]\n"
-      "tuner header --space SPACE [-o FILE] [--check] [--db PATH] [DUMP...]\n"
+      "tuner header [-o FILE] [--check] [--db PATH] [--objective time|energy|edp] [DUMP...]\n"
+      "tuner header --space SPACE [-o FILE] [--check] [--db PATH] [--objective ...] [DUMP...]\n"
       "  Writes the tuned-config header (default kernels/tuned_configs.h) from the dumps\n"
       "  (default db/results/*.sql.xz and *.sql). --check exits 1 when FILE differs from what\n"
       "  would be written. With --space, the header of a user kernel's winners (default SPACE's\n"
       "  name + _tuned.h, from the dumps in results/ beside SPACE, else db/results/): self-contained,\n"
-      "  with a run-time lookup and compile-time #defines (docs/user-kernels.md)." },
+      "  with a run-time lookup and compile-time #defines (docs/user-kernels.md).\n"
+      "  --objective writes the winners of that objective (default time; docs/energy.md)." },
     { "db", cmd_db,
       "tuner db export [--db PATH] [-o FILE]    deterministic SQL text dump (default: stdout);\n"
       "                                         FILE ending in .xz: compressed (xz -9e), as the\n"
@@ -207,7 +219,7 @@ static const command commands[] = {
       "  recorded in the database or in the committed dumps (db/results/)." },
     { "report", cmd_report,
       "tuner report [-o DIR] [--device NAME|SLUG|UUID] [--db PATH|DUMP.sql] [DUMP...]\n"
-      "             [--all-problems] [-q]\n"
+      "             [--all-problems] [--objective time|energy|edp] [-q]\n"
       "  Writes DIR/<device>/index.html, its Markdown twin README.md and SVG figures (default DIR\n"
       "  reports) from the dumps (default db/results/*.sql.xz): per op, dtype and problem the tuned\n"
       "  config, its time, GB/s, share of the copy ceiling (TFLOP/s and share of the GPU's peak\n"
@@ -242,14 +254,14 @@ static const command commands[] = {
 #define N_COMMANDS (int)(sizeof commands / sizeof commands[0])
 
 static const char *const allowed_options[] = {
-    /* run */     " db backend devices shard strategy budget-evals budget-seconds race seed warm-start jobs cache compiler transfer-from q ",
+    /* run */     " db backend devices shard strategy objective budget-evals budget-seconds race seed warm-start jobs cache compiler transfer-from q ",
     /* compile */ " cc backend jobs cache compiler q ",
     /* space */   " backend cc ",
-    /* best */    " db op dtype device format compare ",
-    /* header */  " o output check db space q ",
+    /* best */    " db op dtype device format compare objective ",
+    /* header */  " o output check db space objective q ",
     /* db */      " db o output q ",
     /* devices */ " db ",
-    /* report */  " o output db device all-problems q ",
+    /* report */  " o output db device all-problems objective q ",
     /* strategies */ " replay seeds budget strategy op dtype format transfer-from ",
     /* retime */  " db against backend rounds repeat format cache q ",
 };

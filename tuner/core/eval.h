@@ -38,6 +38,9 @@ typedef struct measure_settings {
                                 invalidation leaves it) */
     double timeout_s;        /* watchdog per evaluation */
     double max_seconds;      /* stop timing an evaluation after this much GPU time (>= min_runs) */
+    double energy_s;         /* the energy window (docs/energy.md): after the timing, the config
+                                runs back to back this long while the board's energy counter is
+                                read; 0: energy not measured */
     double race_margin;      /* racing (docs/time-to-tune.md): stop timing a config as soon as its
                                 median is surely above (1 + race_margin) x the problem's best so
                                 far (eval_request.race_us); and the playoff's margin. 0: off */
@@ -79,6 +82,18 @@ typedef struct eval_request {
     const char *playoff_module[EVAL_PLAYOFF_MAX];
 } eval_request;
 
+/* What an evaluation's energy measurement found (docs/energy.md): the worker reads the board's
+ * energy counter through NVML (loaded at run time) while the variant runs back to back for a
+ * window, when the space's measure.energy is on and NVML answers. joules 0: not measured. */
+typedef struct eval_energy {
+    double joules;           /* per run of the variant (J); 0: not measured */
+    double power_w;          /* the board's average power over the window (W) */
+    double window_ms;        /* the window the counter was read over */
+    int sm_mhz, mem_mhz;     /* clocks at the window's end (0: unknown) */
+    int temp_c;              /* GPU temperature at the window's end (0: unknown) */
+    long long throttle;      /* NVML's clock event reasons at the window's end; -1: unknown */
+} eval_energy;
+
 typedef struct eval_result {
     eval_status status;
     char error[1024];
@@ -97,6 +112,7 @@ typedef struct eval_result {
      * ms; 0 when it reused the problem prepared for the evaluation before (or has no worker:
      * replay). */
     double setup_ms;
+    eval_energy energy;      /* ok evaluations with energy on (joules 0 otherwise) */
 } eval_result;
 
 void eval_result_clear(eval_result *r);

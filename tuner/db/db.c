@@ -69,6 +69,19 @@ static const char db_migrate_v4_v5[] = "DROP VIEW IF EXISTS best;\n";
  * this schema. */
 static const char db_migrate_v5_v6[] = "ALTER TABLE problems ADD COLUMN flops INTEGER;\n";
 
+/* Entry 6 gives evaluations their energy columns (schema version 7, all NULL in the rows it
+ * had), in schema.sql's order and with its CHECK, so that a migrated table holds what a new one
+ * does. It names the first column: the columns come from one schema.sql, so a table has all of
+ * them or none. */
+static const char db_migrate_v6_v7[] =
+    "ALTER TABLE evaluations ADD COLUMN energy_j REAL CHECK (energy_j IS NULL OR energy_j > 0);\n"
+    "ALTER TABLE evaluations ADD COLUMN power_w REAL;\n"
+    "ALTER TABLE evaluations ADD COLUMN energy_window_ms REAL;\n"
+    "ALTER TABLE evaluations ADD COLUMN sm_mhz INTEGER;\n"
+    "ALTER TABLE evaluations ADD COLUMN mem_mhz INTEGER;\n"
+    "ALTER TABLE evaluations ADD COLUMN temp_c INTEGER;\n"
+    "ALTER TABLE evaluations ADD COLUMN throttle INTEGER;\n";
+
 static const struct {
     const char *sql;
     const char *table, *column;   /* the column it adds, or NULL */
@@ -79,6 +92,7 @@ static const struct {
     {db_migrate_v3_v4, NULL, NULL},
     {db_migrate_v4_v5, NULL, NULL},
     {db_migrate_v5_v6, "problems", "flops"},
+    {db_migrate_v6_v7, "evaluations", "energy_j"},
 };
 
 static const char *const db_tables[] = {"devices", "runs", "problems", "configs",
@@ -97,13 +111,15 @@ static const char *const db_stmt_sql[DB_STMT_COUNT] = {
     [DB_STMT_PUT_EVAL] =
         "INSERT INTO evaluations(run_id, device_id, problem_id, config_id, kernel_hash,"
         " status, error, median_us, min_us, max_us, mean_us, stddev_us, ci_lo_us, ci_hi_us,"
-        " n_runs, gbps, frac_copy, seq, created_at)"
+        " n_runs, gbps, frac_copy, seq, created_at, energy_j, power_w, energy_window_ms, sm_mhz,"
+        " mem_mhz, temp_c, throttle)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
-        " ?18, ?19)",
+        " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
     [DB_STMT_PUT_SAMPLE] = "INSERT INTO samples(evaluation_id, idx, us) VALUES (?1, ?2, ?3)",
     [DB_STMT_FIND_EVAL] =
         "SELECT e.id, e.status, e.error, e.n_runs, e.median_us, e.min_us, e.max_us, e.mean_us,"
-        " e.stddev_us, e.ci_lo_us, e.ci_hi_us "
+        " e.stddev_us, e.ci_lo_us, e.ci_hi_us, e.energy_j, e.power_w, e.energy_window_ms,"
+        " e.sm_mhz, e.mem_mhz, e.temp_c, e.throttle "
         "FROM evaluations e JOIN devices d ON d.id = e.device_id "
         "JOIN problems p ON p.id = e.problem_id JOIN configs c ON c.id = e.config_id "
         "WHERE d.uuid = ?1 AND p.op = ?2 AND p.dtype = ?3 AND p.shape = ?4 AND c.text = ?5 "

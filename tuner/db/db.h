@@ -14,7 +14,7 @@
 #include "core/eval.h"
 #include "core/throughput.h"
 
-#define DB_SCHEMA_VERSION 6
+#define DB_SCHEMA_VERSION 7
 
 typedef struct db db;
 
@@ -72,8 +72,10 @@ int db_put_playoff(db *d, int64_t run_id, int64_t device_id, int64_t problem_id,
 int db_has_evaluation(db *d, int64_t device_id, int64_t problem_id, const char *config,
                       const char *kernel_hash);
 /* Stores one evaluation and all its samples in one transaction. gbps/frac from bytes and the
- * run's copy_gbps (<= 0: NULL). seq: its order in the run. An existing row for the same natural
- * key is left as it is (returns 0). */
+ * run's copy_gbps (<= 0: NULL). seq: its order in the run. The energy measurement (r->energy,
+ * schema version 7) is stored with an ok result whose energy.joules > 0, each reading the board
+ * did not give (0, or throttle -1) as NULL; NULL columns otherwise. An existing row for the same
+ * natural key is left as it is (returns 0). */
 int db_put_evaluation(db *d, int64_t run_id, int64_t device_id, int64_t problem_id,
                       const char *config, const char *kernel_hash, const eval_result *r,
                       int64_t bytes, double copy_gbps, int64_t seq, char *err, size_t len);
@@ -83,8 +85,8 @@ int db_put_evaluation(db *d, int64_t run_id, int64_t device_id, int64_t problem_
 int db_each_device(db *d, int (*fn)(void *ctx, int64_t id, const device_info *dev), void *ctx);
 
 /* The recorded evaluation for a device (by uuid), op ("family.op"), dtype, shape and config,
- * samples included. Returns 1 found, 0 not recorded, -1 error. kernel_hash: any when NULL
- * (the newest row wins). */
+ * samples and energy included (out->energy as stored: joules 0 and throttle -1 where NULL).
+ * Returns 1 found, 0 not recorded, -1 error. kernel_hash: any when NULL (the newest row wins). */
 int db_find_evaluation(db *d, const char *device_uuid, const char *op, const char *dtype,
                        const char *shape, const char *config, eval_result *out);
 
@@ -109,6 +111,11 @@ typedef struct best_row {
     int64_t bytes, flops;
     int sm_clock_khz;
     double copy_gbps;
+    /* db_each_best and db_each_best_by: the winner's energy per run (J) and average power (W),
+     * 0 when not measured; and its score under the objective it was chosen by (objective.h:
+     * median_us for time) */
+    double energy_j, power_w;
+    double score;
 } best_row;
 
 /* A row of db_each_best's throughput (core/throughput.h): TFLOP/s and the share of its card's
@@ -120,9 +127,27 @@ throughput db_best_throughput(const best_row *r);
 int db_each_best(db *d, const char *device, const char *op, const char *dtype,
                  int (*fn)(void *ctx, const best_row *row), void *ctx);
 
+/* The winners per device (card) and problem under objective o (an enum objective of
+ * core/objective.h, passed as int: db.h leaves the name free for its includers; docs/energy.md),
+ * filtered and ordered as db_each_best. OBJECTIVE_TIME is db_each_best, the view best (the
+ * playoff's winner where there was one). OBJECTIVE_ENERGY: the ok evaluation with the lowest
+ * energy_j; OBJECTIVE_EDP: the lowest energy_j x median_us; ties by config text, then kernel
+ * hash; playoffs do not enter (they time, they do not read the energy counter). A problem whose
+ * ok evaluations on the card have no energy has no winner under energy or edp: it is left out
+ * and counted in *no_energy (may be NULL; 0 under time). */
+int db_each_best_by(db *d, int o, const char *device, const char *op, const char *dtype,
+                    int (*fn)(void *ctx, const best_row *row), void *ctx, int64_t *no_energy);
+
+/* The score of objective o as an SQL expression over an evaluations row aliased e (NULL for a
+ * row the objective cannot rank: no energy measured), for readers that rank evaluations with
+ * SQL of their own (a user kernel's header): "e.median_us", "e.energy_j",
+ * "e.energy_j * e.median_us". It orders rows as objective_score does. */
+const char *db_objective_sql(int o);
+
 /* Of several cards' winners (one model, one problem or header entry), whether the one of
- * median us and config beats the one kept so far: the lower median, then the smaller config
- * text. The header and the report pool a model's cards by it. */
+ * score us (best_row.score: the median under time) and config beats the one kept so far: the
+ * lower score, then the smaller config text. The header and the report pool a model's cards by
+ * it. */
 int db_best_beats(double us, const char *config, double kept_us, const char *kept_config);
 
 /* The ok evaluations of one problem (op, dtype, shape) on every device whose median is within

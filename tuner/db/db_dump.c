@@ -14,7 +14,8 @@
  * the evaluation and its samples. One statement carries up to DUMP_ROWS_PER_STATEMENT evaluations of one (device,
  * problem, run, kernel hash), sorted by config text: what they share is written once, and so
  * is the longest common prefix of their created_at. A row is then the config, status, error,
- * its nine statistics as one JSON array, n_runs, seq, the rest of created_at, and its samples
+ * its nine statistics as one JSON array (and after them, in a row with an energy measurement,
+ * schema version 7, its seven energy readings), n_runs, seq, the rest of created_at, and its samples
  * as indexes into the statement's sorted list of distinct sample values (the timings repeat:
  * CUDA events tick in fixed steps). Samples attach only to the evaluation with the same natural
  * key and created_at (the same measurement) and only when it has none yet, so importing into a
@@ -31,7 +32,8 @@
  * `sqlite3 new.db < dump.sql` loads a dump, as does db_import, which runs only INSERTs and this
  * file's own temporary view, trigger and DROP (the schema is already there) inside one
  * transaction; db_import also takes hand-written SQL files of plain INSERTs over the schema,
- * such as test fixtures, and dumps in the earlier one-INSERT-per-row format. A dump compressed
+ * such as test fixtures, and dumps in the earlier one-INSERT-per-row format; an older dump's
+ * trigger (without the energy) is run as this version's, which reads its rows alike. A dump compressed
  * with xz (.sql.xz, db_xz.h) reads alike: db_read_dump_text gives db_import the text. */
 #include "db_internal.h"
 #include "db_xz.h"
@@ -58,16 +60,39 @@ static const char eval_view_sql[] =
     "created_at_rest,samples) AS SELECT NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,"
     "NULL,NULL,NULL,NULL,NULL,NULL WHERE 0;";
 
-/* stats is [median,min,max,mean,stddev,ci_lo,ci_hi,gbps,frac_copy] (or NULL); samples is a
- * JSON array of indexes into sample_values. The trigger's head and its first statement (the
- * evaluation) are shared with the trigger of a summary import (DB_IMPORT_NO_SAMPLES), which
- * leaves out the second (the samples). */
+/* stats is [median,min,max,mean,stddev,ci_lo,ci_hi,gbps,frac_copy] (or NULL), followed, for a
+ * row with energy (schema version 7), by [energy_j,power_w,energy_window_ms,sm_mhz,mem_mhz,
+ * temp_c,throttle]; samples is a JSON array of indexes into sample_values. The trigger's head
+ * and its first statement (the evaluation) are shared with the trigger of a summary import
+ * (DB_IMPORT_NO_SAMPLES), which leaves out the second (the samples). */
 #define EVAL_TRIGGER_HEAD                                                                       \
     "CREATE TEMP TRIGGER dump_evaluations_insert INSTEAD OF INSERT ON dump_evaluations BEGIN\n"
-#define EVAL_TRIGGER_EVALUATION                                                                 \
+#define EVAL_TRIGGER_COLUMNS                                                                    \
     "INSERT OR IGNORE INTO evaluations(run_id,device_id,problem_id,config_id,kernel_hash,status,"  \
     "error,median_us,min_us,max_us,mean_us,stddev_us,ci_lo_us,ci_hi_us,n_runs,gbps,frac_copy,seq," \
-    "created_at) SELECT r.id,d.id,p.id,c.id,NEW.kernel_hash,NEW.status,NEW.error,"                \
+    "created_at"
+#define EVAL_TRIGGER_VALUES                                                                     \
+    " SELECT r.id,d.id,p.id,c.id,NEW.kernel_hash,NEW.status,NEW.error,"                          \
+    "json_extract(NEW.stats,'$[0]'),json_extract(NEW.stats,'$[1]'),"                             \
+    "json_extract(NEW.stats,'$[2]'),json_extract(NEW.stats,'$[3]'),"                             \
+    "json_extract(NEW.stats,'$[4]'),json_extract(NEW.stats,'$[5]'),"                             \
+    "json_extract(NEW.stats,'$[6]'),NEW.n_runs,json_extract(NEW.stats,'$[7]'),"                  \
+    "json_extract(NEW.stats,'$[8]'),NEW.seq,NEW.created_at_prefix||NEW.created_at_rest"
+#define EVAL_TRIGGER_FROM                                                                       \
+    " FROM devices d,devices rd,runs r,problems p,configs c WHERE d.uuid=NEW.device AND "        \
+    "rd.uuid=NEW.run_device AND r.device_id=rd.id AND r.started_at=NEW.run_started_at AND "      \
+    "p.op=NEW.op AND p.dtype=NEW.dtype AND p.shape=NEW.shape AND c.text=NEW.config;\n"
+/* The energy after the statistics (a row without it has nine: NULLs) */
+#define EVAL_TRIGGER_EVALUATION                                                                 \
+    EVAL_TRIGGER_COLUMNS ",energy_j,power_w,energy_window_ms,sm_mhz,mem_mhz,temp_c,throttle)"     \
+    EVAL_TRIGGER_VALUES ",json_extract(NEW.stats,'$[9]'),json_extract(NEW.stats,'$[10]'),"       \
+    "json_extract(NEW.stats,'$[11]'),json_extract(NEW.stats,'$[12]'),"                           \
+    "json_extract(NEW.stats,'$[13]'),json_extract(NEW.stats,'$[14]'),"                           \
+    "json_extract(NEW.stats,'$[15]')" EVAL_TRIGGER_FROM
+/* The trigger's evaluation as dumps of schema versions 1 to 6 wrote it (no energy): such a dump's
+ * trigger is recognised and replaced by this version's, which reads its rows alike. */
+#define EVAL_TRIGGER_EVALUATION_V6                                                              \
+    EVAL_TRIGGER_COLUMNS ") SELECT r.id,d.id,p.id,c.id,NEW.kernel_hash,NEW.status,NEW.error,"     \
     "json_extract(NEW.stats,'$[0]'),json_extract(NEW.stats,'$[1]'),"                             \
     "json_extract(NEW.stats,'$[2]'),json_extract(NEW.stats,'$[3]'),"                             \
     "json_extract(NEW.stats,'$[4]'),json_extract(NEW.stats,'$[5]'),"                             \
@@ -89,6 +114,8 @@ static const char eval_trigger_sql[] =
     EVAL_TRIGGER_HEAD EVAL_TRIGGER_EVALUATION EVAL_TRIGGER_SAMPLES "END;";
 static const char eval_trigger_no_samples_sql[] =
     EVAL_TRIGGER_HEAD EVAL_TRIGGER_EVALUATION "END;";
+static const char eval_trigger_v6_sql[] =
+    EVAL_TRIGGER_HEAD EVAL_TRIGGER_EVALUATION_V6 EVAL_TRIGGER_SAMPLES "END;";
 
 static const char eval_drop_sql[] = "DROP VIEW dump_evaluations;";
 
@@ -97,8 +124,10 @@ static const char eval_insert_head[] =
     "sample_values,created_at_prefix,config,status,error,stats,n_runs,seq,created_at_rest,"
     "samples) SELECT ";
 
-/* The statements besides INSERTs that db_import runs: exactly these (up to white space). */
-static const char *const dump_temp_sql[] = {eval_view_sql, eval_trigger_sql, eval_drop_sql};
+/* The statements besides INSERTs that db_import runs: exactly these (up to white space; the
+ * trigger of an older dump as this version's, is_dump_trigger). */
+static const char *const dump_temp_sql[] = {eval_view_sql, eval_trigger_sql, eval_trigger_v6_sql,
+                                            eval_drop_sql};
 #define N_DUMP_TEMP_SQL ((int)(sizeof dump_temp_sql / sizeof dump_temp_sql[0]))
 
 /* ---- writing values ---- */
@@ -366,7 +395,8 @@ done:
 static const char eval_select[] =
     "SELECT e.id, d.uuid, rd.uuid, r.started_at, p.op, p.dtype, p.shape, e.kernel_hash,"
     " c.text, e.status, e.error, e.median_us, e.min_us, e.max_us, e.mean_us, e.stddev_us,"
-    " e.ci_lo_us, e.ci_hi_us, e.gbps, e.frac_copy, e.n_runs, e.seq, e.created_at"
+    " e.ci_lo_us, e.ci_hi_us, e.gbps, e.frac_copy, e.n_runs, e.seq, e.created_at, e.energy_j,"
+    " e.power_w, e.energy_window_ms, e.sm_mhz, e.mem_mhz, e.temp_c, e.throttle"
     " FROM evaluations e JOIN runs r ON r.id = e.run_id JOIN devices rd ON rd.id = r.device_id"
     " JOIN devices d ON d.id = e.device_id JOIN problems p ON p.id = e.problem_id"
     " JOIN configs c ON c.id = e.config_id"
@@ -378,6 +408,8 @@ static const char eval_select[] =
 #define EV_STATS 11       /* median, min, max, mean, stddev, ci_lo, ci_hi, gbps, frac_copy */
 #define N_EV_STATS 9
 #define EV_CREATED_AT 22
+#define EV_ENERGY 23      /* energy_j, power_w, window, sm_mhz, mem_mhz, temp_c, throttle */
+#define N_EV_ENERGY 7
 
 /* One evaluation waiting in a chunk. */
 typedef struct eval_row {
@@ -442,20 +474,25 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The row head: 'config','status',error,'[stats]' (NULL when all are NULL),n_runs,seq. */
+/* The row head: 'config','status',error,'[stats]' (NULL when all are NULL; the energy after
+ * the statistics only when the row has some, so a row without reads as version 6 wrote it),
+ * n_runs,seq. */
 static int put_row_head(exporter *x, sqlite3_stmt *ev)
 {
-    int any = 0;
+    int any = 0, energy = 0;
     for (int k = 0; k < N_EV_STATS; k++)
         any |= sqlite3_column_type(ev, EV_STATS + k) != SQLITE_NULL;
+    for (int k = 0; k < N_EV_ENERGY; k++)
+        energy |= sqlite3_column_type(ev, EV_ENERGY + k) != SQLITE_NULL;
+    any |= energy;
     for (int col = EV_CONFIG; col < EV_STATS; col++) {
         if (put_column(x, ev, col) < 0)
             return -1;
         fputc(',', x->out);
     }
     fputs(any ? "'[" : "NULL", x->out);
-    for (int k = 0; any && k < N_EV_STATS; k++) {
-        int col = EV_STATS + k;
+    for (int k = 0; any && k < N_EV_STATS + (energy ? N_EV_ENERGY : 0); k++) {
+        int col = k < N_EV_STATS ? EV_STATS + k : EV_ENERGY + k - N_EV_STATS;
         if (k)
             fputc(',', x->out);
         switch (sqlite3_column_type(ev, col)) {
@@ -813,6 +850,13 @@ static int is_dump_temp_sql(const char *sql, size_t n)
     return 0;
 }
 
+/* 1 when the statement is the evaluations' trigger of this version's export or of an older
+ * one's (versions 1 to 6, without the energy). */
+static int is_dump_trigger(const char *sql, size_t n)
+{
+    return same_sql(sql, n, eval_trigger_sql) || same_sql(sql, n, eval_trigger_v6_sql);
+}
+
 /* The bounds of one dump statement: an INSERT may hold a SELECT (the export's rows refer to each
  * other through sub-selects), so a hostile or broken dump could hold one that never ends (a
  * recursive WITH) or makes a value of gigabytes (randomblob). The export's largest statement
@@ -931,8 +975,10 @@ int db_import_flags(db *d, const char *dump_path, unsigned flags, const char *ke
             is_dump_temp_sql(start, (size_t)(next - start))) {
             const char *sql = start;
             size_t n = (size_t)(next - start);
-            if ((flags & DB_IMPORT_NO_SAMPLES) && same_sql(start, n, eval_trigger_sql)) {
-                sql = eval_trigger_no_samples_sql;
+            if (is_dump_trigger(start, n)) {
+                /* this version's trigger, whichever version's the dump holds */
+                sql = (flags & DB_IMPORT_NO_SAMPLES) ? eval_trigger_no_samples_sql
+                                                     : eval_trigger_sql;
                 n = strlen(sql);
             } else if ((flags & DB_IMPORT_NO_SAMPLES) &&
                        (starts_with_words(start, "INSERT INTO samples") ||

@@ -3,7 +3,8 @@
  * idempotently, reporting the evaluations both hold as different measurements; db_check runs
  * SQLite's integrity and foreign-key checks and tunekit's own invariants (schema version, ok
  * evaluations have their samples and only they do, sample indexes are 0..n-1, natural keys are
- * unique, playoff rows belong to ok evaluations and hold their runs). */
+ * unique, playoff rows belong to ok evaluations and hold their runs, energy readings are numbers
+ * on ok rows with their joules). */
 #include "db_internal.h"
 
 #include <errno.h>
@@ -41,12 +42,15 @@ static const char *const merge_sql[] = {
 
     "INSERT OR IGNORE INTO main.configs(text) SELECT text FROM other.configs ORDER BY text",
 
+    /* with its energy (schema version 7) */
     "INSERT OR IGNORE INTO main.evaluations(run_id, device_id, problem_id, config_id, kernel_hash,"
     " status, error, median_us, min_us, max_us, mean_us, stddev_us, ci_lo_us, ci_hi_us, n_runs,"
-    " gbps, frac_copy, seq, created_at)"
+    " gbps, frac_copy, seq, created_at, energy_j, power_w, energy_window_ms, sm_mhz, mem_mhz,"
+    " temp_c, throttle)"
     " SELECT mr.id, md.id, mp.id, mc.id, e.kernel_hash, e.status, e.error, e.median_us, e.min_us,"
     " e.max_us, e.mean_us, e.stddev_us, e.ci_lo_us, e.ci_hi_us, e.n_runs, e.gbps, e.frac_copy,"
-    " e.seq, e.created_at FROM other.evaluations e"
+    " e.seq, e.created_at, e.energy_j, e.power_w, e.energy_window_ms, e.sm_mhz, e.mem_mhz,"
+    " e.temp_c, e.throttle FROM other.evaluations e"
     " JOIN other.runs r ON r.id = e.run_id JOIN other.devices rd ON rd.id = r.device_id"
     " JOIN other.devices od ON od.id = e.device_id JOIN other.problems op ON op.id = e.problem_id"
     " JOIN other.configs oc ON oc.id = e.config_id"
@@ -255,6 +259,15 @@ static const db_invariant db_invariants[] = {
      NOT_NUMBER("max_us") NOT_NUMBER("mean_us") NOT_NUMBER("stddev_us") NOT_NUMBER("ci_lo_us")
      NOT_NUMBER("ci_hi_us") NOT_NUMBER("gbps") NOT_NUMBER("frac_copy"),
      "evaluation(s) with a statistic that is not a number"},
+    /* the energy (schema version 7): numbers, and only on ok rows, with its joules */
+    {"SELECT count(*) FROM evaluations WHERE 0" NOT_NUMBER("energy_j") NOT_NUMBER("power_w")
+     NOT_NUMBER("energy_window_ms") NOT_NUMBER("sm_mhz") NOT_NUMBER("mem_mhz")
+     NOT_NUMBER("temp_c") NOT_NUMBER("throttle"),
+     "evaluation(s) with an energy reading that is not a number"},
+    {"SELECT count(*) FROM evaluations WHERE (status <> 'ok' OR energy_j IS NULL) AND"
+     " (energy_j IS NOT NULL OR power_w IS NOT NULL OR energy_window_ms IS NOT NULL OR"
+     " sm_mhz IS NOT NULL OR mem_mhz IS NOT NULL OR temp_c IS NOT NULL OR throttle IS NOT NULL)",
+     "evaluation(s) with energy readings but not ok or without energy_j"},
 #undef NOT_NUMBER
     {"SELECT count(*) FROM (SELECT evaluation_id FROM samples GROUP BY evaluation_id"
      " HAVING min(idx) <> 0 OR max(idx) <> count(*) - 1)",

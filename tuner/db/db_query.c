@@ -1,8 +1,11 @@
 /* db_query.c: what readers ask of the database: the stored devices, the recorded evaluation of a
- * config and the card of a GPU model that recorded a problem (the replay backend), a device's
- * copy bandwidth, and the `best` view joined with device attributes, the problem's bytes and
- * flops and the run's copy rate (`tuner best`, `tuner header`), with its throughput. */
+ * config with its energy and the card of a GPU model that recorded a problem (the replay
+ * backend), a device's copy bandwidth, and the winners per card and problem under an objective
+ * (the `best` view for time, the least energy or energy-delay product otherwise) joined with
+ * device attributes, the problem's bytes and flops, the run's copy rate and the winner's energy
+ * (`tuner best`, `tuner header`, `tuner report`), with its throughput. */
 #include "db_internal.h"
+#include "core/objective.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +128,15 @@ int db_find_evaluation(db *d, const char *device_uuid, const char *op, const cha
     out->stats.stddev = sqlite3_column_double(st, 8);
     out->stats.ci_lo = sqlite3_column_double(st, 9);
     out->stats.ci_hi = sqlite3_column_double(st, 10);
+    /* the energy (schema version 7): NULL readings as eval_energy has them unknown */
+    out->energy.joules = sqlite3_column_double(st, 11);
+    out->energy.power_w = sqlite3_column_double(st, 12);
+    out->energy.window_ms = sqlite3_column_double(st, 13);
+    out->energy.sm_mhz = sqlite3_column_int(st, 14);
+    out->energy.mem_mhz = sqlite3_column_int(st, 15);
+    out->energy.temp_c = sqlite3_column_int(st, 16);
+    out->energy.throttle =
+        sqlite3_column_type(st, 17) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 17);
     sqlite3_reset(st);
     if (db_find_samples(d, id, out) < 0) {
         free(out->samples);
@@ -209,27 +221,73 @@ throughput db_best_throughput(const best_row *r)
     return throughput_of(r->bytes, r->flops, r->median_us, r->copy_gbps, &dev, r->dtype);
 }
 
-/* The device filter matches the device's name or its uuid. Several cards of one model share the
- * name: each gets its rows, ordered by uuid after the documented keys. The problem's bytes and
- * flops and the run's copy rate are scalar sub-selects: joined, they made SQLite plan the view
- * otherwise, 1.7 times slower (113 ms against 64 for the H100 dump's whole view). */
-int db_each_best(db *d, const char *device, const char *op, const char *dtype,
-                 int (*fn)(void *ctx, const best_row *row), void *ctx)
+const char *db_objective_sql(int o)
 {
-    static const char sql[] =
-        "SELECT b.device, b.device_uuid, b.op, b.dtype, b.shape, b.config, b.size_key,"
-        " dv.cc_major, dv.cc_minor, dv.sm_count, b.median_us, b.gbps, b.frac_copy,"
-        " (SELECT bytes FROM problems WHERE id = b.problem_id),"
-        " (SELECT flops FROM problems WHERE id = b.problem_id), dv.sm_clock_khz,"
-        " (SELECT r.copy_gbps FROM evaluations e JOIN runs r ON r.id = e.run_id"
-        "  WHERE e.id = b.evaluation_id) "
-        "FROM best b JOIN devices dv ON dv.id = b.device_id "
-        "WHERE (?1 IS NULL OR b.device = ?1 OR b.device_uuid = ?1)"
-        " AND (?2 IS NULL OR b.op = ?2) AND (?3 IS NULL OR b.dtype = ?3) "
-        "ORDER BY b.device, b.op, b.dtype, b.size_key, b.shape, b.device_uuid";
+    switch (o) {
+    case OBJECTIVE_ENERGY:
+        return "e.energy_j";
+    case OBJECTIVE_EDP:
+        return "e.energy_j * e.median_us";
+    default:
+        return "e.median_us";
+    }
+}
+
+/* The winners' SELECT list (the score follows it, last) and filters, shared by the view best
+ * (time) and the energy and edp winners (db_each_best_by): the problem's bytes and flops, the
+ * run's copy rate and the winner's energy are scalar sub-selects: joined, they made SQLite plan
+ * the view otherwise, 1.7 times slower (113 ms against 64 for the H100 dump's whole view). */
+#define BEST_COLUMNS                                                                         \
+    "SELECT b.device, b.device_uuid, b.op, b.dtype, b.shape, b.config, b.size_key,"             \
+    " dv.cc_major, dv.cc_minor, dv.sm_count, b.median_us, b.gbps, b.frac_copy,"                \
+    " (SELECT bytes FROM problems WHERE id = b.problem_id),"                                    \
+    " (SELECT flops FROM problems WHERE id = b.problem_id), dv.sm_clock_khz,"                  \
+    " (SELECT r.copy_gbps FROM evaluations e JOIN runs r ON r.id = e.run_id"                   \
+    "  WHERE e.id = b.evaluation_id),"                                                          \
+    " (SELECT e.energy_j FROM evaluations e WHERE e.id = b.evaluation_id),"                    \
+    " (SELECT e.power_w FROM evaluations e WHERE e.id = b.evaluation_id),"
+#define BEST_FILTER_ORDER                                                                    \
+    "WHERE (?1 IS NULL OR b.device = ?1 OR b.device_uuid = ?1)"                                \
+    " AND (?2 IS NULL OR b.op = ?2) AND (?3 IS NULL OR b.dtype = ?3) "                         \
+    "ORDER BY b.device, b.op, b.dtype, b.size_key, b.shape, b.device_uuid"
+
+/* The winners by energy or edp: as the view best, driven from the problems and devices (CROSS
+ * JOIN keeps that order), each pair's best ok evaluation found through the
+ * evaluations_by_problem index with one sort. Rows without energy sort last (score NULL): a
+ * pair whose first row has none has no energy measured, and is counted, not given. %s is the
+ * score (db_objective_sql). */
+#define BEST_BY_SQL                                                                          \
+    "SELECT d.name AS device, d.uuid AS device_uuid, p.op, p.dtype, p.shape, p.size_key,"      \
+    " c.text AS config, e.median_us, e.gbps, e.frac_copy, e.id AS evaluation_id,"              \
+    " e.device_id, e.problem_id, %s AS score "                                                 \
+    "FROM problems p CROSS JOIN devices d CROSS JOIN evaluations e ON e.id = ("               \
+    " SELECT e.id FROM evaluations e JOIN configs c2 ON c2.id = e.config_id"                   \
+    " WHERE e.device_id = d.id AND e.problem_id = p.id AND e.status = 'ok'"                    \
+    " ORDER BY %s IS NULL, %s, c2.text, e.kernel_hash LIMIT 1) "                               \
+    "JOIN configs c ON c.id = e.config_id"
+
+/* The device filter matches the device's name or its uuid. Several cards of one model share the
+ * name: each gets its rows, ordered by uuid after the documented keys. */
+int db_each_best_by(db *d, int o, const char *device, const char *op, const char *dtype,
+                    int (*fn)(void *ctx, const best_row *row), void *ctx, int64_t *no_energy)
+{
+    static const char time_sql[] =
+        BEST_COLUMNS " b.median_us FROM best b JOIN devices dv ON dv.id = b.device_id "
+        BEST_FILTER_ORDER;
+    char *by_sql = NULL;
     sqlite3_stmt *st = NULL;
     int rc, ret = -1;
-    if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK)
+    if (no_energy)
+        *no_energy = 0;
+    if (o != OBJECTIVE_TIME) {
+        const char *score = db_objective_sql(o);
+        by_sql = sqlite3_mprintf(BEST_COLUMNS " b.score FROM (" BEST_BY_SQL ") b"
+                                 " JOIN devices dv ON dv.id = b.device_id " BEST_FILTER_ORDER,
+                                 score, score, score);
+        if (!by_sql)
+            goto done;
+    }
+    if (sqlite3_prepare_v2(d->h, by_sql ? by_sql : time_sql, -1, &st, NULL) != SQLITE_OK)
         goto done;
     if (device)
         sqlite3_bind_text(st, 1, device, -1, SQLITE_STATIC);
@@ -239,6 +297,12 @@ int db_each_best(db *d, const char *device, const char *op, const char *dtype,
         sqlite3_bind_text(st, 3, dtype, -1, SQLITE_STATIC);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         best_row row;
+        if (sqlite3_column_type(st, 19) == SQLITE_NULL) {
+            /* no energy measured of this problem on this card */
+            if (no_energy)
+                ++*no_energy;
+            continue;
+        }
         row.device = col_text(st, 0);
         row.device_uuid = col_text(st, 1);
         row.op = col_text(st, 2);
@@ -257,6 +321,9 @@ int db_each_best(db *d, const char *device, const char *op, const char *dtype,
         row.flops = sqlite3_column_int64(st, 14);
         row.sm_clock_khz = sqlite3_column_int(st, 15);
         row.copy_gbps = sqlite3_column_double(st, 16);
+        row.energy_j = sqlite3_column_double(st, 17);
+        row.power_w = sqlite3_column_double(st, 18);
+        row.score = sqlite3_column_double(st, 19);
         if (fn(ctx, &row)) {
             rc = SQLITE_DONE;
             break;
@@ -266,7 +333,14 @@ int db_each_best(db *d, const char *device, const char *op, const char *dtype,
         ret = 0;
 done:
     sqlite3_finalize(st);
+    sqlite3_free(by_sql);
     return ret;
+}
+
+int db_each_best(db *d, const char *device, const char *op, const char *dtype,
+                 int (*fn)(void *ctx, const best_row *row), void *ctx)
+{
+    return db_each_best_by(d, OBJECTIVE_TIME, device, op, dtype, fn, ctx, NULL);
 }
 
 int db_each_near_best(db *d, const char *op, const char *dtype, const char *shape, double within,

@@ -1,10 +1,12 @@
 /* db_write.c: what the run loop writes. Devices and problems are upserted by natural key (the row
  * describes the device or problem as the tuner sees it now); runs get a unique start time;
- * db_put_evaluation stores one evaluation with its config and every sample in one transaction, so
- * a run killed at any moment loses at most the evaluation in flight; a problem's playoff (its
- * contenders, and their re-timed runs replacing the last playoff's) likewise in one. */
+ * db_put_evaluation stores one evaluation with its config, its energy measurement (schema
+ * version 7) and every sample in one transaction, so a run killed at any moment loses at most
+ * the evaluation in flight; a problem's playoff (its contenders, and their re-timed runs
+ * replacing the last playoff's) likewise in one. */
 #include "db_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,7 +225,22 @@ static int db_config_id(db *d, const char *config, int64_t *id, char *err, size_
     return rc;
 }
 
-/* Binds the evaluation row (parameters of DB_STMT_PUT_EVAL from 5 on) for result r. */
+/* Binds v at i when it is a reading (> 0; throttle: >= 0), else leaves NULL. */
+static void bind_reading(sqlite3_stmt *st, int i, double v)
+{
+    if (v > 0)
+        sqlite3_bind_double(st, i, v);
+}
+
+static void bind_reading_int(sqlite3_stmt *st, int i, long long v, long long least)
+{
+    if (v >= least)
+        sqlite3_bind_int64(st, i, v);
+}
+
+/* Binds the evaluation row (parameters of DB_STMT_PUT_EVAL from 5 on) for result r: its
+ * energy (20..26) only when it is ok and measured (energy.joules > 0), each reading the board
+ * did not give left NULL. */
 static void bind_evaluation(sqlite3_stmt *st, const char *kernel_hash, const eval_result *r,
                             int64_t bytes, double copy_gbps, int64_t seq, const char *created)
 {
@@ -248,6 +265,16 @@ static void bind_evaluation(sqlite3_stmt *st, const char *kernel_hash, const eva
     }
     sqlite3_bind_int64(st, 18, seq);
     sqlite3_bind_text(st, 19, created, -1, SQLITE_TRANSIENT);
+    const eval_energy *en = &r->energy;
+    if (ok && en->joules > 0 && isfinite(en->joules)) {
+        sqlite3_bind_double(st, 20, en->joules);
+        bind_reading(st, 21, en->power_w);
+        bind_reading(st, 22, en->window_ms);
+        bind_reading_int(st, 23, en->sm_mhz, 1);
+        bind_reading_int(st, 24, en->mem_mhz, 1);
+        bind_reading_int(st, 25, en->temp_c, 1);
+        bind_reading_int(st, 26, en->throttle, 0);
+    }
 }
 
 static int db_put_samples(db *d, int64_t eval_id, const eval_result *r, char *err, size_t len)

@@ -5,7 +5,9 @@
  * problem, and per device the winner of its largest problem as compile-time #defines. Each
  * entry's comment gives its time and throughput: TFLOP/s and the share of the GPU's peak where
  * the problem has flops (stored with it, or else given by the space's kernel.flops), else GB/s
- * and the share of the copy rate. Last, the descriptor of libtunekit's run-time API
+ * and the share of the copy rate. The winner is the fastest, or under --objective energy or edp
+ * the least energy or energy-delay product (db_objective_sql ranks the rows), which the header
+ * then names. Last, the descriptor of libtunekit's run-time API
  * (header_desc.c), for a program that includes tunekit_runtime.h first. The text needs nothing
  * but the C library; it is C99 and C++. Deterministic for the same inputs. */
 #include "header.h"
@@ -27,6 +29,7 @@ typedef struct winner {
     int cc_major, cc_minor, sm_count;
     device_info dev;
     double us;
+    double joules;           /* per run, 0: not measured */
     throughput rate;         /* for the entry's comment */
     int64_t size;            /* the problem's element count: largest per device for #defines */
     int *choice;
@@ -97,7 +100,8 @@ static void put_options(FILE *f, const su_compile *c)
 }
 
 int header_user_generate(const space *sp, const char *const *inputs, int n_inputs,
-                         const char *out_name, char **out, char *err, size_t len)
+                         objective o, const char *out_name, char **out, int64_t *no_energy,
+                         char *err, size_t len)
 {
     const space_user *u = sp->user;
     int rc = -1;
@@ -109,9 +113,12 @@ int header_user_generate(const space *sp, const char *const *inputs, int n_input
     char *text = NULL;
     size_t text_len = 0;
     FILE *f = NULL;
-    char opfull[512];
+    char opfull[512], *sql = NULL;
+    char no_energy_key[3072] = "";   /* the last (model, dtype, problem) without energy */
     snprintf(opfull, sizeof opfull, "%s.%s", sp->kernel, sp->ops[0]);
     *out = NULL;
+    if (no_energy)
+        *no_energy = 0;
     if (n_inputs > 0) {
         if (db_open_dumps_summary(inputs, n_inputs, sp->kernel, &d, err, len) != 0)
             goto done;
@@ -119,14 +126,20 @@ int header_user_generate(const space *sp, const char *const *inputs, int n_input
             snprintf(err, len, "reading the devices failed");
             goto done;
         }
-        const char *sql =
+        /* per (model, dtype, problem) its rows by the objective's score (db_objective_sql),
+         * those it cannot rank (no energy) last */
+        const char *score = db_objective_sql(o);
+        sql = sqlite3_mprintf(
             "SELECT d.name, d.uuid, d.cc_major, d.cc_minor, d.sm_count, p.dtype, p.shape,"
-            " c.text, e.median_us, p.elements, p.bytes, p.flops, r.copy_gbps "
+            " c.text, e.median_us, p.elements, p.bytes, p.flops, r.copy_gbps, e.energy_j,"
+            " %s IS NULL "
             "FROM evaluations e JOIN devices d ON d.id = e.device_id "
             "JOIN problems p ON p.id = e.problem_id JOIN configs c ON c.id = e.config_id "
             "JOIN runs r ON r.id = e.run_id "
             "WHERE p.op = ?1 AND e.kernel_hash = ?2 AND e.status = 'ok' "
-            "ORDER BY d.name, p.dtype, p.shape, e.median_us, c.text";
+            "ORDER BY d.name, p.dtype, p.shape, %s IS NULL, %s, c.text", score, score, score);
+        if (!sql)
+            goto oom;
         if (sqlite3_prepare_v2(db_handle(d), sql, -1, &st, NULL) != SQLITE_OK) {
             snprintf(err, len, "reading the winners: %s", sqlite3_errmsg(db_handle(d)));
             goto done;
@@ -143,6 +156,15 @@ int header_user_generate(const space *sp, const char *const *inputs, int n_input
             if (nw > 0 && strcmp(w[nw - 1].device, name) == 0 &&
                 strcmp(w[nw - 1].dtype, dtype) == 0 && strcmp(w[nw - 1].shape, shape) == 0)
                 continue;   /* the first row of a (model, dtype, problem) is its winner */
+            if (sqlite3_column_int(st, 14)) {
+                /* no winner under the objective: nothing of it has energy (counted once) */
+                char key[sizeof no_energy_key];
+                snprintf(key, sizeof key, "%s\n%s\n%s", name, dtype, shape);
+                if (strcmp(key, no_energy_key) != 0 && no_energy)
+                    ++*no_energy;
+                snprintf(no_energy_key, sizeof no_energy_key, "%s", key);
+                continue;
+            }
             if (nw == capw) {
                 capw = capw ? capw * 2 : 32;
                 winner *g = realloc(w, (size_t)capw * sizeof *g);
@@ -164,6 +186,7 @@ int header_user_generate(const space *sp, const char *const *inputs, int n_input
             x->cc_minor = sqlite3_column_int(st, 3);
             x->sm_count = sqlite3_column_int(st, 4);
             x->us = sqlite3_column_double(st, 8);
+            x->joules = sqlite3_column_double(st, 13);
             x->size = sqlite3_column_int64(st, 9);
             for (int k = 0; k < ds.n; k++)
                 if (strcmp(ds.v[k].uuid, uuid) == 0)
@@ -199,10 +222,11 @@ int header_user_generate(const space *sp, const char *const *inputs, int n_input
         }
     }
     if (nw == 0) {
-        snprintf(err, len, "no validated measurement of %s (kernel hash %s) in %s%s: tune it "
-                 "first (tuner run %s)", opfull, space_user_hash(u),
-                 n_inputs ? inputs[0] : "no input", n_inputs > 1 ? " and the other inputs" : "",
-                 sp->path);
+        snprintf(err, len, "no validated measurement%s of %s (kernel hash %s) in %s%s: tune it "
+                 "first (tuner run %s%s)", o == OBJECTIVE_TIME ? "" : " with energy", opfull,
+                 space_user_hash(u), n_inputs ? inputs[0] : "no input",
+                 n_inputs > 1 ? " and the other inputs" : "", sp->path,
+                 o == OBJECTIVE_TIME ? "" : ", with measure.energy on");
         goto done;
     }
     char lower[256], upper[256], base[256];
@@ -223,6 +247,11 @@ int header_user_generate(const space *sp, const char *const *inputs, int n_input
     if (skipped)
         fprintf(f, " * %d winner%s of configs the space no longer has left out.\n", skipped,
                 skipped == 1 ? "" : "s");
+    if (o != OBJECTIVE_TIME)
+        fprintf(f, " * Winners by objective %s (`tuner header --objective %s`): per problem the "
+                "config with\n * the least %s; problems without energy measured have no "
+                "entry.\n", objective_name(o), objective_name(o),
+                o == OBJECTIVE_ENERGY ? "energy per run" : "energy x time per run");
     fprintf(f, " *\n * Run time: %s_lookup(device name, cc major, cc minor, SM count, dtype, "
             "problem fields)\n * gives the entry for the running GPU (its name, else the same "
             "compute capability with the\n * nearest SM count, else the nearest compute "
@@ -235,8 +264,11 @@ int header_user_generate(const space *sp, const char *const *inputs, int n_input
             "%s_TUNED_<DTYPE>_<param>. */\n", lower, upper, upper, upper);
     fprintf(f, "#ifndef %s_\n#define %s_\n\n#include <math.h>\n#include <string.h>\n\n", base,
             base);
-    fprintf(f, "#define %s_N_FIELDS %d\n#define %s_N_ENTRIES %d\n\n", upper, sp->n_fields, upper,
+    fprintf(f, "#define %s_N_FIELDS %d\n#define %s_N_ENTRIES %d\n", upper, sp->n_fields, upper,
             nw);
+    if (o != OBJECTIVE_TIME)   /* what the winners were chosen by (time: not defined) */
+        fprintf(f, "#define %s_OBJECTIVE \"%s\"\n", upper, objective_name(o));
+    fprintf(f, "\n");
     fprintf(f, "typedef struct %s_tuned {\n    const char *device;    /* cudaDeviceProp.name */\n"
             "    int cc_major, cc_minor, sm_count;\n    const char *dtype;\n"
             "    long long problem[%s_N_FIELDS];   /* %s_fields */\n", lower, upper, lower);
@@ -289,8 +321,11 @@ int header_user_generate(const space *sp, const char *const *inputs, int n_input
         fprintf(f, ", ");
         header_put_string(f, x->config);
         char rate[96];
-        fprintf(f, ", %.17g }, /* %.2f us, %s */\n", x->us, x->us,
+        fprintf(f, ", %.17g }, /* %.2f us, %s", x->us, x->us,
                 throughput_text(&x->rate, THROUGHPUT_PROSE, rate, sizeof rate));
+        if (o != OBJECTIVE_TIME)
+            fprintf(f, ", %.4g J", x->joules);
+        fprintf(f, " */\n");
     }
     fprintf(f, "};\n\n");
     /* the lookup */
@@ -394,6 +429,7 @@ done:
         fclose(f);
     free(text);
     sqlite3_finalize(st);
+    sqlite3_free(sql);
     for (int i = 0; i < nw; i++)
         winner_clear(&w[i]);
     free(w);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include "core/stats.h"
+#include "energy.h"
 #include "tk_check.h"
 
 struct measure_ctx {
@@ -23,6 +24,7 @@ struct measure_ctx {
     unsigned flush_count;    /* cold: the byte value changes every time */
     volatile unsigned *hold; /* host word mapped for the device: a batch's go signal */
     unsigned hold_gen;       /* the last batch's signal value */
+    energy_meter *meter;     /* the GPU's energy counter (energy.c), NULL without NVML */
 };
 
 /* The longest a batch waits on the GPU for its go signal before it runs anyway. */
@@ -62,7 +64,7 @@ void measure_profile_write(int ordinal)
     static const char *const names[MP_N] = {
         "waiting for the parent", "preparing", "poison and validation launch", "comparing",
         "warm-up", "queueing batches", "waiting for batches", "reading times and planning",
-        "formatting answers", "writing answers",
+        "measuring energy", "formatting answers", "writing answers",
     };
     const char *path = getenv("TK_WORKER_PROFILE");
     if (!path || !*path) return;
@@ -148,6 +150,8 @@ int measure_ctx_create(const device_info *dev, measure_ctx **out, char *err, siz
     if ((e = cudaHostAlloc((void **)&c->hold, sizeof *c->hold, cudaHostAllocMapped)) != cudaSuccess)
         goto cuda_fail;
     *c->hold = 0;
+    char why[256];
+    c->meter = energy_meter_open(dev->uuid, why, sizeof why);   /* none: no energy figures */
     what = "cudaMalloc (L2 flush buffer)";
     if ((e = cudaMalloc(&c->flush, c->flush_bytes)) != cudaSuccess) goto cuda_fail;
     what = "cudaMemset (L2 flush buffer)";
@@ -166,6 +170,7 @@ done:
 void measure_ctx_free(measure_ctx *c)
 {
     if (!c) return;
+    energy_meter_close(c->meter);
     if (c->flush) cudaFree(c->flush);
     if (c->hold) cudaFreeHost((void *)c->hold);
     if (c->start) cudaEventDestroy(c->start);
@@ -373,6 +378,103 @@ static int timed_batch(measure_ctx *c, const runner *r, int first, int n,
     return 0;
 }
 
+/* ---- energy (docs/energy.md) ---- */
+
+#define ENERGY_CHUNK_US 2000.0   /* one chunk of back-to-back launches: about 2 ms of GPU time */
+#define ENERGY_QUEUED 3          /* chunks queued ahead: the GPU never waits for the host */
+#define ENERGY_STRETCH 4         /* a window whose counter moved fewer than twice grows to 4 x */
+
+/* The energy of one run of r's config 0, into out->energy (docs/energy.md): the config runs back
+ * to back, in chunks of about ENERGY_CHUNK_US each between a pair of events, ENERGY_QUEUED chunks
+ * ahead, for ms->energy_s seconds (longer, up to ENERGY_STRETCH x, until the counter has moved
+ * twice), while the host polls the board's energy counter. The board's power is the counter's
+ * rise from its first change seen once a chunk has completed to its last change seen while chunks
+ * were still queued, over the host time between them; a run's energy is that power times a run's
+ * back-to-back time (the chunks' events over their launches). A launch that fails here ends the
+ * evaluation as it would in the timing (out set); a window the counter did not move in twice
+ * leaves the energy unmeasured. */
+static void measure_energy(measure_ctx *c, const runner *r, const measure_settings *ms,
+                           double median_us, eval_result *out, int *lost)
+{
+    if (!c->meter || ms->energy_s <= 0 || median_us <= 0)
+        return;
+    int per_chunk = (int)(ENERGY_CHUNK_US / median_us);
+    per_chunk = per_chunk < 1 ? 1 : per_chunk > 100000 ? 100000 : per_chunk;
+    unsigned long long e_prev, e;
+    if (energy_meter_read(c->meter, &e_prev) != 0)
+        return;
+    const double t0 = measure_now_ms(), window = ms->energy_s * 1e3;
+    double a_t = -1, b_t = -1, gpu_ms = 0;
+    unsigned long long a_e = 0, b_e = 0;
+    long launches = 0;
+    int head = 0, queued = 0, completed = 0;
+    cudaError_t err = cudaSuccess;
+    const char *what = NULL;
+    for (;;) {
+        double now = measure_now_ms();
+        int more = now - t0 < window || (b_t < 0 && now - t0 < ENERGY_STRETCH * window);
+        while (more && queued < ENERGY_QUEUED) {
+            int slot = (head + queued) % ENERGY_QUEUED;
+            if ((err = cudaEventRecord(c->run_start[slot], c->stream)) != cudaSuccess) {
+                what = "cudaEventRecord";
+                break;
+            }
+            for (int i = 0; i < per_chunk; i++)
+                if (launch_run(c, r, 0, out, lost)) {
+                    cudaStreamSynchronize(c->stream);
+                    return;
+                }
+            if ((err = cudaEventRecord(c->run_stop[slot], c->stream)) != cudaSuccess) {
+                what = "cudaEventRecord";
+                break;
+            }
+            queued++;
+        }
+        if (what || queued == 0)
+            break;
+        if ((err = cudaEventQuery(c->run_stop[head])) == cudaSuccess) {
+            float ms_elapsed = 0;
+            if ((err = cudaEventElapsedTime(&ms_elapsed, c->run_start[head], c->run_stop[head])) !=
+                cudaSuccess) {
+                what = "cudaEventElapsedTime";
+                break;
+            }
+            gpu_ms += ms_elapsed;
+            launches += per_chunk;
+            head = (head + 1) % ENERGY_QUEUED;
+            queued--;
+            completed = 1;
+        } else if (err != cudaErrorNotReady) {
+            what = "a run measuring energy";
+            break;
+        }
+        if (energy_meter_read(c->meter, &e) == 0 && e != e_prev) {
+            double t = measure_now_ms();
+            if (completed && queued > 0) {
+                if (a_t < 0) {
+                    a_t = t;
+                    a_e = e;
+                } else {
+                    b_t = t;
+                    b_e = e;
+                }
+            }
+            e_prev = e;
+        }
+    }
+    if (what) {
+        set_fault(out, lost, what, err);
+        return;
+    }
+    if (b_t <= a_t || launches == 0 || b_e <= a_e)
+        return;
+    eval_energy *en = &out->energy;
+    en->power_w = (double)(b_e - a_e) / (b_t - a_t);              /* mJ / ms */
+    en->joules = en->power_w * (gpu_ms / (double)launches) * 1e-3;
+    en->window_ms = measure_now_ms() - t0;
+    energy_meter_state(c->meter, en);
+}
+
 void measure_variant(measure_ctx *c, const op_family *f, op_instance *inst, const char *config,
                      const measure_settings *ms, double race_us, int validate, eval_result *out,
                      int *context_lost)
@@ -425,6 +527,10 @@ void measure_variant(measure_ctx *c, const op_family *f, op_instance *inst, cons
                  n, plan.race_above, 100.0 * ms->race_margin, race_us);
     }
     samples = NULL;
+    /* energy, of a config the timing kept (not raced) */
+    if (!out->raced)
+        measure_energy(c, &r, ms, out->stats.median, out, context_lost);
+    measure_profile_mark(MP_ENERGY);
 done:
     free(samples);
 }

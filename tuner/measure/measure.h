@@ -97,6 +97,7 @@ typedef enum measure_phase {
     MP_QUEUE,       /* queueing a batch's flushes, events and launches */
     MP_GPU_WAIT,    /* waiting for a batch's last event */
     MP_PLAN,        /* reading the events' times, the sampling plan's statistics */
+    MP_ENERGY,      /* the energy window (docs/energy.md) */
     MP_ANSWER,      /* formatting the answer, clearing up */
     MP_SEND,        /* writing the answer to the parent */
     MP_N

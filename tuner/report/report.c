@@ -1,7 +1,8 @@
-/* report.c: `tuner report` (see report.h). Loads each device model's data (report_data.c), draws
- * the figures (report_plots.c), writes the page twice through the twin writer (report_doc.c),
- * keeps every output file in memory, then writes them into a fresh folder that replaces the
- * device's folder in one rename. */
+/* report.c: `tuner report` (see report.h). Loads each device model's data (report_data.c), with
+ * the winners under the objective asked for, draws the figures (report_plots.c; where energy was
+ * measured, time against energy with its Pareto front), writes the page twice through the twin
+ * writer (report_doc.c), keeps every output file in memory, then writes them into a fresh folder
+ * that replaces the device's folder in one rename. */
 #include "report.h"
 
 #include <dirent.h>
@@ -61,6 +62,26 @@ static void fmt_ratio(double r, char *buf, size_t len)
     snprintf(buf, len, "%.2f" TIMES, r);
 }
 
+/* Energy per run in J, mJ or uJ, three figures: "36.1 mJ". */
+static void fmt_energy(double j, char *buf, size_t len)
+{
+    const char *unit = "J";
+    double v = j;
+    if (j < 1e-3) { unit = MICRO "J"; v = j * 1e6; }
+    else if (j < 1) { unit = "mJ"; v = j * 1e3; }
+    snprintf(buf, len, "%.*f %s", v >= 100 ? 0 : v >= 10 ? 1 : 2, v, unit);
+}
+
+/* How a compares with b as "14.2% less energy" / "3.0% more energy" (words less, more, same):
+ * within 0.05% the same. */
+static void fmt_change(double a, double b, const char *less, const char *more, const char *same,
+                       char *buf, size_t len)
+{
+    double r = a / b - 1;
+    if (fabs(r) < 0.0005) snprintf(buf, len, "%s", same);
+    else snprintf(buf, len, "%.1f%% %s", 100 * fabs(r), r < 0 ? less : more);
+}
+
 static double geomean(const double *v, int n)
 {
     double s = 0;
@@ -81,7 +102,7 @@ static void peer_word(const rp_device *dev, char *buf, size_t len)
 static void mattered_text(const rp_problem *p, char *buf, size_t len)
 {
     int k = rp_most_important(p);
-    if (k < 0 || !p->n_variants) { snprintf(buf, len, "\xe2\x80\x93"); return; }
+    if (k < 0 || !rp_win_variant(p)) { snprintf(buf, len, "\xe2\x80\x93"); return; }
     double wus = p->variants[p->win].us;
     double noise = wus > 0 ? (p->win_ci_hi - p->win_ci_lo) / wus : 0;
     snprintf(buf, len, "`%s` %.1f%%%s", p->params[k].name, 100 * p->spread[k],
@@ -140,6 +161,22 @@ static void write_intro(twin *t, const rp_device *dev, const report_options *o)
                  "(median of its timed runs), or where the closest configs were re-timed side by "
                  "side in a playoff, the playoff's winner (its own median shown). Every variant was "
                  "validated against a double-precision reference first.");
+    if (dev->objective != OBJECTIVE_TIME)
+        twin_item(t, "**Objective %s** (`tuner report --objective %s`): here the tuned config is "
+                     "instead the one with the least %s, what `tuner header --objective %s` "
+                     "ships; a problem without energy measured has none (\"no energy measured\"). "
+                     "Its time and the comparisons are still times.",
+                  objective_name(dev->objective), objective_name(dev->objective),
+                  dev->objective == OBJECTIVE_ENERGY ? "energy per run"
+                                                     : "energy-delay product (energy " TIMES " time)",
+                  objective_name(dev->objective));
+    if (dev->n_energy_problems)
+        twin_item(t, "**Time against energy** (%d problem%s measured with energy): per op and "
+                     "dtype, every config's median time and energy per run (the board's energy "
+                     "counter over back-to-back runs), the Pareto front (the configs that nothing "
+                     "beats in both), and what the energy winner (least energy per run) costs in "
+                     "time against the time winner.", dev->n_energy_problems,
+                  dev->n_energy_problems == 1 ? "" : "s");
     twin_item(t, "**default**: the family's classic default config (what the library runs on a GPU the "
                  "tuned header does not know), measured in the same run; **gain** = default time / "
                  "tuned time.");
@@ -220,7 +257,7 @@ static void write_summary(twin *t, const rp_device *dev)
         int counts[64], nn = 0;
         for (int j = gr->first; j < gr->first + gr->count; j++) {
             const rp_problem *p = &dev->problems[j];
-            if (!p->n_variants) continue;
+            if (!rp_win_variant(p)) continue;
             double us = p->variants[p->win].us;
             throughput tp = rp_throughput(dev, p, us);
             if (tp.flops == flops && tp.frac > 0) {
@@ -303,8 +340,9 @@ static void write_group_table(twin *t, const rp_device *dev, const rp_group *g)
         snprintf(shape, sizeof shape, "`%s`", p->shape);
         rp_size_label(p->elements, el, sizeof el);
         rp_status_counts(p, st, sizeof st);
-        if (!p->n_variants) {
-            const char *cells[] = {shape, el, "no ok config", "\xe2\x80\x93", "\xe2\x80\x93", "\xe2\x80\x93",
+        if (!rp_win_variant(p)) {
+            const char *cells[] = {shape, el, p->n_variants ? "no energy measured" : "no ok config",
+                                   "\xe2\x80\x93", "\xe2\x80\x93", "\xe2\x80\x93",
                                    "\xe2\x80\x93", "\xe2\x80\x93", "\xe2\x80\x93", "\xe2\x80\x93", "\xe2\x80\x93", st};
             twin_row(t, cells);
             continue;
@@ -381,6 +419,73 @@ static int add_figure(out_files *f, const char *name, int rc, char **text, size_
     return add_file(f, name, *text, *len);
 }
 
+/* The time-energy section of a group with energy measured: per problem the configs measured
+ * with energy, how many are on the Pareto front, the time winner with its time and energy, and
+ * the energy winner with what it saves in energy and costs in time against it; then the figure
+ * (rp_plot_energy). Nothing for a group without energy. Returns 0 or -1 (out of memory). */
+static int write_energy(twin *t, out_files *files, const rp_device *dev, const rp_group *g,
+                        const char *slug)
+{
+    int n = 0;
+    for (int i = g->first; i < g->first + g->count; i++) n += dev->problems[i].n_energy > 0;
+    if (!n) return 0;
+    twin_para(t, "**Time against energy**: %d of the %d problems have configs measured with "
+                 "energy. A config is on the Pareto front when no other config is as fast and as "
+                 "frugal and better in one of the two.", n, g->count);
+    const char *head[] = {"problem", "with energy", "Pareto front", "time winner",
+                          "energy winner"};
+    twin_table(t, 5, head, "lrrll");
+    for (int i = g->first; i < g->first + g->count; i++) {
+        const rp_problem *p = &dev->problems[i];
+        if (!p->n_energy) continue;
+        unsigned char *front = malloc((size_t)p->n_variants);
+        int on = front ? rp_pareto(p, front) : -1;
+        free(front);
+        if (on < 0) return -1;
+        char shape[600], with[64], pf[32], tw[1400], ew[1400], e[32], a[64], b[64], us[32];
+        snprintf(shape, sizeof shape, "`%s`", p->shape);
+        snprintf(with, sizeof with, "%d of %d", p->n_energy, p->n_variants);
+        snprintf(pf, sizeof pf, "%d", on);
+        const rp_variant *vt = p->win_time >= 0 ? &p->variants[p->win_time] : NULL;
+        const rp_variant *ve = p->win_energy >= 0 ? &p->variants[p->win_energy] : NULL;
+        if (vt) {
+            fmt_fixed(vt->us, 2, us, sizeof us);
+            if (vt->joules > 0) fmt_energy(vt->joules, e, sizeof e);
+            else snprintf(e, sizeof e, "energy not measured");
+            snprintf(tw, sizeof tw, "`%s`: %s " MICRO "s, %s", vt->config, us, e);
+        } else {
+            snprintf(tw, sizeof tw, "\xe2\x80\x93");
+        }
+        if (!ve) {
+            snprintf(ew, sizeof ew, "\xe2\x80\x93");
+        } else if (ve == vt) {
+            snprintf(ew, sizeof ew, "the time winner");
+        } else {
+            fmt_energy(ve->joules, e, sizeof e);
+            fmt_change(ve->us, vt ? vt->us : ve->us, "faster", "slower", "as fast", b, sizeof b);
+            if (vt && vt->joules > 0) {
+                fmt_change(ve->joules, vt->joules, "less energy", "more energy", "as much energy",
+                           a, sizeof a);
+                snprintf(ew, sizeof ew, "`%s`: %s, %s, %s", ve->config, e, a, b);
+            } else {
+                snprintf(ew, sizeof ew, "`%s`: %s, %s", ve->config, e, b);
+            }
+        }
+        const char *cells[] = {shape, with, pf, tw, ew};
+        twin_row(t, cells);
+    }
+    twin_table_end(t);
+    char name[512], alt[512], *text;
+    size_t len;
+    snprintf(name, sizeof name, "energy-%s-%s.svg", slug, g->dtype);
+    if (add_figure(files, name, rp_plot_energy(dev, g, &text, &len), &text, &len)) return -1;
+    snprintf(alt, sizeof alt, "Time against energy, %s %s", g->op, g->dtype);
+    twin_image(t, name, alt, "Every config measured with energy at its median time and energy per "
+                             "run; the Pareto front in blue, joined in time order; rings on the "
+                             "time winner (red) and the energy winner (green).");
+    return 0;
+}
+
 static int write_op(twin *t, out_files *files, const rp_device *dev, int first_group,
                     int all_problems)
 {
@@ -447,6 +552,7 @@ static int write_op(twin *t, out_files *files, const rp_device *dev, int first_g
         twin_image(t, name, alt, "Every variant's time over the fastest measured (log scale), "
                                  "with the winner, the classic default and the reference library "
                                  "marked; right: evaluations per status.");
+        if (write_energy(t, files, dev, g, slug) != 0) return -1;
     }
     return 0;
 }
@@ -637,6 +743,7 @@ int report_generate(const report_options *o, char *err, size_t len)
     int n_names = 0, rc = -1, written = 0;
     out_files files = {NULL, 0, 0};
     rp_device *dev = NULL;
+    if (o->no_energy) *o->no_energy = 0;
     if (o->n_inputs < 1) {
         snprintf(err, len, "no measurements to report on (no dump in db/results/, and no --db)");
         return 2;
@@ -655,7 +762,8 @@ int report_generate(const report_options *o, char *err, size_t len)
     }
     for (int i = 0; i < n_names; i++) {
         if (o->device && !device_matches(d, names[i], o->device)) continue;
-        if (rp_load(d, names[i], &dev, err, len) != 0) goto done;
+        if (rp_load(d, names[i], o->objective, &dev, err, len) != 0) goto done;
+        if (o->no_energy) *o->no_energy += dev->n_no_winner;
         if (build_device(dev, o, &files, err, len) != 0) goto done;
         if (write_dir(out_dir, dev->slug, &files, err, len) != 0) goto done;
         if (o->progress)

@@ -1,8 +1,10 @@
 /* report_analysis.c: the report's analysis over one device's variants (see report_data.h):
  * parameter importance (the spread of the best time across a parameter's values, everything
- * else tuned), two-parameter slices, each group's ranking of parameters, and histograms of all
- * variants' times relative to the winner. Pure functions of the loaded data. */
+ * else tuned), two-parameter slices, each group's ranking of parameters, histograms of all
+ * variants' times relative to the winner, and the Pareto front of time and energy. Pure
+ * functions of the loaded data. */
 #include "report_data.h"
+#include "core/pareto.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -116,4 +118,27 @@ void rp_histogram(const rp_problem *p, double hi_ratio, int n, int *bins)
         if (b >= n) b = n - 1;
         bins[b]++;
     }
+}
+
+int rp_pareto(const rp_problem *p, unsigned char *on_front)
+{
+    int n = p->n_variants, m = 0, count = -1;
+    double *x = malloc((size_t)(n ? n : 1) * sizeof *x), *y = malloc((size_t)(n ? n : 1) * sizeof *y);
+    unsigned char *front = malloc((size_t)(n ? n : 1));
+    if (x && y && front) {
+        for (int k = 0; k < n; k++)
+            if (p->variants[k].joules > 0) {
+                x[m] = p->variants[k].us;
+                y[m] = p->variants[k].joules;
+                m++;
+            }
+        count = pareto_front(x, y, m, front);
+        if (count >= 0)
+            for (int k = 0, j = 0; k < n; k++)
+                on_front[k] = p->variants[k].joules > 0 ? front[j++] : 0;
+    }
+    free(x);
+    free(y);
+    free(front);
+    return count;
 }

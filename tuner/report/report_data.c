@@ -1,7 +1,9 @@
 /* report_data.c: reads one device model's measurements for the report (see report_data.h): its
  * cards, problems (with their flops), every evaluation row (pooled over cards, fastest ok row per
- * config), the parameters parsed from the configs' text, winners with their comparisons, runs
- * and, for non-exhaustive runs, best-so-far traces; and a problem's throughput at a time. */
+ * config, and its least energy), the parameters parsed from the configs' text, winners under the
+ * report's objective with their comparisons (and by time and by energy where energy was
+ * measured), runs and, for non-exhaustive runs, best-so-far traces; and a problem's throughput
+ * at a time. */
 #include "report_data.h"
 
 #include <ctype.h>
@@ -254,7 +256,8 @@ static const char *const sql_cards =
 /* Every row of the device; per config the fastest ok row first. */
 static const char *const sql_rows =
     "SELECT p.op, p.dtype, p.shape, p.elements, p.bytes, p.size_key, c.text, e.status,"
-    " e.median_us, e.ci_lo_us, e.ci_hi_us, e.gbps, e.frac_copy, d.uuid, r.copy_gbps, p.flops"
+    " e.median_us, e.ci_lo_us, e.ci_hi_us, e.gbps, e.frac_copy, d.uuid, r.copy_gbps, p.flops,"
+    " e.energy_j"
     " FROM evaluations e JOIN devices d ON d.id = e.device_id"
     " JOIN problems p ON p.id = e.problem_id JOIN configs c ON c.id = e.config_id"
     " JOIN runs r ON r.id = e.run_id WHERE d.name = ?1"
@@ -314,11 +317,12 @@ done:
     return rc;
 }
 
-/* The view best's winners of the device's cards, sorted by op, dtype, shape; of several cards
- * the one the header keeps (db_best_beats). */
+/* The winners of the device's cards under an objective (db_each_best_by: the view best's under
+ * time), sorted by op, dtype, shape; of several cards the one the header keeps (db_best_beats,
+ * by score). */
 typedef struct rp_winner {
     char *op, *dtype, *shape, *config;
-    double us;
+    double score;
 } rp_winner;
 
 typedef struct rp_winners {
@@ -341,12 +345,12 @@ static int collect_winner(void *ctx, const best_row *r)
     rp_winner *last = w->n ? &w->v[w->n - 1] : NULL;
     if (last && !strcmp(last->op, r->op) && !strcmp(last->dtype, r->dtype) &&
         !strcmp(last->shape, r->shape)) {
-        if (db_best_beats(r->median_us, r->config, last->us, last->config)) {
+        if (db_best_beats(r->score, r->config, last->score, last->config)) {
             char *c = strdup(r->config);
             if (!c) { w->oom = 1; return 1; }
             free(last->config);
             last->config = c;
-            last->us = r->median_us;
+            last->score = r->score;
         }
         return 0;
     }
@@ -356,7 +360,7 @@ static int collect_winner(void *ctx, const best_row *r)
     e->dtype = strdup(r->dtype);
     e->shape = strdup(r->shape);
     e->config = strdup(r->config);
-    e->us = r->median_us;
+    e->score = r->score;
     w->n++;
     if (!e->op || !e->dtype || !e->shape || !e->config) { w->oom = 1; return 1; }
     return 0;
@@ -371,6 +375,16 @@ static void free_winners(rp_winners *w)
         free(w->v[i].config);
     }
     free(w->v);
+    memset(w, 0, sizeof *w);
+}
+
+/* The winners of the device model `name` under objective o into w, sorted. 0 or -1. */
+static int load_winners(db *d, const char *name, objective o, rp_winners *w)
+{
+    if (db_each_best_by(d, o, name, NULL, NULL, collect_winner, w, NULL) != 0 || w->oom)
+        return -1;
+    if (w->n) qsort(w->v, (size_t)w->n, sizeof *w->v, winner_cmp);
+    return 0;
 }
 
 /* The winner's config of a problem, NULL when the view has none. */
@@ -421,13 +435,23 @@ static int load_rows(db *d, rp_device *dev, const rp_winners *w)
             free(last_config);
             if (!(last_config = strdup(config))) goto done;
         }
-        if (!first_of_config || status != EVAL_OK) continue;
+        double joules = sqlite3_column_double(st, 16);   /* 0: NULL */
+        if (!first_of_config) {
+            /* another ok row of the config (another card or kernel source): its least energy */
+            rp_variant *v = p->n_variants ? &p->variants[p->n_variants - 1] : NULL;
+            if (v && status == EVAL_OK && strcmp(v->config, config) == 0 && joules > 0 &&
+                (v->joules == 0 || joules < v->joules))
+                v->joules = joules;
+            continue;
+        }
+        if (status != EVAL_OK) continue;
         double us = sqlite3_column_double(st, 8);
         if (grow((void **)&p->variants, &vcap, p->n_variants + 1, sizeof *p->variants)) goto done;
         rp_variant *v = &p->variants[p->n_variants++];
         v->config = dup_col(st, 6, &oom);
         if (oom) goto done;
         v->us = us;
+        v->joules = joules > 0 ? joules : 0;
         /* the winner: the view's config (a config's first row is its fastest ok one) */
         if (win && strcmp(config, win) == 0) {
             free(p->win_uuid);
@@ -556,21 +580,31 @@ static int build_groups(rp_device *dev)
     return 0;
 }
 
-int rp_load(db *d, const char *name, rp_device **out, char *err, size_t len)
+/* The index of the variant whose config is the problem's winner in w, -1 when none is. */
+static int winner_index(const rp_problem *p, const rp_winners *w)
+{
+    const char *win = winner_of(w, p->op, p->dtype, p->shape);
+    for (int k = 0; win && k < p->n_variants; k++)
+        if (strcmp(p->variants[k].config, win) == 0) return k;
+    return -1;
+}
+
+int rp_load(db *d, const char *name, objective o, rp_device **out, char *err, size_t len)
 {
     rp_device *dev = calloc(1, sizeof *dev);
-    rp_winners w = { 0 };         /* the view's winners, until every problem has its own */
+    rp_winners w = { 0 };         /* the winners under o, until every problem has its own */
+    rp_winners other = { 0 };     /* by time or by energy, for the time-energy section */
     char slug[256];
     const char *what = "out of memory";
     *out = NULL;
     if (!dev || !(dev->name = strdup(name))) goto fail;
+    dev->objective = o;
     rp_slug(name, slug, sizeof slug);
     if (!(dev->slug = strdup(slug))) goto fail;
     what = "reading the devices";
     if (load_cards(d, dev) != 0) goto fail;
     what = "reading the winners";
-    if (db_each_best(d, name, NULL, NULL, collect_winner, &w) != 0 || w.oom) goto fail;
-    if (w.n) qsort(w.v, (size_t)w.n, sizeof *w.v, winner_cmp);
+    if (load_winners(d, name, o, &w) != 0) goto fail;
     what = "reading the evaluations";
     if (load_rows(d, dev, &w) != 0) goto fail;
     for (int i = 0; i < dev->n_problems; i++) {
@@ -579,12 +613,17 @@ int rp_load(db *d, const char *name, rp_device **out, char *err, size_t len)
         if (p->n_variants)
             qsort(p->variants, (size_t)p->n_variants, sizeof *p->variants, cmp_variant);
         if (parse_params(p) != 0) goto fail;
-        /* the view's winner (it has one wherever a config ran ok) */
-        const char *win = winner_of(&w, p->op, p->dtype, p->shape);
-        p->win = 0;
-        for (int k = 0; win && k < p->n_variants; k++)
-            if (strcmp(p->variants[k].config, win) == 0) p->win = k;
-        if (p->n_variants == 0) continue;
+        /* the winner: under time the view's (it has one wherever a config ran ok); under energy
+         * or edp none where no energy was measured */
+        p->win = winner_index(p, &w);
+        if (p->win < 0 && o == OBJECTIVE_TIME && p->n_variants) p->win = 0;
+        p->win_time = p->win_energy = -1;
+        for (int k = 0; k < p->n_variants; k++) p->n_energy += p->variants[k].joules > 0;
+        dev->n_energy_problems += p->n_energy > 0;
+        if (p->win < 0) {
+            dev->n_no_winner += p->n_variants > 0;
+            continue;
+        }
         best_row r;
         memset(&r, 0, sizeof r);
         r.device = dev->name;
@@ -598,6 +637,24 @@ int rp_load(db *d, const char *name, rp_device **out, char *err, size_t len)
         what = "reading the default and peer times";
         if (winner_compare(d, &r, &p->cmp) != 0) goto fail;
     }
+    /* the winners by time and by energy of the problems with energy (under o, the ones above) */
+    what = "reading the winners";
+    for (int pass = 0; dev->n_energy_problems && pass < 2; pass++) {
+        objective by = pass ? OBJECTIVE_ENERGY : OBJECTIVE_TIME;
+        const rp_winners *from = &w;
+        if (by != o) {
+            free_winners(&other);
+            if (load_winners(d, name, by, &other) != 0) goto fail;
+            from = &other;
+        }
+        for (int i = 0; i < dev->n_problems; i++) {
+            rp_problem *p = &dev->problems[i];
+            if (!p->n_energy) continue;
+            int k = winner_index(p, from);
+            if (by == OBJECTIVE_TIME && k < 0) k = 0;
+            *(pass ? &p->win_energy : &p->win_time) = k;
+        }
+    }
     what = "reading the peers";
     if (load_peers(d, dev) != 0) goto fail;
     what = "reading the runs";
@@ -605,10 +662,12 @@ int rp_load(db *d, const char *name, rp_device **out, char *err, size_t len)
     what = "out of memory";
     if (build_groups(dev) != 0 || rp_importance(dev) != 0) goto fail;
     free_winners(&w);
+    free_winners(&other);
     *out = dev;
     return 0;
 fail:
     free_winners(&w);
+    free_winners(&other);
     if (strcmp(what, "out of memory") == 0)
         snprintf(err, len, "report for '%s': out of memory", name);
     else

@@ -1,12 +1,14 @@
 /* report_data.h: what the report shows, read from the database for one device model (every card
  * with that name pooled, as the generated header pools them): the problems with all their
- * variants' times and statuses, the parameters as they appear in the configs' text (nothing
- * family-specific), each winner with its comparisons (report_compare.h), the runs, and for runs
- * of non-exhaustive strategies the best-so-far traces. Also the analysis over that data:
- * parameter importance, two-parameter slices, distributions and group summaries. */
+ * variants' times, energies and statuses, their winners under the report's objective (and by
+ * time and by energy where energy was measured), the parameters as they appear in the configs'
+ * text (nothing family-specific), each winner with its comparisons (report_compare.h), the runs,
+ * and for runs of non-exhaustive strategies the best-so-far traces. Also the analysis over that
+ * data: parameter importance, two-parameter slices, distributions and group summaries. */
 #pragma once
 #include <stdint.h>
 #include "core/eval.h"
+#include "core/objective.h"
 #include "db/db.h"
 #include "core/device.h"
 #include "core/throughput.h"
@@ -22,6 +24,7 @@ typedef struct rp_variant {
     char *config;            /* canonical config text */
     int *value;              /* per parameter of its problem: index into that parameter's values */
     double us;               /* fastest ok median recorded for this config */
+    double joules;           /* least energy per run recorded for it (J); 0: none measured */
 } rp_variant;
 
 typedef struct rp_problem {
@@ -33,11 +36,17 @@ typedef struct rp_problem {
     rp_param *params;                     /* sorted by name */
     int n_variants;
     rp_variant *variants;                 /* configs with an ok time, fastest first (ties: text) */
-    /* the winner, variants[win] (when n_variants > 0): the view best's config, what the header
-     * ships (the playoff's winner where the closest configs played off, so not always the
-     * fastest own median, variants[0]); of several cards of the model, the one whose winner's
-     * median is lowest, as the header picks */
+    /* the winner, variants[win]: under the report's objective what the header ships, under
+     * time the view best's config (the playoff's winner where the closest configs played off,
+     * so not always the fastest own median, variants[0]), under energy or edp the least energy
+     * or energy-delay product (db_each_best_by); of several cards of the model, the one whose
+     * winner's score is lowest, as the header picks. -1: none (no ok config; under energy or
+     * edp, no energy measured) */
     int win;
+    /* where some config has energy: the winners by time and by energy (indexes into variants,
+     * -1: none), for the time-energy section */
+    int win_time, win_energy;
+    int n_energy;                         /* variants with energy */
     char *win_uuid;                       /* the card it was measured on */
     double win_gbps, win_frac;            /* as recorded (0 when NULL) */
     double win_ci_lo, win_ci_hi;          /* its median's 95% confidence interval */
@@ -48,6 +57,12 @@ typedef struct rp_problem {
     double **best_by_value;
     double *spread;
 } rp_problem;
+
+/* The problem's winner, variants[win]; NULL when it has none. */
+static inline const rp_variant *rp_win_variant(const rp_problem *p)
+{
+    return p->win >= 0 && p->win < p->n_variants ? &p->variants[p->win] : NULL;
+}
 
 /* The problems of one op and dtype: problems[first .. first + count). */
 typedef struct rp_group {
@@ -71,6 +86,9 @@ typedef struct rp_run {
 
 typedef struct rp_device {
     char *name, *slug;
+    objective objective;     /* what the winners are chosen by */
+    int n_energy_problems;   /* problems with some config's energy measured */
+    int n_no_winner;         /* problems with ok configs but no winner (energy or edp) */
     device_info info;        /* of the first card (by uuid) */
     int n_cards;
     char **uuids;
@@ -95,9 +113,9 @@ void rp_free_names(char **names, int n);
  * ("NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3"). */
 void rp_slug(const char *name, char *buf, size_t len);
 
-/* Reads everything about the device model `name` and runs the analysis. *out is the caller's,
- * freed with rp_free. Returns 0, or -1 with err. */
-int rp_load(db *d, const char *name, rp_device **out, char *err, size_t len);
+/* Reads everything about the device model `name`, with each problem's winner under objective o,
+ * and runs the analysis. *out is the caller's, freed with rp_free. Returns 0, or -1 with err. */
+int rp_load(db *d, const char *name, objective o, rp_device **out, char *err, size_t len);
 void rp_free(rp_device *dev);
 
 /* ---- analysis (report_analysis.c) ---- */
@@ -118,6 +136,11 @@ int rp_most_important(const rp_problem *p);
 /* Counts of variants per bin of log(time / best) over [0, log(hi_ratio)] into n bins (the last
  * bin takes everything slower). */
 void rp_histogram(const rp_problem *p, double hi_ratio, int n, int *bins);
+/* The Pareto front of p's variants with energy in time and energy (core/pareto.h): on_front[k]
+ * (n_variants of them) 1 for variant k when no variant with energy is no slower and uses no
+ * more energy, better in one; 0 for the rest and for variants without energy. Returns how many
+ * are on it, or -1 when out of memory. */
+int rp_pareto(const rp_problem *p, unsigned char *on_front);
 
 /* ---- throughput ---- */
 /* The problem's throughput at us microseconds (core/throughput.h): TFLOP/s and the share of the

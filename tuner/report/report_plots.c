@@ -67,7 +67,7 @@ enum { BW_W = 300, BW_H = 200, BW_L = 62, BW_R = 16, BW_T = 40, BW_B = 50, BW_HE
 /* The problem's time for series which: 0 tuned, 1 default, 2 peer (0: none). */
 static double series_us(const rp_problem *p, int which)
 {
-    if (which == 0) return p->n_variants ? p->variants[p->win].us : 0;
+    if (which == 0) return rp_win_variant(p) ? rp_win_variant(p)->us : 0;
     return which == 1 ? p->cmp.default_us : p->cmp.peer_us;
 }
 
@@ -308,7 +308,7 @@ int rp_plot_importance(const rp_device *dev, const char *op, char **out, size_t 
         if (mark[r] >= 0)
             svg_rect(s, IM_LABEL + mark[r] * IM_CW + 1, IM_TOP + r * IM_CH + 1, IM_CW - 2,
                      IM_CH - 2, &outline, NULL);
-        if (p->n_variants && p->variants[p->win].us > 0 && p->win_ci_hi > p->win_ci_lo) {
+        if (rp_win_variant(p) && rp_win_variant(p)->us > 0 && p->win_ci_hi > p->win_ci_lo) {
             char num[32], txt[48];
             svg_num((p->win_ci_hi - p->win_ci_lo) / 2 / p->variants[p->win].us * 100, 2, num, sizeof num);
             snprintf(txt, sizeof txt, "\xc2\xb1%s%%", num);
@@ -436,7 +436,8 @@ int rp_plot_slices(const rp_device *dev, const rp_group *g, int largest_only, ch
             if (a >= 0 && b >= 0 && p->n_variants) {
                 int na = p->params[a].n_values, nb = p->params[b].n_values;
                 rp_slice(p, a, b, cells);
-                int mr = p->variants[p->win].value[a], mc = p->variants[p->win].value[b];
+                int mr = rp_win_variant(p) ? rp_win_variant(p)->value[a] : -1;
+                int mc = rp_win_variant(p) ? rp_win_variant(p)->value[b] : -1;
                 svg_heatmap hm = {na, nb, cells, worst, 1, 1,
                                   (const char *const *)p->params[a].values,
                                   (const char *const *)p->params[b].values, NULL, mr, mc, 2, NULL, 1};
@@ -536,7 +537,8 @@ int rp_plot_distribution(const rp_device *dev, const rp_group *g, char **out, si
             svg_rect(s, x0 + 0.3, yb - bh, x1 - x0 - 0.6, bh, &bar, tip);
         }
         double best = p->variants[0].us;
-        double at[3] = {p->variants[p->win].us / best, p->cmp.default_us / best, p->cmp.peer_us / best};
+        double at[3] = {rp_win_variant(p) ? rp_win_variant(p)->us / best : 0, p->cmp.default_us / best,
+                        p->cmp.peer_us / best};
         for (int m = 0; m < 3; m++) {
             if (!(at[m] > 0)) continue;
             double px = svg_axis_px(&xa, at[m] < hi ? at[m] : hi);
@@ -552,6 +554,144 @@ int rp_plot_distribution(const rp_device *dev, const rp_group *g, char **out, si
     }
     svg_text(s, DI_LABEL + DI_W / 2.0, ya + 22, &tf, "time over the fastest measured (log scale)");
     return finish(s, out, len);
+}
+
+/* ---- time against energy ---- */
+enum { EN_W = 300, EN_H = 210, EN_L = 66, EN_R = 22, EN_T = 34, EN_B = 46, EN_HEAD = 62 };
+
+/* The unit energies are drawn in: J, mJ or uJ by the largest, and its scale from joules. */
+static double energy_unit(double most, const char **unit)
+{
+    if (most >= 1) { *unit = "J"; return 1; }
+    if (most >= 1e-3) { *unit = "mJ"; return 1e3; }
+    *unit = "\xc2\xb5J";
+    return 1e6;
+}
+
+/* An axis over [lo, hi]: log10 when it spans a factor of ten or more, else linear, padded. */
+static void energy_axis(double lo, double hi, svg_scale *scale, double *a, double *b)
+{
+    if (lo > 0 && hi / lo >= 10) {
+        *scale = SVG_LOG10;
+        *a = lo / 1.2;
+        *b = hi * 1.2;
+        return;
+    }
+    double pad = hi > lo ? (hi - lo) * 0.08 : (hi > 0 ? hi * 0.05 : 1);
+    *scale = SVG_LINEAR;
+    *a = lo - pad > 0 ? lo - pad : lo / 2;
+    *b = hi + pad;
+}
+
+int rp_plot_energy(const rp_device *dev, const rp_group *g, char **out, size_t *len)
+{
+    int n_panels = 0, n_max = 1;
+    for (int i = g->first; i < g->first + g->count; i++) {
+        const rp_problem *p = &dev->problems[i];
+        if (p->n_energy) n_panels++;
+        if (p->n_variants > n_max) n_max = p->n_variants;
+    }
+    int cols = n_panels < 3 ? (n_panels ? n_panels : 1) : 3, rows = (n_panels + cols - 1) / cols;
+    if (rows < 1) rows = 1;
+    const double pw = EN_L + EN_W + EN_R, ph = EN_T + EN_H + EN_B;
+    char title[512];
+    snprintf(title, sizeof title, "Time against energy: %s %s on %s", g->op, g->dtype, dev->name);
+    svg *s = svg_new(cols * pw + 10, EN_HEAD + rows * ph, title);
+    double *xs = malloc((size_t)n_max * sizeof *xs), *ys = malloc((size_t)n_max * sizeof *ys);
+    unsigned char *front = malloc((size_t)n_max);
+    int rc = -1;
+    if (!s || !xs || !ys || !front) goto done;
+    svg_text(s, 12, 20, &f_title, title);
+    svg_text(s, 12, 36, &f_small,
+             "Each dot: a config measured with energy, its median time and energy per run. Blue: "
+             "the Pareto front (nothing is both faster and more frugal); rings: the winners.");
+    static const svg_style st_dot = {"#9a9a9a", "#9a9a9a", 1, NULL, 0};
+    static const svg_style st_front = {C_TUNED, C_TUNED, 1.6, NULL, 0};
+    static const svg_style st_time = {C_MARK, NULL, 2, NULL, 0};
+    static const svg_style st_energy = {C_PEER, NULL, 2, NULL, 0};
+    const char *labels[4] = {"config", "Pareto front", "time winner", "energy winner"};
+    svg_style styles[4] = {st_dot, st_front, st_time, st_energy};
+    for (int i = 0; i < 4; i++) svg_legend(s, 14 + 150.0 * i, 52, 1, &labels[i], &styles[i]);
+    int k = 0;
+    for (int i = g->first; i < g->first + g->count; i++) {
+        const rp_problem *p = &dev->problems[i];
+        if (!p->n_energy) continue;
+        if (rp_pareto(p, front) < 0) goto done;
+        double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0;
+        for (int v = 0; v < p->n_variants; v++) {
+            const rp_variant *x = &p->variants[v];
+            if (!(x->joules > 0)) continue;
+            xlo = fmin(xlo, x->us);
+            xhi = fmax(xhi, x->us);
+            ylo = fmin(ylo, x->joules);
+            yhi = fmax(yhi, x->joules);
+        }
+        const char *unit;
+        const double scale = energy_unit(yhi, &unit);
+        svg_scale sx, sy;
+        double ax, bx, ay, by;
+        energy_axis(xlo, xhi, &sx, &ax, &bx);
+        energy_axis(ylo * scale, yhi * scale, &sy, &ay, &by);
+        double ox = (k % cols) * pw, oy = EN_HEAD + (k / cols) * ph;
+        k++;
+        svg_plot pl;
+        svg_plot_init(&pl, s, ox + EN_L, oy + EN_T, EN_W, EN_H, sx, ax, bx, sy, ay, by);
+        char head[600], sz[64], ytitle[64];
+        rp_size_label(p->elements, sz, sizeof sz);
+        snprintf(head, sizeof head, "%s (%s elements)", p->shape, sz);
+        svg_text(s, ox + EN_L, oy + EN_T - 8, &f_panel, head);
+        snprintf(ytitle, sizeof ytitle, "energy per run (%s)", unit);
+        svg_plot_axes(&pl, "median time (\xc2\xb5s)", ytitle, NULL, NULL);
+        /* every config, then the front over them (by time), then the winners' rings */
+        int n = 0;
+        for (int v = 0; v < p->n_variants; v++)
+            if (p->variants[v].joules > 0 && !front[v]) {
+                xs[n] = p->variants[v].us;
+                ys[n] = p->variants[v].joules * scale;
+                n++;
+            }
+        svg_plot_points(&pl, xs, ys, n, 2, &st_dot, NULL);
+        n = 0;
+        for (int v = 0; v < p->n_variants; v++)   /* variants are in time order */
+            if (front[v]) {
+                xs[n] = p->variants[v].us;
+                ys[n] = p->variants[v].joules * scale;
+                n++;
+            }
+        svg_plot_line(&pl, xs, ys, n, &st_front);
+        for (int v = 0, j = 0; v < p->n_variants; v++) {
+            if (!front[v]) continue;
+            char tip[1200], t[32], e[32];
+            svg_num(p->variants[v].us, 2, t, sizeof t);
+            svg_num(p->variants[v].joules * scale, 4, e, sizeof e);
+            snprintf(tip, sizeof tip, "%s: %s us, %s %s (Pareto front)", p->variants[v].config, t,
+                     e, unit);
+            const char *tips[1] = {tip};
+            svg_plot_points(&pl, &xs[j], &ys[j], 1, 3, &st_front, tips);
+            j++;
+        }
+        const int mark[2] = {p->win_time, p->win_energy};
+        for (int m = 0; m < 2; m++) {
+            int v = mark[m];
+            if (v < 0 || !(p->variants[v].joules > 0)) continue;
+            char tip[1200], t[32], e[32];
+            double x = p->variants[v].us, y = p->variants[v].joules * scale;
+            svg_num(x, 2, t, sizeof t);
+            svg_num(y, 4, e, sizeof e);
+            snprintf(tip, sizeof tip, "%s winner %s: %s us, %s %s", m ? "energy" : "time",
+                     p->variants[v].config, t, e, unit);
+            const char *tips[1] = {tip};
+            svg_plot_points(&pl, &x, &y, 1, m ? 8 : 6, m ? &st_energy : &st_time, tips);
+        }
+    }
+    rc = 0;
+done:
+    free(xs);
+    free(ys);
+    free(front);
+    if (rc == 0) return finish(s, out, len);
+    svg_free(s);
+    return -1;
 }
 
 /* ---- convergence ---- */

@@ -28,6 +28,12 @@ int rp_plot_slices(const rp_device *dev, const rp_group *g, int largest_only, ch
  * and the statuses counted. */
 int rp_plot_distribution(const rp_device *dev, const rp_group *g, char **out, size_t *len);
 
+/* Time against energy for the problems of a group with configs measured with energy (one panel
+ * each): every such config as a dot at its median time and least energy
+ * per run, the Pareto front (rp_pareto) joined in time order, and rings on the time winner and
+ * the energy winner. Axes are logarithmic where they span a factor of ten, else linear. */
+int rp_plot_energy(const rp_device *dev, const rp_group *g, char **out, size_t *len);
+
 /* Convergence of one non-exhaustive run: best so far over the best known, against evaluations,
  * one thin line per problem and the median over problems. */
 int rp_plot_convergence(const rp_device *dev, const rp_run *run, char **out, size_t *len);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/kernel_hash.h"
+#include "core/objective.h"
 #include "run_internal.h"
 #include "search/strategy_common.h"
 #include "space/space_user.h"
@@ -332,6 +333,15 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
     s.budget_seconds = o->budget_seconds >= 0 ? o->budget_seconds : sp->search.budget_seconds;
     s.seed = o->seed >= 0 ? (uint64_t)o->seed : sp->search.seed;
     if (o->race >= 0) sp->measure.race_margin = o->race;
+    s.objective = o->objective >= 0 ? o->objective : sp->search.objective;
+    if (s.objective != OBJECTIVE_TIME) {
+        /* racing and the playoff judge time: with energy the objective, every config is
+         * measured whole, energy included (docs/energy.md) */
+        sp->measure.race_margin = 0;
+        if (sp->measure.energy_s <= 0) sp->measure.energy_s = ENERGY_DEFAULT_S;
+    }
+    sum->objective = s.objective;
+    sum->energy_s = sp->measure.energy_s;
     sum->race_margin = sp->measure.race_margin;
     s.hash = sp->user ? space_user_hash(sp->user) : kernel_hash_for(sp->kernel);
 

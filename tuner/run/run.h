@@ -32,6 +32,8 @@ typedef struct run_options {
     int n_transfer_from;
     double race;                  /* racing's margin (docs/time-to-tune.md); < 0: the space's
                                      measure.race, 0: no racing and no playoff */
+    int objective;                /* what the search minimises (core/objective.h); < 0: the
+                                     space's search.objective */
 } run_options;
 
 /* The backend specs --devices stands for: "all" (every GPU the first worker sees), or a list of
@@ -78,6 +80,11 @@ typedef struct run_summary {
      * how many, the median and the longest, in ms (0 when none: replay). */
     int64_t setup_n;
     double setup_median_ms, setup_max_ms;
+    int objective;                /* what the search minimised (core/objective.h) */
+    double energy_s;              /* the energy window (0: energy not measured) */
+    int64_t with_energy;          /* ok evaluations that came back with their energy */
+    int64_t without_energy;       /* ... and without (no NVML, or a window the counter did not
+                                     move in twice) */
 } run_summary;
 
 /* Exit-style result: 0 done, 1 runtime failure (err), 2 bad input (err; nothing written). */

@@ -40,6 +40,7 @@ typedef struct run_shared {
     space *sp;
     const strategy_vtable *svt;
     const char *strategy_name;
+    int objective;           /* what the search minimises (core/objective.h) */
     int64_t budget_evals;
     double budget_seconds;
     uint64_t seed;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "core/objective.h"
 #include "core/throughput.h"
 #include "run_internal.h"
 #include "search/strategy_common.h"
@@ -32,6 +33,17 @@ void run_note_setup(run_shared *s, const eval_result *res)
     }
     if (s->n_setup < s->cap_setup) s->setup_ms[s->n_setup++] = res->setup_ms;   /* else: dropped */
     pthread_mutex_unlock(&s->mu);
+}
+
+/* What the search sees of an evaluation: its score under the run's objective (lower is
+ * better). An ok evaluation that came back without its energy, under energy or edp, ranks after
+ * every one with it, by its time. */
+static double task_score(const run_shared *s, const eval_result *r)
+{
+    if (r->status != EVAL_OK)
+        return r->stats.median;
+    double score = objective_score((objective)s->objective, r->stats.median, r->energy.joules);
+    return score > 0 ? score : 1e12 + r->stats.median;
 }
 
 static void format_duration(double s, char *buf, size_t len)
@@ -230,7 +242,7 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
         snprintf(dv->current, sizeof dv->current, "%s", label);
     pthread_mutex_unlock(&s->mu);
     int64_t evals = 0, fresh = 0;
-    double t0 = run_now_s(), best_us = 0, race_us = 0;
+    double t0 = run_now_s(), best_us = 0, race_us = 0, best_score = 0, best_j = 0;
     char config[1024], best_config[1024] = "";
     const char *why = NULL;
     while (st->vt->propose(st, choice) == 1) {
@@ -254,7 +266,7 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
             /* Resume: hand the strategy what was measured before. */
             eval_result_clear(&res);
             db_find_evaluation(dv->d, dv->dev.uuid, opfull, dtype, pb->text, config, &res);
-            st->vt->observe(st, choice, res.status, res.stats.median);
+            st->vt->observe(st, choice, res.status, task_score(s, &res));
             if (res.status == EVAL_OK && (race_us == 0 || res.stats.median < race_us))
                 race_us = res.stats.median;
             evals++;
@@ -316,10 +328,19 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
             continue;
         }
         fresh++;
-        st->vt->observe(st, choice, res.status, res.stats.median);
-        if (res.status == EVAL_OK && (best_us == 0 || res.stats.median < best_us)) {
+        double score = task_score(s, &res);
+        st->vt->observe(st, choice, res.status, score);
+        if (res.status == EVAL_OK && (best_score == 0 || score < best_score)) {
+            best_score = score;
             best_us = res.stats.median;
+            best_j = res.energy.joules;
             snprintf(best_config, sizeof best_config, "%s", config);
+        }
+        if (res.status == EVAL_OK && sp->measure.energy_s > 0) {
+            pthread_mutex_lock(&s->mu);
+            if (res.energy.joules > 0) s->sum->with_energy++;
+            else s->sum->without_energy++;
+            pthread_mutex_unlock(&s->mu);
         }
         if (res.status == EVAL_OK && (race_us == 0 || res.stats.median < race_us))
             race_us = res.stats.median;
@@ -352,6 +373,8 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
                 throughput_format(bytes, fam->flops ? fam->flops(fam, op, dtype, pb) : 0, best_us,
                                   dv->copy_gbps, &dv->dev, dtype, THROUGHPUT_COLUMNS, rate,
                                   sizeof rate));
+        if (best_j > 0)
+            fprintf(s->o->out, "  %.4g J", best_j);
         fprintf(s->o->out, "  %s", best_config);
         if (s->o->n_backends > 1)
             fprintf(s->o->out, "  [%d %s]", dv->index, dv->dev.name);

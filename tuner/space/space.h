@@ -35,6 +35,8 @@ typedef struct space_search {
     int64_t budget_evals;    /* per problem (op, dtype, problem); 0 = no limit */
     double budget_seconds;   /* per problem; 0 = no limit */
     uint64_t seed;           /* default 1 */
+    int objective;           /* search.objective: what the search minimises (core/objective.h),
+                                OBJECTIVE_TIME by default */
     int n_start;             /* search.start: configs measured first, in order, before the */
     int *start;              /* strategy's own (n_start * n_params value indices) */
 } space_search;

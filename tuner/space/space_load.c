@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "space_internal.h"
+#include "core/objective.h"
 #include "search/strategy.h"
 #include "space_user.h"
 
@@ -569,10 +570,10 @@ static int load_start(loader *L, const ynode *n, space_search *s)
 
 static int load_search(loader *L, const ynode *n)
 {
-    static const char *const keys[] = {"strategy", "budget", "seed", "start"};
+    static const char *const keys[] = {"strategy", "budget", "seed", "start", "objective"};
     static const char *const budget_keys[] = {"evals", "seconds"};
     space_search *s = &L->sp->search;
-    if (sl_expect_kind(L, n, YNODE_MAP, "search") != 0 || sl_check_keys(L, n, "search", keys, 4) != 0)
+    if (sl_expect_kind(L, n, YNODE_MAP, "search") != 0 || sl_check_keys(L, n, "search", keys, 5) != 0)
         return -1;
     const ynode *v;
     if ((v = ynode_get(n, "strategy"))) {
@@ -625,6 +626,16 @@ static int load_search(loader *L, const ynode *n)
             return sl_fail_at(L, v, "search.seed: must not be negative, found %" PRId64, seed);
         s->seed = (uint64_t)seed;
     }
+    if ((v = ynode_get(n, "objective"))) {
+        const char *name;
+        if (sl_get_string(L, v, "search.objective", &name) != 0)
+            return -1;
+        int o = objective_parse(name);
+        if (o < 0)
+            return sl_fail_at(L, v, "search.objective: unknown objective '%.60s' (known: time, "
+                              "energy, edp)", name);
+        s->objective = o;
+    }
     if ((v = ynode_get(n, "start")))
         return load_start(L, v, s);
     return 0;
@@ -648,9 +659,9 @@ static int get_int_in(loader *L, const ynode *n, const char *where, int64_t lo, 
 static int load_measure(loader *L, const ynode *n)
 {
     static const char *const keys[] = {"warmup", "min_runs", "max_runs", "rel_ci", "cache",
-                                       "timeout", "max_seconds", "race"};
+                                       "timeout", "max_seconds", "race", "energy"};
     measure_settings *m = &L->sp->measure;
-    if (sl_expect_kind(L, n, YNODE_MAP, "measure") != 0 || sl_check_keys(L, n, "measure", keys, 8) != 0)
+    if (sl_expect_kind(L, n, YNODE_MAP, "measure") != 0 || sl_check_keys(L, n, "measure", keys, 9) != 0)
         return -1;
     const ynode *v, *min_node, *max_node;
     if ((v = ynode_get(n, "warmup")) && get_int_in(L, v, "measure.warmup", 0, 1000000, &m->warmup))
@@ -705,6 +716,13 @@ static int load_measure(loader *L, const ynode *n)
             return sl_fail_at(L, v, "measure.race: must be at least 0 and below 1 (the margin, "
                               "0.05 for 5%%; 0 turns racing and the playoff off), found %g",
                               m->race_margin);
+    }
+    if ((v = ynode_get(n, "energy"))) {
+        if (sl_get_float(L, v, "measure.energy", &m->energy_s) != 0)
+            return -1;
+        if (!(m->energy_s >= 0 && m->energy_s <= 60))
+            return sl_fail_at(L, v, "measure.energy: must be between 0 and 60 (seconds of the "
+                              "energy window; 0 turns energy off), found %g", m->energy_s);
     }
     return 0;
 }

@@ -338,6 +338,7 @@ int wp_format_eval(wp_buf *b, const eval_request *r)
     if (r->ref_module) wp_add(b, "ref_module", r->ref_module);
     if (r->checks) wp_add(b, "checks", r->checks);
     if (r->measure.race_margin > 0) wp_add_double(b, "race_margin", r->measure.race_margin);
+    if (r->measure.energy_s > 0) wp_add_double(b, "energy_s", r->measure.energy_s);
     if (r->race_us > 0) wp_add_double(b, "race_us", r->race_us);
     if (r->n_playoff > 0) {
         wp_add_int(b, "playoff", r->n_playoff);
@@ -409,6 +410,12 @@ static int wp_parse_eval_lines(const wp_msg *m, wp_eval *out, char *err, size_t 
     if ((wp_get(m, "race_margin") && get_f64(m, "race_margin", &ms->race_margin, err, len)) ||
         (wp_get(m, "race_us") && get_f64(m, "race_us", &out->race_us, err, len)))
         return -1;
+    if (wp_get(m, "energy_s") && get_f64(m, "energy_s", &ms->energy_s, err, len))
+        return -1;
+    if (ms->energy_s < 0 || ms->energy_s > 60) {
+        snprintf(err, len, "protocol: eval: energy_s %g out of [0, 60]", ms->energy_s);
+        return -1;
+    }
     if (ms->race_margin < 0 || out->race_us < 0) {
         snprintf(err, len, "protocol: eval: negative race_margin or race_us");
         return -1;
@@ -491,6 +498,14 @@ int wp_format_result(wp_buf *b, const eval_result *r)
     add_samples(b, "samples", r->samples, r->n_samples);
     if (r->raced) wp_add_int(b, "raced", 1);
     if (r->setup_ms > 0) wp_add_double(b, "setup_ms", r->setup_ms);
+    if (r->energy.joules > 0) {
+        /* joules per run, W, window ms, SM MHz, memory MHz, temperature, throttle reasons */
+        char en[256];
+        snprintf(en, sizeof en, "%.9g,%.9g,%.9g,%d,%d,%d,%lld", r->energy.joules,
+                 r->energy.power_w, r->energy.window_ms, r->energy.sm_mhz, r->energy.mem_mhz,
+                 r->energy.temp_c, r->energy.throttle);
+        wp_add(b, "energy", en);
+    }
     if (r->n_playoff > 0) {
         wp_add_int(b, "playoff", r->n_playoff);
         for (int i = 0; i < r->n_playoff && i < EVAL_PLAYOFF_MAX; i++) {
@@ -530,6 +545,18 @@ static int wp_parse_result_lines(const wp_msg *m, eval_result *out, char *err, s
     if (setup && (wp_parse_f64(setup, &out->setup_ms) || out->setup_ms < 0)) {
         snprintf(err, len, "protocol: result: bad setup_ms '%s'", setup);
         goto fail;
+    }
+    const char *en = wp_get(m, "energy");
+    if (en) {
+        eval_energy *x = &out->energy;
+        int used = 0;
+        if (sscanf(en, "%lf,%lf,%lf,%d,%d,%d,%lld%n", &x->joules, &x->power_w, &x->window_ms,
+                   &x->sm_mhz, &x->mem_mhz, &x->temp_c, &x->throttle, &used) != 7 ||
+            en[used] || !isfinite(x->joules) || !(x->joules > 0) || !isfinite(x->power_w) ||
+            x->power_w < 0 || !isfinite(x->window_ms) || x->window_ms < 0 || st != EVAL_OK) {
+            snprintf(err, len, "protocol: result: bad energy '%.80s'", en);
+            goto fail;
+        }
     }
     int64_t k = 0;
     if (wp_get(m, "playoff") && get_i64(m, "playoff", 2, EVAL_PLAYOFF_MAX, &k, err, len)) goto fail;
