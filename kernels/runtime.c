@@ -222,7 +222,7 @@ static int dtype_index(const tk_kernel_desc *d, const char *dtype)
     return -1;
 }
 
-double rt_problem_distance(const long long *a, const long long *b, int n)
+static double distance(const long long *a, const long long *b, int n)
 {
     double s = 0;
     for (int i = 0; i < n; i++) {
@@ -258,7 +258,7 @@ static const tk_kernel_entry *lookup(const tk_kernel_desc *d, const char *device
         const tk_kernel_entry *e = &d->entries[i];
         if (strcmp(e->device, model) != 0 || strcmp(e->dtype, dtype) != 0)
             continue;
-        double dist = rt_problem_distance(e->problem, problem, d->n_fields);
+        double dist = distance(e->problem, problem, d->n_fields);
         if (!pick || dist < pick_d) {
             pick = e;
             pick_d = dist;
@@ -535,6 +535,51 @@ static void capture_launch(tk_kernel *k, plan *p, char *dir, long long max, void
     free(dir);
 }
 
+/* The table's winners of dtype, nearest to the device and problem first (as the lookup ranks
+ * them), without repeats, then the default config: where the tuner starts. */
+static int start_configs(const tk_kernel_desc *d, const device_info *dev, int dt,
+                         const long long *problem, const char **out, int max)
+{
+    int n = 0;
+    int *order = malloc((size_t)(d->n_entries ? d->n_entries : 1) * sizeof *order);
+    double *score = malloc((size_t)(d->n_entries ? d->n_entries : 1) * sizeof *score);
+    if (order && score) {
+        int m = 0;
+        for (int i = 0; i < d->n_entries; i++) {
+            const tk_kernel_entry *e = &d->entries[i];
+            if (strcmp(e->dtype, d->dtypes[dt].name) != 0)
+                continue;
+            long cc = labs((long)(e->cc_major - dev->cc_major) * 10 + (e->cc_minor - dev->cc_minor));
+            double s = (double)cc * 1e6 + (double)labs((long)(e->sm_count - dev->sm_count)) * 1e2 +
+                       distance(e->problem, problem, d->n_fields);
+            int at = m++;
+            while (at > 0 && score[at - 1] > s) {
+                order[at] = order[at - 1];
+                score[at] = score[at - 1];
+                at--;
+            }
+            order[at] = i;
+            score[at] = s;
+        }
+        for (int i = 0; i < m && n < max - 1; i++) {
+            const char *c = d->entries[order[i]].config;
+            int dup = 0;
+            for (int k = 0; k < n && !dup; k++)
+                dup = strcmp(out[k], c) == 0;
+            if (!dup)
+                out[n++] = c;
+        }
+    }
+    free(order);
+    free(score);
+    int dup = 0;
+    for (int k = 0; k < n && !dup; k++)
+        dup = strcmp(out[k], d->default_config) == 0;
+    if (!dup && n < max)
+        out[n++] = d->default_config;
+    return n;
+}
+
 /* Starts a tuner on p's problem (runtime_tune.c), before its first launch: the capture reads
  * the inputs. Never fails the launch; a stream being captured into a CUDA graph waits for the
  * next launch. */
@@ -542,9 +587,14 @@ static void tune_launch(tk_kernel *k, plan *p, void **args, cudaStream_t stream)
 {
     tune_job *job = NULL;
     int again = stream_in_graph(stream);
-    if (!again)
-        job = rt_tune_begin(k, p->device, p->dtype, p->problem, p->count, p->v->config, args,
-                            stream);
+    device_info dev;
+    char err[512];
+    if (!again && cuda_device_describe(p->device, &dev, err, sizeof err) == 0) {
+        const char *start[32];
+        int n_start = start_configs(k->d, &dev, p->dtype, p->problem, start, 32);
+        job = rt_tune_begin(k, &dev, p->device, p->dtype, p->problem, p->count, p->v->config,
+                            start, n_start, args, stream);
+    }
     rt_clear_error();
     pthread_mutex_lock(&k->mu);
     p->job = job;

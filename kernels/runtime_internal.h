@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include "tunekit_runtime.h"
 #include "build/compiler.h"
+#include "core/device.h"
 #include "core/module_meta.h"
 #include "core/value.h"
 #include "expr/expr.h"
@@ -174,15 +175,14 @@ void rt_tune_dir(char *out, size_t len);
  * exact problem, into config[len]: 1, or 0 when there is none (no database, no SQLite). */
 int rt_online_winner(const char *tune_dir, const tk_kernel_desc *d, const char *device, int dt,
                      const long long *problem, char *config, size_t len);
-/* Captures the launch's problem into the tune folder with a search of its own and starts a
- * tuner on it in a process of its own (docs/runtime.md). k->mu not held. The job, or NULL when
- * none was started (a note in the tune folder says why, where it can). */
-tune_job *rt_tune_begin(tk_kernel *k, int device, int dt, const long long *problem,
-                        const long long *count, const char *config, void **args,
-                        cudaStream_t stream);
+/* Captures the launch's problem into the tune folder with a search of its own, starting from
+ * start[0..n_start), and starts a tuner on it in a process of its own (docs/runtime.md); dev is
+ * the launch's device (ordinal device). k->mu not held. The job, or NULL when none was started
+ * (a note in the tune folder says why, where it can). */
+tune_job *rt_tune_begin(tk_kernel *k, const device_info *dev, int device, int dt,
+                        const long long *problem, const long long *count, const char *config,
+                        const char *const *start, int n_start, void **args, cudaStream_t stream);
 void rt_tune_job_release(tune_job *j);
-/* The distance of two problems on a log scale (the lookup's). */
-double rt_problem_distance(const long long *a, const long long *b, int n);
 
 /* Bytes of an element type ("f32" 4, "bf16" 2, "u8" 1), 0 when unknown. */
 size_t rt_type_size(const char *t);

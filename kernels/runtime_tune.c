@@ -33,7 +33,6 @@
 #include <sys/wait.h>
 #include "build/cache.h"
 #include "core/problem.h"
-#include "worker/cuda_device.h"
 
 extern char **environ;
 
@@ -206,57 +205,11 @@ static void *watch(void *arg)
     return NULL;
 }
 
-/* The table's winners of dtype, nearest to the device and problem first (as the lookup ranks
- * them), without repeats, then the default config: where the tuner starts. */
-static int start_configs(const tk_kernel_desc *d, const device_info *dev, int dt,
-                         const long long *problem, const char **out, int max)
-{
-    int n = 0;
-    int *order = malloc((size_t)(d->n_entries ? d->n_entries : 1) * sizeof *order);
-    double *score = malloc((size_t)(d->n_entries ? d->n_entries : 1) * sizeof *score);
-    if (order && score) {
-        int m = 0;
-        for (int i = 0; i < d->n_entries; i++) {
-            const tk_kernel_entry *e = &d->entries[i];
-            if (strcmp(e->dtype, d->dtypes[dt].name) != 0)
-                continue;
-            long cc = labs((long)(e->cc_major - dev->cc_major) * 10 + (e->cc_minor - dev->cc_minor));
-            double s = (double)cc * 1e6 + (double)labs((long)(e->sm_count - dev->sm_count)) * 1e2 +
-                       rt_problem_distance(e->problem, problem, d->n_fields);
-            int at = m++;
-            while (at > 0 && score[at - 1] > s) {
-                order[at] = order[at - 1];
-                score[at] = score[at - 1];
-                at--;
-            }
-            order[at] = i;
-            score[at] = s;
-        }
-        for (int i = 0; i < m && n < max - 1; i++) {
-            const char *c = d->entries[order[i]].config;
-            int dup = 0;
-            for (int k = 0; k < n && !dup; k++)
-                dup = strcmp(out[k], c) == 0;
-            if (!dup)
-                out[n++] = c;
-        }
-    }
-    free(order);
-    free(score);
-    int dup = 0;
-    for (int k = 0; k < n && !dup; k++)
-        dup = strcmp(out[k], d->default_config) == 0;
-    if (!dup && n < max)
-        out[n++] = d->default_config;
-    return n;
-}
-
-tune_job *rt_tune_begin(tk_kernel *k, int device, int dt, const long long *problem,
-                        const long long *count, const char *config, void **args,
-                        cudaStream_t stream)
+tune_job *rt_tune_begin(tk_kernel *k, const device_info *dev, int device, int dt,
+                        const long long *problem, const long long *count, const char *config,
+                        const char *const *start, int n_start, void **args, cudaStream_t stream)
 {
     const tk_kernel_desc *d = k->d;
-    device_info devi, *dev = &devi;
     char tdir[PATH_MAX], folder[PATH_MAX], lock[PATH_MAX], log[PATH_MAX], space[PATH_MAX],
         db[PATH_MAX], cache[PATH_MAX], backend[32], err[1400];
     pthread_mutex_lock(&k->mu);
@@ -264,11 +217,7 @@ tune_job *rt_tune_begin(tk_kernel *k, int device, int dt, const long long *probl
     double seconds = k->tune_seconds;
     long long max = k->capture_max > 0 ? k->capture_max : 1LL << 30;
     pthread_mutex_unlock(&k->mu);
-    if (cuda_device_describe(device, dev, err, sizeof err) != 0)
-        return NULL;
     /* the problem, captured with its own search */
-    const char *start[32];
-    int n_start = start_configs(d, dev, dt, problem, start, 32);
     capture_job j = {d, dt, problem, count, config, args, 1, stream, start, n_start, seconds};
     if (capture_write(tdir, max, &j, err, sizeof err) != 0 ||
         capture_folder(tdir, d, dt, problem, folder, sizeof folder) != 0)
