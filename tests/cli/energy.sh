@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# energy.sh: energy as an objective without a GPU (docs/energy_objectives.md), over the fixture
+# energy.sh: energy as an objective without a GPU (docs/energy.md), over the fixture
 # tests/fixtures/energy_vector.sql.xz (the H100 measurements of examples/vector with synthetic
 # energy on saxpy's ok rows, none on scale_shift's). A schema-6 database migrates to version 7
 # and passes `tuner db check`; schema-6 dumps import with NULL energy; export -> import ->

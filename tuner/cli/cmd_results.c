@@ -1,7 +1,7 @@
 /* cmd_results.c: the commands that read and publish what was measured: `tuner best`, `tuner
  * header` (kernels/tuned_configs.h, or a user kernel's own header), `tuner db` (export, import,
  * merge, check, info), `tuner devices` and `tuner report`. best, header and report choose each
- * problem's winner by --objective (time, energy or edp; docs/energy_objectives.md). */
+ * problem's winner by --objective (time, energy or edp; docs/energy.md). */
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* pareto.h: the Pareto front of points in two objectives to minimise (time and energy, for the
- * report's time-energy figures, docs/energy_objectives.md): the points no other point dominates.
+ * report's time-energy figures, docs/energy.md): the points no other point dominates.
  * A point dominates another when it is no worse in both and better in one; equal points do not
  * dominate each other, so both are on the front. O(n log n). */
 #pragma once

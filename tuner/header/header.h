@@ -14,7 +14,7 @@ struct space;
 
 /* Writes the header text for inputs (paths of .sql dumps or database files, in the order given;
  * the caller sorts) into a malloc'd string *out (caller frees), each entry the winner under
- * objective o (db_each_best_by; docs/energy_objectives.md). Time writes what it always has;
+ * objective o (db_each_best_by; docs/energy.md). Time writes what it always has;
  * energy or edp say so in a comment line and give each entry's energy, and leave out the
  * entries with no energy measured, counted in *no_energy (may be NULL). Returns 0 or -1 with
  * err (also when the inputs have measurements but none with energy under energy or edp). */

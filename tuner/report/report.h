@@ -9,7 +9,7 @@
  * the distribution of all variants' times with statuses counted; the convergence of
  * non-exhaustive strategy runs; where energy was measured, per op and dtype its time against
  * energy, with the Pareto front and the time and energy winners. Each problem's tuned config is
- * the objective's winner (time: the fastest; energy or edp: docs/energy_objectives.md). The
+ * the objective's winner (time: the fastest; energy or edp: docs/energy.md). The
  * output is a function of the inputs alone (no clock, no locale): the same inputs give the same
  * bytes. A device's folder is replaced as a whole. */
 #pragma once
