@@ -385,6 +385,18 @@ static void buffer_counts(const tk_kernel *k, const value *slots, long long *cou
     }
 }
 
+/* The plan of (device, dtype, problem) in the table (the newest, when a tuner's winner has
+ * replaced one), or NULL. k->mu held. */
+static plan *find_plan(const tk_kernel *k, unsigned h, int device, int dt,
+                       const long long *problem)
+{
+    plan *p = k->table[h];
+    while (p && (p->device != device || p->dtype != dt ||
+                 memcmp(p->problem, problem, (size_t)k->d->n_fields * sizeof *problem) != 0))
+        p = p->next;
+    return p;
+}
+
 /* Builds the plan of (device, dtype, problem): of the config given, else the one config_for
  * gives. k->mu held. */
 static plan *make_plan(tk_kernel *k, int device, int dt, const long long *problem,
@@ -639,27 +651,35 @@ static tk_status check_call(const tk_kernel *k, const char *dtype, const long lo
     return TK_OK;
 }
 
+/* A call's key in the plan table: its dtype's index and problem (checked), the calling
+ * thread's current device, and the hash of the three. */
+static tk_status call_key(const tk_kernel *k, const char *dtype, const long long *problem,
+                          int *dt, int *device, unsigned *h)
+{
+    tk_status bad = check_call(k, dtype, problem, dt);
+    if (bad != TK_OK)
+        return bad;
+    cudaError_t e = cudaGetDevice(device);
+    if (e != cudaSuccess)
+        return rt_fail(TK_ERR_CUDA, "cudaGetDevice: %s", cudaGetErrorString(e));
+    *h = plan_hash(*device, *dt, problem, k->d->n_fields);
+    return TK_OK;
+}
+
 tk_status tk_kernel_launch_dtype(tk_kernel *k, const char *dtype, const long long *problem,
                                  void **args, cudaStream_t stream)
 {
     if (!k || !problem || (!args && k->d->n_args > 0))
         return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_launch: a NULL argument");
     const tk_kernel_desc *d = k->d;
-    int dt;
-    tk_status bad = check_call(k, dtype, problem, &dt);
+    int dt, device;
+    unsigned h;
+    tk_status bad = call_key(k, dtype, problem, &dt, &device, &h);
     if (bad != TK_OK)
         return bad;
-    int device;
-    cudaError_t e = cudaGetDevice(&device);
-    if (e != cudaSuccess)
-        return rt_fail(TK_ERR_CUDA, "cudaGetDevice: %s", cudaGetErrorString(e));
-    unsigned h = plan_hash(device, dt, problem, d->n_fields);
     tk_status st = TK_OK;
     pthread_mutex_lock(&k->mu);
-    plan *p = k->table[h];
-    while (p && (p->device != device || p->dtype != dt ||
-                 memcmp(p->problem, problem, (size_t)d->n_fields * sizeof *problem) != 0))
-        p = p->next;
+    plan *p = find_plan(k, h, device, dt, problem);
     if (!p && (p = make_plan(k, device, dt, problem, NULL, &st)) != NULL) {
         p->next = k->table[h];
         k->table[h] = p;
@@ -684,6 +704,7 @@ tk_status tk_kernel_launch_dtype(tk_kernel *k, const char *dtype, const long lon
     if (tune)
         tune_launch(k, p, args, stream);
     /* the variables' contents, then the steps' launches, in order on the stream */
+    cudaError_t e;
     for (int i = 0; i < d->n_args; i++) {
         if (!p->var[i])
             continue;
@@ -757,25 +778,34 @@ tk_status tk_kernel_prepare(tk_kernel *k, const char *device, int cc_major, int 
     return rc == 0 ? TK_OK : st;
 }
 
+/* dir made absolute (against the current folder) into out[len]; who names the call in the
+ * error. TK_OK, or TK_ERR_INVALID_ARGUMENT with the error said. */
+static tk_status absolute_dir(const char *who, const char *dir, char *out, size_t len)
+{
+    if (!*dir)
+        return rt_fail(TK_ERR_INVALID_ARGUMENT, "%s: an empty folder name", who);
+    char cwd[PATH_MAX];
+    errno = 0;
+    if (dir[0] == '/' ? snprintf(out, len, "%s", dir) >= (int)len
+                      : !getcwd(cwd, sizeof cwd) ||
+                            snprintf(out, len, "%s/%s", cwd, dir) >= (int)len)
+        return rt_fail(TK_ERR_INVALID_ARGUMENT, "%s: the folder %s: %s", who, dir,
+                       errno ? strerror(errno) : "path too long");
+    return TK_OK;
+}
+
 tk_status tk_kernel_capture(tk_kernel *k, const char *dir, long long max_bytes)
 {
     if (!k)
         return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_capture: k is NULL");
     char *abs = NULL;
     if (dir) {
-        if (!*dir)
-            return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_capture: an empty folder name");
-        char cwd[PATH_MAX];
-        size_t n = strlen(dir) + PATH_MAX + 2;
-        if (dir[0] != '/' && !getcwd(cwd, sizeof cwd))
-            return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_capture: the current folder: %s",
-                           strerror(errno));
-        if (!(abs = malloc(n)))
+        char path[PATH_MAX];
+        tk_status st = absolute_dir("tk_kernel_capture", dir, path, sizeof path);
+        if (st != TK_OK)
+            return st;
+        if (!(abs = strdup(path)))
             return rt_fail(TK_ERR_CUDA, "out of host memory");
-        if (dir[0] == '/')
-            snprintf(abs, n, "%s", dir);
-        else
-            snprintf(abs, n, "%s/%s", cwd, dir);
     }
     pthread_mutex_lock(&k->mu);
     free(k->capture_dir);
@@ -824,16 +854,10 @@ tk_status tk_kernel_tune(tk_kernel *k, int on, const char *dir, double seconds)
     if (!k)
         return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_tune: k is NULL");
     char abs[PATH_MAX];
-    if (dir && !*dir)
-        return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_tune: an empty folder name");
-    if (dir && dir[0] != '/') {
-        char cwd[PATH_MAX];
-        if (!getcwd(cwd, sizeof cwd) ||
-            snprintf(abs, sizeof abs, "%s/%s", cwd, dir) >= (int)sizeof abs)
-            return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_tune: the folder %s: %s", dir,
-                           errno ? strerror(errno) : "path too long");
-    } else if (dir) {
-        snprintf(abs, sizeof abs, "%s", dir);
+    if (dir) {
+        tk_status st = absolute_dir("tk_kernel_tune", dir, abs, sizeof abs);
+        if (st != TK_OK)
+            return st;
     } else {
         rt_tune_dir(abs, sizeof abs);
     }
@@ -851,21 +875,13 @@ tk_status tk_kernel_config(tk_kernel *k, const char *dtype, const long long *pro
 {
     if (!k || !problem || !config || !len)
         return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_config: a NULL argument");
-    const tk_kernel_desc *d = k->d;
-    int dt;
-    tk_status bad = check_call(k, dtype, problem, &dt);
+    int dt, device;
+    unsigned h;
+    tk_status bad = call_key(k, dtype, problem, &dt, &device, &h);
     if (bad != TK_OK)
         return bad;
-    int device;
-    cudaError_t e = cudaGetDevice(&device);
-    if (e != cudaSuccess)
-        return rt_fail(TK_ERR_CUDA, "cudaGetDevice: %s", cudaGetErrorString(e));
-    unsigned h = plan_hash(device, dt, problem, d->n_fields);
     pthread_mutex_lock(&k->mu);
-    plan *p = k->table[h];
-    while (p && (p->device != device || p->dtype != dt ||
-                 memcmp(p->problem, problem, (size_t)d->n_fields * sizeof *problem) != 0))
-        p = p->next;
+    plan *p = find_plan(k, h, device, dt, problem);
     if (p) {
         snprintf(config, len, "%s", p->v->config);
         if (tuning)

@@ -353,6 +353,23 @@ static void test_result(void)
     wp_buf_free(&b);
 }
 
+/* An elementwise mul request on problem p (text its canonical text): 3 warm-up runs, 10 to 200
+ * timed, 1% CI; the tests below set what they carry on top. */
+static eval_request mul_request(problem *p, char *text)
+{
+    memset(p, 0, sizeof *p);
+    p->text = text;
+    eval_request r;
+    memset(&r, 0, sizeof r);
+    r.kernel = "elementwise";
+    r.op = "mul";
+    r.dtype = "f32";
+    r.problem = p;
+    r.config = "a=1";
+    r.measure = (measure_settings){ .warmup = 3, .min_runs = 10, .max_runs = 200, .rel_ci = 0.01 };
+    return r;
+}
+
 /* Racing and the playoff travel both ways: race_margin and race_us on the request, raced on the
  * result; a playoff's configs (and modules) on the request, its runs per config on the result.
  * Malformed ones are refused. */
@@ -360,17 +377,8 @@ static void test_race_and_playoff(void)
 {
     char text[] = "n=1024,offset=0";
     problem p;
-    memset(&p, 0, sizeof p);
-    p.text = text;
-    eval_request r;
-    memset(&r, 0, sizeof r);
-    r.kernel = "elementwise";
-    r.op = "mul";
-    r.dtype = "f32";
-    r.problem = &p;
-    r.config = "a=1";
-    r.measure = (measure_settings){ .warmup = 3, .min_runs = 10, .max_runs = 200, .rel_ci = 0.01,
-                                    .race_margin = 0.05 };
+    eval_request r = mul_request(&p, text);
+    r.measure.race_margin = 0.05;
     r.race_us = 12.75;
     wp_buf b = { 0 };
     wp_msg m;
@@ -503,17 +511,8 @@ static void test_energy(void)
 {
     char text[] = "n=1024,offset=0";
     problem p;
-    memset(&p, 0, sizeof p);
-    p.text = text;
-    eval_request r;
-    memset(&r, 0, sizeof r);
-    r.kernel = "elementwise";
-    r.op = "mul";
-    r.dtype = "f32";
-    r.problem = &p;
-    r.config = "a=1";
-    r.measure = (measure_settings){ .warmup = 3, .min_runs = 10, .max_runs = 200, .rel_ci = 0.01,
-                                    .energy_s = 0.25 };
+    eval_request r = mul_request(&p, text);
+    r.measure.energy_s = 0.25;
     wp_buf b = { 0 };
     wp_msg m;
     wp_eval e;
