@@ -179,9 +179,9 @@ $(B)/tests/%: tests/unit/%.c tests/unit/check.h $(B)/libtuner.a $(B)/libtunekit.
 	$(CC) $(CFLAGS) $(LDSAN) -Itests/unit -o $@ $< $(B)/libtuner.a $(LDLIBS)
 # The GPU tests also link the tuner's GPU set-up (tuner/ops/gpu_fill.cu): the elementwise and
 # reduce tests check its generator and references.
-$(B)/tests/gpu/%: tests/gpu/%.cu $(B)/libtunekit.a $(B)/obj/tuner/ops/gpu_fill.o
+$(B)/tests/gpu/%: tests/gpu/%.cu $(B)/libtunekit.a $(KB)/obj/tuner/ops/gpu_fill.o
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVFLAGS) -Ikernels -Ituner -o $@ $< $(B)/obj/tuner/ops/gpu_fill.o $(B)/libtunekit.a
+	$(NVCC) $(NVFLAGS) -Ikernels -Ituner -o $@ $< $(KB)/obj/tuner/ops/gpu_fill.o $(B)/libtunekit.a
 
 # bench/probe.cu: the performance experiments of the closing notes (not part of the tests)
 $(B)/probe: bench/probe.cu $(B)/libtunekit.a

@@ -3,7 +3,8 @@
  * collapsed to (outer, D = shape[dim], inner) before launch, as PyTorch's CollapseDims does).
  *
  * Kernels (PyTorch's split by index count, at the tuned `threshold`):
- *   small-index  n_index <= threshold. Every block first loads all indices into shared memory
+ *   small-index  n_index <= threshold. Every block first copies all indices into shared memory
+ *                (cp.async: all in flight at once, at any block size)
  *                and checks them (__syncthreads_or: when one is out of range every block
  *                returns before writing, block 0 reports the first bad position), so an index
  *                is read once per block and the check costs no launch. Two decompositions:
@@ -14,7 +15,9 @@
  *   large-index  n_index > threshold: the status word is set to -1 (memset), a validation kernel
  *                lowers it to the first bad position (atomicMin), then threads over all source
  *                packs read their index from global memory and add with atomics, unless the
- *                status says an index was bad.
+ *                status says an index was bad. Where a warp's units can reach one element twice
+ *                (fewer than 32 packs per row), lanes with the same destination are summed
+ *                first and one atomic per distinct destination per warp is issued.
  * Atomics: f32 atomicAdd, f16/bf16 tk::fast_atomic_add for single elements, packs of 2..8 with
  * tk::atomic_add_pack (paired atomics, one vector reduction on sm_90).
  * Parameters (tk_index_add_config_space):
@@ -111,37 +114,48 @@ __device__ __forceinline__ void atomic_add_at(T *self, int64_t off, int64_t self
     else tk::atomic_add_pack<T, N>(self + off, v);
 }
 
-/* Indices a thread loads before it checks and stores any (loads in flight). */
-constexpr int kIndexUnroll = 4;
+/* Indices a thread of the validation kernel loads before it checks any (loads in flight). */
+constexpr int kIndexUnroll = 8;
 
-/* Loads every index into s_idx and checks it against [0, dim_size). Returns false in every
- * thread of every block when one is out of range (block 0 then stores the first bad position
- * to *status); else true, block 0 having stored -1. */
+/* s_idx[j] = index[j] for j < n_index, copied by the block's threads without passing through
+ * registers (cp.async on sm_80 and later: every copy of a thread is in flight at once, whatever
+ * the block size, and no register holds them), then waited for. Each thread copies, and later
+ * checks, the positions threadIdx.x + k * blockDim.x. */
+template <typename Idx, typename I>
+__device__ __forceinline__ void stage_indices(const Idx *index, I n_index, Idx *s_idx)
+{
+#if __CUDA_ARCH__ >= 800
+    for (I j = threadIdx.x; j < n_index; j += blockDim.x) {
+        const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(s_idx + j));
+        if constexpr (sizeof(Idx) == 8)
+            asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(dst), "l"(index + j) : "memory");
+        else
+            asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(dst), "l"(index + j) : "memory");
+    }
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#else
+    for (I j = threadIdx.x; j < n_index; j += blockDim.x) s_idx[j] = index[j];
+#endif
+}
+
+/* Stages every index in s_idx (stage_indices) and checks it against [0, dim_size). Returns false
+ * in every thread of every block when one is out of range (block 0 then stores the first bad
+ * position to *status); else true, block 0 having stored -1. Readers take s_idx[j] as I: in
+ * range, it fits. */
 template <typename Idx, typename I>
 __device__ __forceinline__ bool load_indices(const Idx *index, I n_index, I dim_size,
-                                             int64_t *status, I *s_idx)
+                                             int64_t *status, Idx *s_idx)
 {
     __shared__ unsigned long long first_bad;
     if (threadIdx.x == 0) first_bad = ULLONG_MAX;
-    __syncthreads();
+    stage_indices(index, n_index, s_idx);
+    __syncthreads(); /* first_bad set */
     int bad = 0;
-    for (I base = threadIdx.x; base < n_index; base += kIndexUnroll * blockDim.x) {
-        int64_t v[kIndexUnroll];
-#pragma unroll
-        for (int k = 0; k < kIndexUnroll; k++) {
-            const I j = base + k * blockDim.x;
-            v[k] = j < n_index ? static_cast<int64_t>(index[j]) : 0;
-        }
-#pragma unroll
-        for (int k = 0; k < kIndexUnroll; k++) {
-            const I j = base + k * blockDim.x;
-            if (j >= n_index) break;
-            if (v[k] < 0 || v[k] >= static_cast<int64_t>(dim_size)) {
-                bad = 1;
-                atomicMin(&first_bad, static_cast<unsigned long long>(j));
-            } else {
-                s_idx[j] = static_cast<I>(v[k]);
-            }
+    for (I j = threadIdx.x; j < n_index; j += blockDim.x) { /* the thread's own copies */
+        const int64_t v = static_cast<int64_t>(s_idx[j]);
+        if (v < 0 || v >= static_cast<int64_t>(dim_size)) {
+            bad = 1;
+            atomicMin(&first_bad, static_cast<unsigned long long>(j));
         }
     }
     const int any_bad = __syncthreads_or(bad);
@@ -174,7 +188,7 @@ template <typename T, int N, typename Idx, typename I>
 __global__ void __launch_bounds__(tk::kMaxBlockSize) small_owner_kernel(Args<T, Idx, I> a)
 {
     extern __shared__ unsigned char smem_raw[];
-    I *s_idx = reinterpret_cast<I *>(smem_raw);
+    Idx *s_idx = reinterpret_cast<Idx *>(smem_raw);
     const Geometry<I> &g = a.g;
     if (!load_indices(a.index, g.n_index, g.dim_size, a.status, s_idx)) return;
     const I stride = static_cast<I>(gridDim.x) * blockDim.x;
@@ -191,7 +205,7 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize) small_owner_kernel(Args<T, 
             Pack<T, N> v[kOwnerChunk];
 #pragma unroll
             for (int k = 0; k < kOwnerChunk; k++) {
-                r[k] = s_idx[j + k];
+                r[k] = static_cast<I>(s_idx[j + k]);
                 v[k] = tk::load_pack<T, N>(src + static_cast<int64_t>(j + k) * row);
             }
             bool distinct = true;
@@ -217,7 +231,7 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize) small_owner_kernel(Args<T, 
             }
         }
         for (; j < g.n_index; j++) {
-            T *d = dst + static_cast<int64_t>(s_idx[j]) * row;
+            T *d = dst + static_cast<int64_t>(static_cast<I>(s_idx[j])) * row;
             const Pack<T, N> v = tk::load_pack<T, N>(src + static_cast<int64_t>(j) * row);
             tk::store_pack<T, N>(d, add_scaled(tk::load_pack<T, N>(d), v, a.alpha));
         }
@@ -236,12 +250,12 @@ __device__ __forceinline__ void split_unit(const Geometry<I> &g, I u, I *o, I *j
 
 /* Adds alpha * v (the source pack of unit u) to self at the unit's row, index from s_idx. */
 template <typename T, int N, typename Idx, typename I>
-__device__ __forceinline__ void spread_add(const Args<T, Idx, I> &a, const I *s_idx, I u,
+__device__ __forceinline__ void spread_add(const Args<T, Idx, I> &a, const Idx *s_idx, I u,
                                            const Pack<T, N> &v)
 {
     I o, j, q;
     split_unit(a.g, u, &o, &j, &q);
-    const int64_t off = (static_cast<int64_t>(o) * a.g.dim_size + s_idx[j]) * a.g.inner +
+    const int64_t off = (static_cast<int64_t>(o) * a.g.dim_size + static_cast<I>(s_idx[j])) * a.g.inner +
                         static_cast<int64_t>(q) * N;
     atomic_add_at<T, N>(a.self, off, a.g.self_elements, scaled(v, a.alpha));
 }
@@ -252,7 +266,7 @@ template <typename T, int N, typename Idx, typename I>
 __global__ void __launch_bounds__(tk::kMaxBlockSize) small_spread_kernel(Args<T, Idx, I> a)
 {
     extern __shared__ unsigned char smem_raw[];
-    I *s_idx = reinterpret_cast<I *>(smem_raw);
+    Idx *s_idx = reinterpret_cast<Idx *>(smem_raw);
     const Geometry<I> &g = a.g;
     const I stride = static_cast<I>(gridDim.x) * blockDim.x;
     I u = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -264,36 +278,111 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize) small_spread_kernel(Args<T,
         spread_add<T, N>(a, s_idx, u, tk::load_pack<T, N>(a.source + static_cast<int64_t>(u) * N));
 }
 
+/* Adds alpha * v to self at off (off < 0: nothing), a warp at a time, the 32 lanes together
+ * (every lane calls it: a match and a vote). Lanes whose offsets are equal are summed in float
+ * first, through the warp's 32 * N floats of `scratch`, and their lowest lane adds the sum with
+ * one atomic: a warp whose lanes hit k distinct offsets issues k atomics instead of 32. A warp
+ * without a repeated offset (the vote) adds directly, as large_atomic does. */
+template <typename T, int N>
+__device__ __forceinline__ void warp_aggregated_add(T *self, int64_t self_elements, int64_t off,
+                                                    const Pack<T, N> &v, float alpha,
+                                                    float *scratch)
+{
+    const unsigned lane = threadIdx.x & 31u;
+    const unsigned peers = __match_any_sync(0xffffffffu, static_cast<unsigned long long>(off));
+    if (__all_sync(0xffffffffu, peers == (1u << lane))) {
+        if (off >= 0) atomic_add_at<T, N>(self, off, self_elements, scaled(v, alpha));
+        return;
+    }
+    float *mine = scratch + lane * N;
+#pragma unroll
+    for (int k = 0; k < N; k++) mine[k] = alpha * tk::to_float(v.elem[k]);
+    __syncwarp();
+    if (off >= 0 && lane == static_cast<unsigned>(__ffs(peers) - 1)) {
+        float sum[N];
+#pragma unroll
+        for (int k = 0; k < N; k++) sum[k] = mine[k];
+        for (unsigned m = peers & (peers - 1); m; m &= m - 1) {
+            const float *other = scratch + (__ffs(m) - 1) * N;
+#pragma unroll
+            for (int k = 0; k < N; k++) sum[k] += other[k];
+        }
+        Pack<T, N> r;
+#pragma unroll
+        for (int k = 0; k < N; k++) r.elem[k] = tk::from_float<T>(sum[k]);
+        atomic_add_at<T, N>(self, off, self_elements, r);
+    }
+    __syncwarp();
+}
+
 /* large: unit = (o, j, q) over the source packs, index from global memory, atomic adds; does
- * nothing when the validation kernel found an index out of range. */
+ * nothing when the validation kernel found an index out of range. When a warp's 32 consecutive
+ * units can reach one element twice (inner_packs < 32: a warp spans several indices; with 32 or
+ * more packs per row its lanes lie on distinct positions of at most two rows, never the same
+ * element), the warp goes a tile of 32 units at a time and pre-aggregates repeated destinations
+ * (warp_aggregated_add), so a few hot rows (a histogram's shape) take one atomic per distinct
+ * row per warp; PyTorch's kernel issues one per element. */
 template <typename T, int N, typename Idx, typename I>
 __global__ void __launch_bounds__(tk::kMaxBlockSize) large_kernel(Args<T, Idx, I> a)
 {
     if (*a.status != -1) return;
     const Geometry<I> &g = a.g;
     const I stride = static_cast<I>(gridDim.x) * blockDim.x;
-    for (I u = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x; u < g.units; u += stride) {
-        I o, j, q;
-        split_unit(g, u, &o, &j, &q);
-        const int64_t idx = static_cast<int64_t>(__ldg(a.index + j));
-        const Pack<T, N> v = scaled(tk::load_pack<T, N>(a.source + static_cast<int64_t>(u) * N), a.alpha);
-        const int64_t off = (static_cast<int64_t>(o) * g.dim_size + idx) * g.inner +
-                            static_cast<int64_t>(q) * N;
-        atomic_add_at<T, N>(a.self, off, g.self_elements, v);
+    if (g.inner_packs >= 32) {
+        for (I u = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x; u < g.units; u += stride) {
+            I o, j, q;
+            split_unit(g, u, &o, &j, &q);
+            const int64_t idx = static_cast<int64_t>(__ldg(a.index + j));
+            const Pack<T, N> v = scaled(tk::load_pack<T, N>(a.source + static_cast<int64_t>(u) * N), a.alpha);
+            const int64_t off = (static_cast<int64_t>(o) * g.dim_size + idx) * g.inner +
+                                static_cast<int64_t>(q) * N;
+            atomic_add_at<T, N>(a.self, off, g.self_elements, v);
+        }
+        return;
+    }
+    extern __shared__ float scratch_raw[];
+    float *scratch = scratch_raw + (threadIdx.x & ~31u) * N;
+    const I lane = threadIdx.x & 31u;
+    /* the loop runs per warp tile: its condition is the same in the 32 lanes */
+    for (I t = static_cast<I>(blockIdx.x) * blockDim.x + (threadIdx.x & ~31u); t < g.units; t += stride) {
+        const I u = t + lane;
+        int64_t off = -1;
+        Pack<T, N> v;
+#pragma unroll
+        for (int k = 0; k < N; k++) v.elem[k] = tk::from_float<T>(0.0f);
+        if (u < g.units) {
+            I o, j, q;
+            split_unit(g, u, &o, &j, &q);
+            const int64_t idx = static_cast<int64_t>(__ldg(a.index + j));
+            v = tk::load_pack<T, N>(a.source + static_cast<int64_t>(u) * N);
+            off = (static_cast<int64_t>(o) * g.dim_size + idx) * g.inner + static_cast<int64_t>(q) * N;
+        }
+        warp_aggregated_add<T, N>(a.self, g.self_elements, off, v, a.alpha, scratch);
     }
 }
 
 /* Lowers *status (set to -1, all ones, before) to the first j with index[j] outside
- * [0, dim_size). */
+ * [0, dim_size). Each thread loads kIndexUnroll indices before it checks any (one round of
+ * memory latency instead of one per index). */
 template <typename Idx>
 __global__ void validate_kernel(const Idx *index, int64_t n_index, int64_t dim_size, int64_t *status)
 {
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t j = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; j < n_index; j += stride) {
-        const int64_t v = static_cast<int64_t>(index[j]);
-        if (v < 0 || v >= dim_size) {
-            atomicMin(reinterpret_cast<unsigned long long *>(status), static_cast<unsigned long long>(j));
-            return;
+    for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; base < n_index;
+         base += kIndexUnroll * stride) {
+        int64_t v[kIndexUnroll];
+#pragma unroll
+        for (int k = 0; k < kIndexUnroll; k++) {
+            const int64_t j = base + k * stride;
+            v[k] = j < n_index ? static_cast<int64_t>(__ldg(index + j)) : 0;
+        }
+#pragma unroll
+        for (int k = 0; k < kIndexUnroll; k++) {
+            const int64_t j = base + k * stride;
+            if (j < n_index && (v[k] < 0 || v[k] >= dim_size)) {
+                atomicMin(reinterpret_cast<unsigned long long *>(status), static_cast<unsigned long long>(j));
+                return;
+            }
         }
     }
 }
@@ -346,13 +435,17 @@ tk_status launch_typed(Kernel k, const Problem &p, T *self, const T *source, con
     /* the indices' bytes rounded up to 16: for the owner kernel's tail (n_index % 4 indices
      * after the last chunk of four) ptxas emits one 16-byte LDS.128 at the next chunk's start
      * (sm_90 SASS of small_owner_kernel<float, 1, int, unsigned>), which read up to 12 bytes
-     * past an allocation of exactly n_index * sizeof(I) bytes (compute-sanitizer's memcheck,
+     * past an allocation of exactly n_index * sizeof(Idx) bytes (compute-sanitizer's memcheck,
      * n_index = 37); the padding is never written, and the loaded words past n_index unused */
-    const size_t smem = (static_cast<size_t>(p.n_index) * sizeof(I) + 15) / 16 * 16;
+    const size_t smem = (static_cast<size_t>(p.n_index) * sizeof(Idx) + 15) / 16 * 16;
     switch (k) {
     case K_OWNER: small_owner_kernel<T, N, Idx, I><<<grid, c.block_size, smem, stream>>>(a); break;
     case K_SPREAD: small_spread_kernel<T, N, Idx, I><<<grid, c.block_size, smem, stream>>>(a); break;
-    case K_LARGE: large_kernel<T, N, Idx, I><<<grid, c.block_size, 0, stream>>>(a); break;
+    case K_LARGE:
+        large_kernel<T, N, Idx, I><<<grid, c.block_size,
+                                     g.inner_packs < 32 ? static_cast<size_t>(c.block_size) * N * sizeof(float) : 0,
+                                     stream>>>(a);
+        break;
     }
     return cudaGetLastError() == cudaSuccess ? TK_OK : TK_ERR_LAUNCH;
 }

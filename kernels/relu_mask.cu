@@ -17,11 +17,10 @@
  *                        scheme)
  *               ballot32 items are packs, consecutive lanes on consecutive packs. Forward:
  *                        each 32 packs of a tile (a step, 32 * pack_size elements) give
- *                        pack_size ballots (ballot k: element k of every lane's pack), hence
- *                        pack_size mask words, each assembled by spreading the ballots' bits
- *                        to stride pack_size (the write-up's third scheme, with vector packs);
- *                        the tile's unroll * pack_size words are stored by that many lanes
- *                        at once. Backward: those lanes load the tile's words at once, before
+ *                        pack_size mask words (the write-up's third scheme, with vector
+ *                        packs), word m the OR of its 32 / pack_size lanes' pass bits, gathered
+ *                        by butterfly shuffles (pack_size 1: one ballot); the tile's
+ *                        unroll * pack_size words are stored by that many lanes at once. Backward: those lanes load the tile's words at once, before
  *                        the dy loads, and each lane takes its bits with a shuffle.
  *   unroll      1, 2, 4 (compile time; default 1): items per lane per tile, all loaded (mask
  *               first) before any is stored: more bytes in flight per thread, a longer
@@ -122,35 +121,6 @@ __device__ __forceinline__ void store_mask(M *p, M v)
 {
     if constexpr (kEF) __stcs(p, v);
     else *p = v;
-}
-
-/* Bits [m * 32/N, (m + 1) * 32/N) of a ballot: the lanes whose packs word m of a warp step
- * covers. */
-template <int N>
-__device__ __forceinline__ uint32_t segment(uint32_t ballot, int m)
-{
-    if constexpr (N == 1) return ballot;
-    else return (ballot >> (m * (32 / N))) & ((1u << (32 / N)) - 1u);
-}
-
-/* The 32/N low bits of v spread to stride N: bit i moves to bit i * N. */
-template <int N>
-__device__ __forceinline__ uint32_t spread(uint32_t v)
-{
-    if constexpr (N == 2) {
-        v = (v | v << 8) & 0x00ff00ffu;
-        v = (v | v << 4) & 0x0f0f0f0fu;
-        v = (v | v << 2) & 0x33333333u;
-        v = (v | v << 1) & 0x55555555u;
-    } else if constexpr (N == 4) {
-        v = (v | v << 12) & 0x000f000fu;
-        v = (v | v << 6) & 0x03030303u;
-        v = (v | v << 3) & 0x11111111u;
-    } else if constexpr (N == 8) {
-        v = (v | v << 14) & 0x00030003u;
-        v = (v | v << 7) & 0x01010101u;
-    }
-    return v;
 }
 
 /* y of one loaded pack (x, and the addend when kAdd) and its pass bits in *bits (bit k: element
@@ -341,12 +311,31 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize)
     }
 }
 
+/* Word m of a warp step's N mask words (m < N, step = 32 packs = 32N elements), in the lanes
+ * of group m (lanes m * 32/N .. (m + 1) * 32/N - 1): element 32m + j of the step is element j % N
+ * of the pack of lane m * 32/N + j / N, so the word is the OR of each group lane's N pass bits
+ * shifted to (lane % (32/N)) * N, gathered by log2(32/N) butterfly shuffles (N = 1: the ballot
+ * itself). Every lane of the warp calls it. */
+template <int N>
+__device__ __forceinline__ uint32_t step_word(unsigned bits, int lane)
+{
+    if constexpr (N == 1) {
+        return __ballot_sync(kFullWarp, bits & 1u);
+    } else {
+        constexpr int kGroup = 32 / N;
+        uint32_t x = static_cast<uint32_t>(bits) << ((lane % kGroup) * N);
+#pragma unroll
+        for (int d = 1; d < kGroup; d <<= 1) x |= __shfl_xor_sync(kFullWarp, x, d);
+        return x;
+    }
+}
+
 /* Scheme ballot32, forward: items are packs. Step u of a tile (its packs u * 32 .. u * 32 + 31,
- * 32N elements) gives N mask words: element 32m + j of the step is element j % N of the pack of
- * lane m * 32/N + j / N, i.e. bit (m * 32/N + j / N) of ballot j % N (ballot k: element k of
- * every lane's pack), so step word m gathers segment m of every ballot spread to stride N. Lane
- * L < U * N assembles word L of the tile (step L / N, word L % N) and the warp stores the tile's
- * U * N words with one coalesced store. */
+ * 32N elements) gives N mask words, word m in the lanes of group m (step_word). Lane L < U * N
+ * takes word L of the tile (step L / N, word L % N, from lane (L % N) * 32/N) with one shuffle
+ * per step, and the warp stores the tile's U * N words with one coalesced store. (The scheme's
+ * name is its first implementation's: N ballots per step, each spread to stride N; the words
+ * and the lanes' packs are the same, the shuffles issue about a sixth of the instructions.) */
 template <int N, int U, bool kAdd, bool kEF, typename T>
 __global__ void __launch_bounds__(tk::kMaxBlockSize)
     fwd_ballot32_kernel(int64_t n, int64_t n_tiles, int64_t n_words, const T *x, const T *a,
@@ -359,12 +348,11 @@ __global__ void __launch_bounds__(tk::kMaxBlockSize)
                                   y, bits);
         uint32_t word = 0;
 #pragma unroll
-        for (int u = 0; u < U; u++)
-#pragma unroll
-            for (int k = 0; k < N; k++) {
-                const uint32_t ballot = __ballot_sync(kFullWarp, (bits[u] >> k) & 1u);
-                if (lane / N == u) word |= spread<N>(segment<N>(ballot, lane % N)) << k;
-            }
+        for (int u = 0; u < U; u++) {
+            const uint32_t w = step_word<N>(bits[u], lane);
+            const uint32_t mine = __shfl_sync(kFullWarp, w, (lane % N) * (32 / N));
+            if (lane / N == u) word = mine;
+        }
         const int64_t w = t * (U * N) + lane;
         if (lane < U * N && w < n_words) store_mask<kEF>(mask + w, word);
     }

@@ -400,6 +400,9 @@ std::vector<Contention> contention_cases()
         {{3, 8, 1000}, 1, 4, 512, 0, TK_INDEX_I32},   /* outer 3, inner 1000 */
         {{64, 36}, 0, 8, 512, 0, TK_INDEX_I64},       /* inner 36: pack 8 falls back */
         {{16, 1025}, 0, 8, 512, 1, TK_INDEX_I64},     /* odd rows, shifted: pairs cross rows */
+        {{4096}, 0, 1, 2047, 0, TK_INDEX_I32},        /* one row: a warp's 32 adds are one sum
+                                                         (the large path's warp aggregation),
+                                                         a partial last warp of indices */
     };
 }
 
