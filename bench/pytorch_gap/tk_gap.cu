@@ -11,8 +11,10 @@
  *                                                         cudaProfilerStop (ncu --profile-from-start off)
  *   tk_gap check   FAMILY.OP DTYPE SHAPE CONFIG           parses the arguments only (no GPU)
  *
- * FAMILY.OP: elementwise.{relu,gelu,mul,add,fma}, relu_mask.{relu_fwd,relu_bwd},
- * index_add.add. SHAPE and CONFIG are the tuner's text (the `shape` and `config` columns of
+ * FAMILY.OP: elementwise.{relu,gelu,mul,add,fma},
+ * relu_mask.{relu_fwd,add_relu_fwd,relu_bwd,add_relu_bwd}, index_add.add.
+ * Built with -DTK_GAP_SHARED (build.sh with SHARED=1) it is a shared library instead, whose
+ * tk_gap_open / tk_gap_call / tk_gap_status_ok / tk_gap_close judge.py calls through ctypes. SHAPE and CONFIG are the tuner's text (the `shape` and `config` columns of
  * `tuner best`), e.g.
  *   tk_gap time index_add.add f16 self0=33554432,n_index=1024,index_range=1024,idx64=1 \
  *          block_size=256,grid_cap=32,pack_size=1,small_mode=spread,threshold=1024
@@ -177,9 +179,11 @@ struct Problem {
 /* The config text into the family's struct (no GPU needed: `tk_gap check`). */
 void parse_config(Problem &p, const std::string &family, const char *config)
 {
-    static const char *const ops[] = {"elementwise.relu", "elementwise.gelu", "elementwise.mul",
-                                      "elementwise.add", "elementwise.fma", "relu_mask.relu_fwd",
-                                      "relu_mask.relu_bwd", "index_add.add"};
+    static const char *const ops[] = {"elementwise.relu",       "elementwise.gelu",
+                                      "elementwise.mul",        "elementwise.add",
+                                      "elementwise.fma",        "relu_mask.relu_fwd",
+                                      "relu_mask.add_relu_fwd", "relu_mask.relu_bwd",
+                                      "relu_mask.add_relu_bwd", "index_add.add"};
     bool known = false;
     for (const char *o : ops) known = known || p.op == o;
     if (!known) die("unknown op ", p.op.c_str());
@@ -212,22 +216,29 @@ void setup_relu_mask(Problem &p, const Shape &s)
     const int64_t off = s.get("offset", 0);
     const bool with_mask = s.get("with_mask", 1) != 0;
     if (p.n <= 0) die("relu_mask needs n > 0", nullptr);
-    if (p.op != "relu_mask.relu_fwd" && p.op != "relu_mask.relu_bwd") die("unknown op ", p.op.c_str());
-    p.in[0] = alloc_at(static_cast<size_t>(p.n), p.es, off); /* x (fwd) or dy (bwd) */
-    fill(p.dt, p.in[0], static_cast<size_t>(p.n), 21u, -4.0f, 4.0f, p.stream);
-    p.out = alloc_at(static_cast<size_t>(p.n), p.es, off);    /* y (fwd) or dx (bwd) */
-    fill(p.dt, p.out, static_cast<size_t>(p.n), 22u, -4.0f, 4.0f, p.stream);
+    const bool add = p.op == "relu_mask.add_relu_fwd" || p.op == "relu_mask.add_relu_bwd";
+    const bool bwd = p.op == "relu_mask.relu_bwd" || p.op == "relu_mask.add_relu_bwd";
+    if (!add && p.op != "relu_mask.relu_fwd" && p.op != "relu_mask.relu_bwd") die("unknown op ", p.op.c_str());
+    const size_t n = static_cast<size_t>(p.n);
+    p.in[0] = alloc_at(n, p.es, off); /* x (fwd) or dy (bwd) */
+    fill(p.dt, p.in[0], n, 21u, -4.0f, 4.0f, p.stream);
+    p.out = alloc_at(n, p.es, off);    /* y (fwd) or dx (bwd) */
+    fill(p.dt, p.out, n, 22u, -4.0f, 4.0f, p.stream);
+    if (add) { /* the addend (fwd), or the addend's gradient in its own buffer (bwd) */
+        p.in[1] = alloc_at(n, p.es, off);
+        fill(p.dt, p.in[1], n, 24u, -4.0f, 4.0f, p.stream);
+    }
     if (with_mask) {
         void *m = nullptr;
         CK(cudaMalloc(&m, static_cast<size_t>(tk_relu_mask_words(p.n)) * 4 + 64));
         g_allocs.push_back(m);
         p.mask = static_cast<uint32_t *>(m);
     }
-    if (p.op == "relu_mask.relu_bwd") {
+    if (bwd) {
         /* the forward of another random x gives the bwd its mask, or its y (scheme none) */
-        void *x = alloc_at(static_cast<size_t>(p.n), p.es, off);
-        fill(p.dt, x, static_cast<size_t>(p.n), 23u, -4.0f, 4.0f, p.stream);
-        p.y = alloc_at(static_cast<size_t>(p.n), p.es, off);
+        void *x = alloc_at(n, p.es, off);
+        fill(p.dt, x, n, 23u, -4.0f, 4.0f, p.stream);
+        p.y = alloc_at(n, p.es, off);
         TK(tk_relu_fwd(p.dt, p.n, x, p.y, p.mask, &p.rc, p.stream));
         if (p.mask) p.y = nullptr;
     }
@@ -296,15 +307,74 @@ void call(const Problem &p)
     else if (op == "elementwise.add") TK(tk_elementwise_binary(TK_ADD, p.dt, p.n, p.in[0], p.in[1], p.out, &p.ec, p.stream));
     else if (op == "elementwise.fma") TK(tk_elementwise_fma(p.dt, p.n, p.in[0], p.in[1], p.in[2], p.out, &p.ec, p.stream));
     else if (op == "relu_mask.relu_fwd") TK(tk_relu_fwd(p.dt, p.n, p.in[0], p.out, p.mask, &p.rc, p.stream));
+    else if (op == "relu_mask.add_relu_fwd") TK(tk_add_relu_fwd(p.dt, p.n, p.in[0], p.in[1], p.out, p.mask, &p.rc, p.stream));
     else if (op == "relu_mask.relu_bwd") TK(tk_relu_bwd(p.dt, p.n, p.in[0], p.mask, p.y, p.out, &p.rc, p.stream));
+    else if (op == "relu_mask.add_relu_bwd")
+        TK(tk_add_relu_bwd(p.dt, p.n, p.in[0], p.mask, p.y, p.out, p.in[1], &p.rc, p.stream));
     else if (op == "index_add.add")
         TK(tk_index_add(p.dt, p.out, p.ndim, p.shape, p.dim, p.index, p.itype, p.n_index, p.in[0],
                         0.75, p.status, &p.ic, p.stream));
     else die("unknown op ", op.c_str());
 }
 
+/* The problem's buffers and config, on `stream`, filled and ready (the stream synchronized). */
+Problem *open_problem(const char *op, const char *dtype, const char *shape, const char *config,
+                      cudaStream_t stream)
+{
+    Problem *p = new Problem;
+    p->op = op;
+    const int d = tk_dtype_parse(dtype);
+    if (d < 0) die("unknown dtype ", dtype);
+    p->dt = static_cast<tk_dtype>(d);
+    p->es = tk_dtype_size(p->dt);
+    const Shape s = parse_shape(shape);
+    const std::string family = p->op.substr(0, p->op.find('.'));
+    parse_config(*p, family, config);
+    p->stream = stream;
+    if (family == "elementwise") setup_elementwise(*p, s);
+    else if (family == "relu_mask") setup_relu_mask(*p, s);
+    else setup_index_add(*p, s);
+    CK(cudaStreamSynchronize(p->stream));
+    return p;
+}
+
+} // namespace
+
+#ifdef TK_GAP_SHARED
+/* The same problems as a shared library, for bench/pytorch_gap/judge.py (ctypes), which times
+ * tunekit's call and PyTorch's alternately in one process on PyTorch's stream. A bad argument
+ * ends the process with tk_gap's message, as the program does. */
+extern "C" {
+void *tk_gap_open(const char *op, const char *dtype, const char *shape, const char *config,
+                  void *stream)
+{
+    return open_problem(op, dtype, shape, config, static_cast<cudaStream_t>(stream));
+}
+void tk_gap_call(void *h) { call(*static_cast<Problem *>(h)); }
+/* 0 when the calls so far left index_add's status at -1 (always 0 for the other families). */
+int tk_gap_status_ok(void *h)
+{
+    const Problem &p = *static_cast<Problem *>(h);
+    if (!p.status) return 1;
+    int64_t v = 0;
+    CK(cudaStreamSynchronize(p.stream));
+    CK(cudaMemcpy(&v, p.status, sizeof v, cudaMemcpyDeviceToHost));
+    return v == -1;
+}
+/* Frees every buffer tk_gap allocated (one problem open at a time). */
+void tk_gap_close(void *h)
+{
+    Problem *p = static_cast<Problem *>(h);
+    CK(cudaStreamSynchronize(p->stream));
+    for (void *a : g_allocs) CK(cudaFree(a));
+    g_allocs.clear();
+    delete p;
+}
+}
+#else
+
 /* index_add: the status word must say -1 (every index in range). */
-void check_status(const Problem &p)
+static void check_status(const Problem &p)
 {
     if (!p.status) return;
     int64_t v = 0;
@@ -315,8 +385,6 @@ void check_status(const Problem &p)
     }
 }
 
-} // namespace
-
 int main(int argc, char **argv)
 {
     if (argc < 6 || (std::strcmp(argv[1], "time") != 0 && std::strcmp(argv[1], "profile") != 0 &&
@@ -325,28 +393,22 @@ int main(int argc, char **argv)
         return 2;
     }
     const bool timing = std::strcmp(argv[1], "time") == 0;
-    Problem p;
-    p.op = argv[2];
-    const int d = tk_dtype_parse(argv[3]);
-    if (d < 0) die("unknown dtype ", argv[3]);
-    p.dt = static_cast<tk_dtype>(d);
-    p.es = tk_dtype_size(p.dt);
-    const Shape s = parse_shape(argv[4]);
     const char *config = argv[5];
     const int count = argc > 6 ? std::atoi(argv[6]) : (timing ? 60 : 1);
     if (count < 1) die("bad count ", argv[6]);
-    const std::string family = p.op.substr(0, p.op.find('.'));
-    parse_config(p, family, config);
     if (std::strcmp(argv[1], "check") == 0) { /* arguments only, no GPU */
-        std::printf("tk_gap: ok %s %s %s %s\n", p.op.c_str(), argv[3], argv[4], config);
+        Problem c;
+        c.op = argv[2];
+        if (tk_dtype_parse(argv[3]) < 0) die("unknown dtype ", argv[3]);
+        parse_shape(argv[4]);
+        parse_config(c, c.op.substr(0, c.op.find('.')), config);
+        std::printf("tk_gap: ok %s %s %s %s\n", c.op.c_str(), argv[3], argv[4], config);
         return 0;
     }
     CK(cudaSetDevice(0));
-    CK(cudaStreamCreateWithFlags(&p.stream, cudaStreamNonBlocking));
-    if (family == "elementwise") setup_elementwise(p, s);
-    else if (family == "relu_mask") setup_relu_mask(p, s);
-    else setup_index_add(p, s);
-    CK(cudaStreamSynchronize(p.stream));
+    cudaStream_t stream = nullptr;
+    CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    Problem &p = *open_problem(argv[2], argv[3], argv[4], config, stream);
 
     for (int k = 0; k < 3; k++) call(p); /* warm-up: module load, first-touch */
     CK(cudaStreamSynchronize(p.stream));
@@ -391,3 +453,4 @@ int main(int argc, char **argv)
     CK(cudaStreamDestroy(p.stream));
     return 0;
 }
+#endif /* TK_GAP_SHARED */
