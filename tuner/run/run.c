@@ -335,13 +335,22 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
     if (o->race >= 0) sp->measure.race_margin = o->race;
     s.objective = o->objective >= 0 ? o->objective : sp->search.objective;
     if (s.objective != OBJECTIVE_TIME) {
-        /* racing and the playoff judge time: with energy the objective, every config is
-         * measured whole, energy included (docs/energy.md) */
-        sp->measure.race_margin = 0;
         if (sp->measure.energy_s <= 0) sp->measure.energy_s = ENERGY_DEFAULT_S;
+        if (sp->measure.energy_top == MEASURE_ENERGY_ALL) {
+            /* every config measured whole, energy included: racing and the playoff judge
+             * time, so both are off (docs/energy.md) */
+            sp->measure.race_margin = 0;
+        } else {
+            /* the search runs on time; each problem's contenders get their energy windows
+             * afterwards (run_energy.c) */
+            s.energy_window_s = sp->measure.energy_s;
+            sp->measure.energy_s = 0;
+            sum->energy_top = sp->measure.energy_top;
+            sum->energy_within = sp->measure.energy_within;
+        }
     }
     sum->objective = s.objective;
-    sum->energy_s = sp->measure.energy_s;
+    sum->energy_s = s.energy_window_s > 0 ? s.energy_window_s : sp->measure.energy_s;
     sum->race_margin = sp->measure.race_margin;
     s.hash = sp->user ? space_user_hash(sp->user) : kernel_hash_for(sp->kernel);
 

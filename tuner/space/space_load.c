@@ -659,9 +659,10 @@ static int get_int_in(loader *L, const ynode *n, const char *where, int64_t lo, 
 static int load_measure(loader *L, const ynode *n)
 {
     static const char *const keys[] = {"warmup", "min_runs", "max_runs", "rel_ci", "cache",
-                                       "timeout", "max_seconds", "race", "energy"};
+                                       "timeout", "max_seconds", "race", "energy",
+                                       "energy_within", "energy_top"};
     measure_settings *m = &L->sp->measure;
-    if (sl_expect_kind(L, n, YNODE_MAP, "measure") != 0 || sl_check_keys(L, n, "measure", keys, 9) != 0)
+    if (sl_expect_kind(L, n, YNODE_MAP, "measure") != 0 || sl_check_keys(L, n, "measure", keys, 11) != 0)
         return -1;
     const ynode *v, *min_node, *max_node;
     if ((v = ynode_get(n, "warmup")) && get_int_in(L, v, "measure.warmup", 0, 1000000, &m->warmup))
@@ -724,6 +725,25 @@ static int load_measure(loader *L, const ynode *n)
             return sl_fail_at(L, v, "measure.energy: must be between 0 and 60 (seconds of the "
                               "energy window; 0 turns energy off), found %g", m->energy_s);
     }
+    if ((v = ynode_get(n, "energy_within"))) {
+        if (sl_get_float(L, v, "measure.energy_within", &m->energy_within) != 0)
+            return -1;
+        if (!(m->energy_within > 0 && m->energy_within <= 10))
+            return sl_fail_at(L, v, "measure.energy_within: must be above 0 and at most 10 (the "
+                              "fraction over the best time, 0.25 for 25%%), found %g",
+                              m->energy_within);
+    }
+    if ((v = ynode_get(n, "energy_top"))) {
+        int64_t top;
+        if (v->kind == YNODE_SCALAR && strcmp(v->text, "all") == 0)
+            m->energy_top = MEASURE_ENERGY_ALL;
+        else if (!sl_is_int_scalar(v, &top))
+            return sl_fail_at(L, v, "measure.energy_top: must be a count of configs (1 to %d) or "
+                              "all, found '%.60s'", MEASURE_ENERGY_TOP_MAX,
+                              v->kind == YNODE_SCALAR ? v->text : "a list or mapping");
+        else if (get_int_in(L, v, "measure.energy_top", 1, MEASURE_ENERGY_TOP_MAX, &m->energy_top))
+            return -1;
+    }
     return 0;
 }
 
@@ -762,6 +782,8 @@ static void set_defaults(space *sp)
     sp->measure.timeout_s = 10;
     sp->measure.max_seconds = 2;
     sp->measure.race_margin = 0.05;
+    sp->measure.energy_within = 0.25;
+    sp->measure.energy_top = 4;
     sp->validate.enabled = 1;
     sp->validate.tolerance_scale = 1.0;
 }

@@ -1,5 +1,6 @@
 /* worker.c: the worker process (`tuner __worker ORDINAL`): opens its GPU, announces it, and serves
- * `copy` and `eval` requests (an evaluation, or a playoff of a problem's closest configs) from
+ * `copy` and `eval` requests (an evaluation, a playoff of a problem's closest configs, or an
+ * energy window alone of a contender under an energy objective) from
  * the parent over stdin/stdout (protocol in protocol.h). It keeps
  * the prepared problem of the last request and reuses it while kernel, op, dtype, problem and seed
  * stay the same, so a sweep over configs prepares each problem once. A user kernel's request names
@@ -203,7 +204,10 @@ static int serve_eval(const wp_msg *m, prepared *p, user_space *us, measure_ctx 
         } else {
             if (p->family->set_tolerance_scale)
                 p->family->set_tolerance_scale(p->inst, r.tolerance_scale);
-            if (r.n_playoff > 0) {
+            if (r.energy_us > 0) {
+                measure_energy_window(mc, p->family, p->inst, r.config, &r.measure, r.energy_us,
+                                      &res, &lost);
+            } else if (r.n_playoff > 0) {
                 playoff_binding pb = { p, &r };
                 measure_playoff(mc, p->family, p->inst, r.n_playoff, r.playoff,
                                 p->family->bind_variant ? bind_playoff : NULL, &pb, &r.measure,
