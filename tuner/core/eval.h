@@ -97,6 +97,10 @@ typedef struct eval_request {
      * (validated and timed before). The result is ok with energy_only set, no samples, and the
      * energy (none when the counter did not move twice), or the failure that stopped it. */
     double energy_us;
+    /* A space with device settings (gpu_clock_mhz, mem_clock_mhz, power_limit_w;
+     * measure/device_settings.h): the GPU's state file, which the worker writes before it first
+     * changes the GPU's settings to the config's; NULL otherwise (the config then sets nothing). */
+    const char *device_state;
 } eval_request;
 
 /* What an evaluation's energy measurement found (docs/energy.md): the worker reads the board's

@@ -81,7 +81,8 @@ int run_task_energy(run_device *dv, const space_binding *bind, const vb_task *ta
                              .problem = bind->problem, .config = c->config[i],
                              .measure = sp->measure, .seed = s->seed, .validate = 0,
                              .tolerance_scale = sp->validate.tolerance_scale,
-                             .energy_us = c->median_us[i] };
+                             .energy_us = c->median_us[i],
+                             .device_state = dv->device_state[0] ? dv->device_state : NULL };
         req.measure.energy_s = s->energy_window_s;
         req.measure.race_margin = 0;
         if (contender_request(dv, bind, task, c->config[i], &req, err, len) != 0) goto done;

@@ -42,6 +42,7 @@ typedef struct run_shared {
     const strategy_vtable *svt;
     const char *strategy_name;
     int objective;           /* what the search minimises (core/objective.h) */
+    int device_settings;     /* the space tunes the GPU's clocks or power limit: no playoff */
     double energy_window_s;  /* > 0: an energy or edp search measures energy for each problem's
                                 contenders only, over windows this long (run_energy.c); the
                                 search itself then runs on time */
@@ -86,6 +87,7 @@ typedef struct run_device {
     int fail_after;          /* test hook: the backend "fails" after this many (-1: never) */
     int fail_last;           /* ... and only once every other task of its model is done */
     char current[512];       /* what it tunes now, for the progress line */
+    char device_state[PATH_MAX]; /* its GPU settings' state file (device settings), or "" */
     pthread_t thread;
 } run_device;
 

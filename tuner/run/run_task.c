@@ -282,7 +282,8 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
                              .config = config, .measure = sp->measure, .seed = s->seed,
                              .validate = sp->validate.enabled,
                              .tolerance_scale = sp->validate.tolerance_scale,
-                             .race_us = race_us };
+                             .race_us = race_us,
+                             .device_state = dv->device_state[0] ? dv->device_state : NULL };
         eval_result_clear(&res);
         double t_wait = run_now_s();
         if (vb_get_variant(vb, &bind, choice, &variant, err, len) != 0) goto done;
@@ -363,7 +364,7 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
     }
     /* the playoff: the configs within the race margin of the best, re-timed interleaved */
     char note[1400] = "";
-    if (sp->measure.race_margin > 0) {
+    if (sp->measure.race_margin > 0 && !s->device_settings) {
         int got = run_task_playoff(dv, &bind, &task, problem_id, fresh, best_config,
                                    sizeof best_config, &best_us, note, sizeof note, err, len);
         if (got != 0) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "space_internal.h"
+#include "measure/device_settings.h"
 #include "core/objective.h"
 #include "search/strategy.h"
 #include "space_user.h"
@@ -322,6 +323,42 @@ static int load_generated(loader *L, const tk_param_desc *d, space_param *p, con
     return 0;
 }
 
+/* A device setting's parameter (gpu_clock_mhz, mem_clock_mhz, power_limit_w: measure/
+ * device_settings.h): a user kernel's only, its values whole numbers from 0 (as the driver has
+ * it) to DEVSET_MAX_VALUE, given as values or range. */
+static int load_device_param(loader *L, const ynode *key, const ynode *body, space_param *p)
+{
+    static const char *const kinds[] = {"values", "range"};
+    if (L->cs)
+        return sl_fail_at(L, key, "params: %s is a device setting, which only a user kernel's "
+                                  "space can tune (docs/energy.md)", key->text);
+    if (sl_expect_kind(L, body, YNODE_MAP, p->name) != 0 ||
+        sl_check_keys(L, body, p->name, kinds, 2) != 0)
+        return -1;
+    if (body->n != 1)
+        return sl_fail_at(L, body, "%s: needs one of values or range", p->name);
+    const ynode *list = body->items[1];
+    if (list->kind == YNODE_SEQ)
+        for (int k = 0; k < list->n; k++) {
+            int64_t v;
+            const ynode *item = list->items[k];
+            if (!sl_is_int_scalar(item, &v) || v < 0 || v > DEVSET_MAX_VALUE)
+                return sl_fail_at(L, item, "%s: a device setting takes whole numbers from 0 (as "
+                                           "the driver has it) to %d, found '%.60s'", p->name,
+                                  DEVSET_MAX_VALUE,
+                                  item->kind == YNODE_SCALAR ? item->text : "a list or mapping");
+        }
+    if (strcmp(body->items[0]->text, "values") == 0 ? load_values_list(L, NULL, p, list)
+                                                    : load_generated(L, NULL, p, list, 0))
+        return -1;
+    for (int k = 0; k < p->n_values; k++)
+        if (p->values[k].kind != VALUE_INT || p->values[k].i < 0 ||
+            p->values[k].i > DEVSET_MAX_VALUE)
+            return sl_fail_at(L, list, "%s: a device setting takes whole numbers from 0 (as the "
+                                       "driver has it) to %d", p->name, DEVSET_MAX_VALUE);
+    return 0;
+}
+
 static int load_param(loader *L, const ynode *key, const ynode *body, space_param *p)
 {
     static const char *const kinds[] = {"values", "pow2", "range"};
@@ -332,6 +369,8 @@ static int load_param(loader *L, const ynode *key, const ynode *body, space_para
     p->col = key->col;
     const tk_param_desc *d = NULL;
     const char *names[64];
+    if (devset_param_index(key->text) >= 0)
+        return load_device_param(L, key, body, p);
     if (!L->cs) {
         /* A user kernel's parameter: any name an expression can read and no other name has. */
         if (!su_is_identifier(key->text))

@@ -341,6 +341,7 @@ int wp_format_eval(wp_buf *b, const eval_request *r)
     if (r->measure.energy_s > 0) wp_add_double(b, "energy_s", r->measure.energy_s);
     if (r->race_us > 0) wp_add_double(b, "race_us", r->race_us);
     if (r->energy_us > 0) wp_add_double(b, "energy_of", r->energy_us);
+    if (r->device_state) wp_add(b, "device_state", r->device_state);
     if (r->n_playoff > 0) {
         wp_add_int(b, "playoff", r->n_playoff);
         for (int i = 0; i < r->n_playoff && i < EVAL_PLAYOFF_MAX; i++) {
@@ -398,6 +399,11 @@ static int wp_parse_eval_lines(const wp_msg *m, wp_eval *out, char *err, size_t 
     out->module = wp_get(m, "module");
     out->ref_module = wp_get(m, "ref_module");
     out->checks = wp_get(m, "checks");
+    out->device_state = wp_get(m, "device_state");
+    if (out->device_state && out->device_state[0] != '/') {
+        snprintf(err, len, "protocol: eval: device_state must be an absolute path");
+        return -1;
+    }
     if (out->space && (!*out->space || !out->module || !*out->module)) {
         snprintf(err, len, "protocol: eval: a user kernel's request needs space= and module=");
         return -1;
