@@ -6,8 +6,8 @@
  * in mW), and a setting the GPU or the user's rights refuse makes the evaluation `unsupported`
  * with the reason. Before the first change on a GPU, what it had is written to a state file
  * (`<database>.device-settings.<GPU uuid>`, written whole to a temporary file and renamed), and
- * put back, the file removed, when the worker ends, by the parent when the worker dies, and by
- * the next `tuner run` (or `tuner device restore`) when the whole tuner was killed. */
+ * put back, the file removed, when the worker ends, by the parent when the worker dies or is
+ * stopped by SIGINT or SIGTERM, and by the next `tuner run` when the whole tuner was killed. */
 #pragma once
 #include <stddef.h>
 #include <stdio.h>
