@@ -207,15 +207,21 @@ fuzz:
 	@$(MAKE) FUZZ=1 fuzz-bins
 	@bash tests/fuzz/run.sh run $(FUZZ_SECONDS)
 
-unit: $(UNIT_BIN)
-test: all $(UNIT_BIN) $(GPU_BIN) fuzz-smoke-bins
+# The fake NVML the device-settings tests load (TUNEKIT_NVML_LIB; tests/fixtures/fake_nvml.c).
+FAKE_NVML   := $(B)/tests/libfake_nvml.so
+$(FAKE_NVML): tests/fixtures/fake_nvml.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -std=c17 -Wall -Wextra -Werror -fPIC -shared -o $@ $<
+
+unit: $(UNIT_BIN) $(FAKE_NVML)
+test: all $(UNIT_BIN) $(FAKE_NVML) $(GPU_BIN) fuzz-smoke-bins
 	@bash tests/run.sh
 
 # The CPU test suite against the sanitized build (tests/sanitize.sh: sanitizer options, reports
 # collected from every process, the parts left out and why). The CUDA objects are not
 # instrumented (nvcc), and no GPU test runs here.
 ifeq ($(SANITIZE),1)
-test-sanitize: all $(UNIT_BIN)
+test-sanitize: all $(UNIT_BIN) $(FAKE_NVML)
 	@bash tests/sanitize.sh $(B)
 else
 test-sanitize:

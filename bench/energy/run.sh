@@ -51,7 +51,7 @@ dtypes: [f32]
 problems:
   - { rows: 8192, cols: 4096 }
 search: { strategy: exhaustive, objective: energy }
-measure: { warmup: 2, min_runs: 10, max_runs: 100, rel_ci: 0.01, cache: cold, timeout: 10, max_seconds: 1, race: 0, energy: 0.1 }
+measure: { warmup: 2, min_runs: 10, max_runs: 100, rel_ci: 0.01, cache: cold, timeout: 10, max_seconds: 1, race: 0, energy: 0.1, energy_top: all }
 YAML
 $T run $W/softmax.yaml --db $W/s1.db 2>&1 | tail -n 6
 for o in time energy edp; do $T best --db $W/s1.db --objective $o; done

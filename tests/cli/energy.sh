@@ -154,7 +154,18 @@ said "it says why" "no energy measured in $V6: no winner under --objective energ
 check "under time the same inputs write a header" $TUNER header --db $V6 -o $T/none.h -q
 
 # ---- replay answers the energy, and the run stores it ----
-check "run saxpy over the replay" $TUNER run examples/vector/saxpy.yaml --backend replay:$FX --db $T/r.db -q
+check "run saxpy over the replay, objective time" $TUNER run examples/vector/saxpy.yaml --backend replay:$FX --db $T/t.db -q
+same "no energy asked for, none stored (replay answers as the worker does)" \
+    "$(sql $T/t.db "SELECT count(*), count(energy_j) FROM evaluations WHERE status = 'ok'")" "40|0"
+# every config measured with its energy: measure.energy_top all (the old behaviour)
+cat > $T/all.yaml <<EOF
+base: "$(pwd)/examples/vector/saxpy.yaml"
+search: { objective: energy }
+measure: { energy_top: all }
+EOF
+check "run saxpy over the replay, objective energy, energy_top all" $TUNER run $T/all.yaml --backend replay:$FX --db $T/r.db
+said "the summary counts every config's window" 'tuner: energy: 40 windows, 8.0 s, for 2 problems'
+check "racing is off" bash -c "! grep -q 'racing at' $T/said.out"
 same "every stored ok row carries the recorded energy" \
     "$(sql $T/r.db "SELECT count(*), count(energy_j) FROM evaluations WHERE status = 'ok'")" "40|40"
 python3 - "$T/r.db" "$T/fx.db" >$T/diff.out <<'PY'
@@ -167,6 +178,63 @@ print("same" if a == b and len(a) == 40 else "differ: %r" % [x for x in zip(a, b
 PY
 same "the same readings as recorded" "$(cat $T/diff.out)" same
 check "db check" $TUNER db check --db $T/r.db -q
+
+# ---- contenders only (the default under energy and edp) ----
+# the contenders by the rows: ok configs within 25% of the best median, at most 4, fastest first
+contenders() {
+    sql $1 "SELECT p.shape, c.text FROM evaluations e JOIN configs c ON c.id = e.config_id
+        JOIN problems p ON p.id = e.problem_id WHERE e.status = 'ok' AND e.median_us <= (1 + ${2:-0.25}) *
+        (SELECT min(median_us) FROM evaluations x WHERE x.problem_id = e.problem_id AND x.status = 'ok')
+        ORDER BY p.size_key, e.median_us, c.text" | awk -F'|' -v top=${3:-4} '++n[$1] <= top'
+}
+with_energy() {
+    sql $1 "SELECT p.shape, c.text FROM evaluations e JOIN configs c ON c.id = e.config_id
+        JOIN problems p ON p.id = e.problem_id WHERE e.energy_j IS NOT NULL ORDER BY p.size_key, e.median_us, c.text"
+}
+energies() {
+    sql $1 "SELECT p.shape, c.text, printf('%.9g', e.energy_j) FROM evaluations e JOIN configs c ON c.id = e.config_id
+        JOIN problems p ON p.id = e.problem_id WHERE e.energy_j IS NOT NULL AND p.op = 'vector.saxpy' ORDER BY 1, 2"
+}
+check "run saxpy over the replay, --objective energy" \
+    $TUNER run examples/vector/saxpy.yaml --backend replay:$FX --db $T/c.db --objective energy
+cp $T/.out $T/run.out
+check "the summary says how many windows, how long, for how many problems" grep -q 'tuner: energy: 8 windows, 1.6 s, for 2 problems' $T/run.out
+check "and which configs" grep -qF "energy measured over 1 s windows for each problem's contenders (within 25% of its best time, at most 4): 8 of 8 windows with energy" $T/run.out
+check "racing and the playoff stay on" grep -qE 'tuner: racing at 5%: .* 2 playoffs' $T/run.out
+same "only the contenders have energy rows" "$(with_energy $T/c.db)" "$(contenders $T/c.db)"
+same "(four a problem here)" "$(with_energy $T/c.db | wc -l)" 8
+energies $T/fx.db > $T/fx.energies
+same "their energy is the recorded one" "$(energies $T/c.db | grep -cxFf $T/fx.energies)" 8
+best_of() { $TUNER best --db $1 --format csv --objective ${2:-energy} | python3 -c 'import csv, sys
+for r in csv.DictReader(sys.stdin): print(r["shape"] + "|" + r["config"])'; }
+same "the winner is the contender of least energy" "$(best_of $T/c.db)" \
+    "$(sql $T/c.db "SELECT p.shape, (SELECT c.text FROM evaluations e JOIN configs c ON c.id = e.config_id
+        WHERE e.problem_id = p.id AND e.energy_j IS NOT NULL ORDER BY e.energy_j, c.text LIMIT 1) FROM problems p ORDER BY p.size_key")"
+same "the winners are contenders" "$(best_of $T/c.db | grep -cxFf <(with_energy $T/c.db))" 2
+same "the time winner is a contender" "$(best_of $T/c.db time | grep -cxFf <(with_energy $T/c.db))" 2
+check "the run's line names that winner" grep -qE "^  vector.saxpy f32 n=16777216 .* $(best_of $T/c.db | tail -n 1 | cut -d'|' -f2)\$" $T/run.out
+check "again: resumed, no new window" $TUNER run examples/vector/saxpy.yaml --backend replay:$FX --db $T/c.db --objective energy
+said "none" 'tuner: energy: 0 windows, 0.0 s, for 0 problems'
+cat > $T/top.yaml <<EOF
+base: "$(pwd)/examples/vector/saxpy.yaml"
+search: { objective: edp }
+measure: { energy_within: 0.02, energy_top: 2, energy: 0.5 }
+EOF
+check "energy_within 0.02, energy_top 2, objective edp" $TUNER run $T/top.yaml --backend replay:$FX --db $T/c2.db
+same "the contenders follow the keys" "$(with_energy $T/c2.db)" "$(contenders $T/c2.db 0.02 2)"
+said "and the summary says them" "for each problem's contenders (within 2% of its best time, at most 2)"
+check "space describes the contenders" $TUNER space $T/top.yaml
+said "(said)" "objective edp (energy over 0.5 s windows for each problem's contenders: within 2% of its best time, at most 2)"
+for bad in "energy_within: 0|measure.energy_within: must be above 0 and at most 10 (the fraction over the best time, 0.25 for 25%), found 0" \
+           "energy_within: 10.5|measure.energy_within: must be above 0 and at most 10 (the fraction over the best time, 0.25 for 25%), found 10.5" \
+           "energy_top: 0|measure.energy_top: must be at least 1, found 0" \
+           "energy_top: 33|measure.energy_top: must be at most 32, found 33" \
+           "energy_top: some|measure.energy_top: must be a count of configs (1 to 32) or all, found 'some'"; do
+    key=${bad%%|*}; value=${key#*: }
+    printf 'base: "%s/examples/vector/saxpy.yaml"\nmeasure:\n  %s\n' "$(pwd)" "$key" > $T/bad.yaml
+    check_fails "$key" 2 $TUNER space $T/bad.yaml
+    same "$key: file:line:col error" "$(head -n 1 $T/.out)" "$T/bad.yaml:3:$((${#key} - ${#value} + 3)): error: ${bad#*|}"
+done
 
 # ---- the report ----
 check "report the fixture" $TUNER report --db $FX -o $T/rep -q

@@ -1451,6 +1451,29 @@ static void test_playoffs(void)
     CHECK(db_playoff_contenders(d, dev, prob, "other", 0.05, &c, err, sizeof err) == 0 && c.n == 0);
     CHECK_STR(q_text(d, "SELECT config FROM best"), "b=a");
 
+    /* an energy search's contenders (docs/energy.md): the same query with its own margin and
+     * count, saying which have energy; an energy window alone stored on its evaluation */
+    CHECK(db_energy_contenders(d, dev, prob, "k", 0.25, 2, &c, err, sizeof err) == 0);
+    CHECK(c.n == 2 && strcmp(c.config[1], "b=b") == 0 && !c.has_energy[0] && !c.has_energy[1]);
+    CHECK(db_energy_contenders(d, dev, prob, "k", 0.25, 32, &c, err, sizeof err) == 0);
+    CHECK(c.n == 4 && strcmp(c.config[3], "b=d") == 0);   /* 12 us: within 25% of 10 */
+    CHECK(db_energy_contenders(d, dev, prob, "k", 0.1, 32, &c, err, sizeof err) == 0 && c.n == 3);
+    eval_energy en = { .joules = 0.5, .power_w = 300, .window_ms = 1000, .sm_mhz = 1980,
+                       .throttle = -1 };
+    CHECK(db_put_energy(d, dev, prob, "b=b", "k", &en, err, sizeof err) == 0);
+    CHECK(db_energy_contenders(d, dev, prob, "k", 0.25, 4, &c, err, sizeof err) == 0);
+    CHECK(c.n == 4 && !c.has_energy[0] && c.has_energy[1] && !c.has_energy[2]);
+    CHECK(q_double(d, "SELECT energy_j * power_w FROM evaluations e JOIN configs c ON "
+                      "c.id = e.config_id WHERE c.text = 'b=b'") == 150);
+    CHECK(q_double(d, "SELECT count(*) FROM evaluations WHERE throttle IS NULL AND mem_mhz IS NULL "
+                      "AND sm_mhz = 1980") == 1);
+    CHECK(db_put_energy(d, dev, prob, "b=zzz", "k", &en, err, sizeof err) == -1);
+    CHECK(strstr(err, "no ok evaluation of b=zzz") != NULL);
+    en.joules = 0;
+    CHECK(db_put_energy(d, dev, prob, "b=a", "k", &en, err, sizeof err) == -1);
+    CHECK(sqlite3_exec(db_handle(d), "UPDATE evaluations SET energy_j = NULL, power_w = NULL, "
+                       "energy_window_ms = NULL, sm_mhz = NULL", NULL, NULL, NULL) == SQLITE_OK);
+
     /* the playoff: b is faster when timed alongside a */
     CHECK(db_playoff_contenders(d, dev, prob, "k", 0.05, &c, err, sizeof err) == 0);
     double pa[4] = {10.2, 10.1, 10.2, 10.3}, pb[4] = {9.9, 10.0, 9.9, 9.8}, pc[4] = {10.5, 10.4, 10.6, 10.5};

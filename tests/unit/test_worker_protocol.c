@@ -577,6 +577,68 @@ static void test_energy(void)
     wp_buf_free(&b);
 }
 
+/* An energy window alone (docs/energy.md, "Contenders only"): energy_of= on the request with the
+ * config's median, needing energy_s; its answer ok without samples, marked energy_only, with or
+ * without energy. An ok answer without samples that is not one is still refused. */
+static void test_energy_window(void)
+{
+    char text[] = "n=1024,offset=0";
+    problem p;
+    eval_request r = mul_request(&p, text);
+    r.measure.energy_s = 1;
+    r.energy_us = 73.5;
+    wp_buf b = { 0 };
+    wp_msg m;
+    wp_eval e;
+    char err[256];
+    CHECK(wp_format_eval(&b, &r) == 0);
+    CHECK(strstr(b.s, "\tenergy_of=73.5") != NULL);
+    CHECK(parse_line(&b, &m) == 0);
+    CHECK(wp_parse_eval(&m, &e, err, sizeof err) == 0);
+    CHECK(e.energy_us == 73.5 && e.measure.energy_s == 1);
+    wp_msg_clear(&m);
+    r.energy_us = 0;
+    CHECK(wp_format_eval(&b, &r) == 0);
+    CHECK(strstr(b.s, "energy_of") == NULL);
+    const char *bad[] = { "energy_s=1\tenergy_of=0", "energy_of=5", "energy_s=1\tenergy_of=x" };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char line[512];
+        snprintf(line, sizeof line, "eval\tkernel=x\top=y\tdtype=f32\tproblem=n=1\tconfig=a=1"
+                 "\tseed=1\tvalidate=0\ttolerance_scale=1\twarmup=1\tmin_runs=1\tmax_runs=2"
+                 "\trel_ci=0.1\tcold=1\tmax_seconds=1\t%s", bad[i]);
+        CHECK(parse_text(line, &m, err, sizeof err) == 0);
+        CHECK(wp_parse_eval(&m, &e, err, sizeof err) == -1);
+        CHECK(strstr(err, "energy_of") != NULL);
+        wp_msg_clear(&m);
+    }
+
+    eval_result res, back;
+    memset(&res, 0, sizeof res);
+    res.status = EVAL_OK;
+    res.energy_only = 1;
+    res.energy = (eval_energy){ .joules = 0.025, .power_w = 345, .window_ms = 1003,
+                                .throttle = -1 };
+    CHECK(wp_format_result(&b, &res) == 0);
+    CHECK(parse_line(&b, &m) == 0);
+    CHECK(wp_parse_result(&m, &back, err, sizeof err) == 0);
+    CHECK(back.status == EVAL_OK && back.energy_only && back.n_samples == 0);
+    CHECK(back.energy.joules == 0.025 && back.energy.window_ms == 1003);
+    eval_result_clear(&back);
+    wp_msg_clear(&m);
+    res.energy.joules = 0;   /* the counter did not move twice: ok, no energy */
+    CHECK(wp_format_result(&b, &res) == 0);
+    CHECK(parse_line(&b, &m) == 0);
+    CHECK(wp_parse_result(&m, &back, err, sizeof err) == 0);
+    CHECK(back.energy_only && back.energy.joules == 0);
+    eval_result_clear(&back);
+    wp_msg_clear(&m);
+    CHECK(parse_text("result\tstatus=ok\terror=\tsamples=", &m, err, sizeof err) == 0);
+    CHECK(wp_parse_result(&m, &back, err, sizeof err) == -1);
+    CHECK(strstr(err, "without samples") != NULL);
+    wp_msg_clear(&m);
+    wp_buf_free(&b);
+}
+
 /* What fuzzing found (tests/fuzz/fuzz_protocol.c): a value quoted in an error, unescaped, could
  * hold a line break, and the error then spanned two lines. */
 static void test_errors_one_line(void)
@@ -596,6 +658,7 @@ int main(void)
     test_errors_one_line();
     test_race_and_playoff();
     test_energy();
+    test_energy_window();
     test_escaping();
     test_malformed();
     test_numbers();

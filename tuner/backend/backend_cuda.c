@@ -4,8 +4,10 @@
  * and watches every evaluation with poll(): a worker that hangs past measure.timeout_s is killed
  * (EVAL_TIMEOUT), one that dies is reaped (EVAL_FAULT with its signal and last stderr line), and
  * the next request starts a fresh one; one SIGKILLed from outside has its evaluation repeated
- * once first. A bad variant costs one row, never the run. */
+ * once first. A bad variant costs one row, never the run. A worker that dies after changing the
+ * GPU's clocks or power limit has them put back here, from the state file its requests named. */
 #include "backend.h"
+#include "measure/device_settings.h"
 #include "worker/protocol.h"
 
 #include <errno.h>
@@ -50,6 +52,7 @@ typedef struct cuda_backend {
     double copy_gbps;
     wp_buf out;
     const eval_request *submitted;   /* sent by cuda_submit, not yet collected; NULL */
+    char device_state[PATH_MAX];     /* the GPU's settings' state file its requests named ("") */
 } cuda_backend;
 
 typedef enum { READ_LINE, READ_EOF, READ_TIMEOUT, READ_ERROR } read_outcome;
@@ -143,6 +146,11 @@ static int worker_reap(cuda_backend *cb, int grace_ms)
     cb->pid = 0;
     if (cb->err_fd >= 0) drain_stderr(cb);
     close_fds(cb);
+    /* a worker that changed the GPU's clocks or power limit and did not put them back (it
+     * died, or was killed by the watchdog) left its state file: restored here */
+    char err[PATH_MAX + 256];
+    if (cb->device_state[0] && devset_restore_file(cb->device_state, err, sizeof err) < 0)
+        fprintf(stderr, "tuner: %s\n", err);
     return status;
 }
 
@@ -401,6 +409,7 @@ static int result_died(cuda_backend *cb, eval_result *out, int *killed)
  * restarted once; a second failure stops the run (-1). */
 static int send_request(cuda_backend *cb, const eval_request *req, char *err, size_t len)
 {
+    if (req->device_state) snprintf(cb->device_state, sizeof cb->device_state, "%s", req->device_state);
     if (wp_format_eval(&cb->out, req)) { snprintf(err, len, "out of memory"); return -1; }
     for (int attempt = 0;; attempt++) {
         if (worker_ensure(cb, err, len)) return -1;

@@ -3,8 +3,10 @@
  * header and reports run for real without a GPU. A config that was never recorded is answered
  * EVAL_UNRECORDED (never invented, never stored). An answer carries what was recorded of the
  * config: its samples, statistics and energy measurement (schema version 7; none when it was
- * measured without), so a run over a replayed dump stores the energy again and a search by
- * energy or edp ranks the recorded readings.
+ * measured without, or when the request asks for no energy, as the worker measures none then),
+ * so a run over a replayed dump stores the energy again and a search by energy or edp ranks the
+ * recorded readings. An energy window alone (eval_request.energy_us, the contenders of an energy
+ * search) is answered with the recorded energy and no samples.
  *
  * A playoff is answered with each contender's recorded runs (their medians are the recorded
  * ones, so replay's winners are the recording's).
@@ -163,6 +165,20 @@ static int replay_evaluate(backend *b, const eval_request *req, eval_result *out
     if (found == 0) {
         out->status = EVAL_UNRECORDED;
         snprintf(out->error, sizeof out->error, "not recorded in %s", r->path);
+        return 0;
+    }
+    if (req->energy_us > 0) {
+        /* an energy window alone: the recorded energy, nothing else */
+        eval_energy en = out->status == EVAL_OK ? out->energy : (eval_energy){ .throttle = -1 };
+        eval_result_clear(out);
+        memset(out, 0, sizeof *out);
+        out->status = EVAL_OK;
+        out->energy_only = 1;
+        out->energy = en;
+    } else if (!(req->measure.energy_s > 0)) {
+        /* the worker measures energy only when asked */
+        memset(&out->energy, 0, sizeof out->energy);
+        out->energy.throttle = -1;
     }
     return 0;
 }

@@ -84,12 +84,25 @@ int cmd_run(void)
                    sum.transfer_from[0] ? ", starting from the winners in " : "", sum.transfer_from);
         if (sum.unrecorded) printf(", %lld not recorded in the replay source", (long long)sum.unrecorded);
         printf("\n");
-        if (sum.energy_s > 0)
+        if (sum.energy_s > 0 && sum.energy_top > 0)
+            printf("tuner: objective %s; energy measured over %g s windows for each problem's "
+                   "contenders (within %g%% of its best time, at most %d): %lld of %lld windows "
+                   "with energy%s\n", objective_name((objective)sum.objective), sum.energy_s,
+                   100.0 * sum.energy_within, sum.energy_top, (long long)sum.with_energy,
+                   (long long)(sum.with_energy + sum.without_energy),
+                   sum.without_energy ? " (the others: no NVML, or a window the energy counter "
+                                        "did not move in twice; docs/energy.md)" : "");
+        else if (sum.energy_s > 0)
             printf("tuner: objective %s; energy measured over %g s windows: %lld of %lld ok "
                    "evaluations%s\n", objective_name((objective)sum.objective), sum.energy_s,
                    (long long)sum.with_energy, (long long)(sum.with_energy + sum.without_energy),
                    sum.without_energy ? " (the others: no NVML, or a window the energy counter "
                                         "did not move in twice; docs/energy.md)" : "");
+        if (sum.energy_s > 0)
+            printf("tuner: energy: %lld window%s, %.1f s, for %lld problem%s\n",
+                   (long long)sum.energy_windows, sum.energy_windows == 1 ? "" : "s",
+                   sum.energy_window_s, (long long)sum.energy_problems,
+                   sum.energy_problems == 1 ? "" : "s");
         if (sum.race_margin > 0)
             printf("tuner: racing at %g%%: %lld evaluation%s stopped early; %lld playoff%s "
                    "(%lld changed the winner)\n", 100.0 * sum.race_margin, (long long)sum.raced,
@@ -235,8 +248,15 @@ int cmd_space(void)
     int dev_constraints = 0;
     printf("search:      %s", sp->search.strategy);
     if (sp->search.objective != OBJECTIVE_TIME)
-        printf(", objective %s (energy over %g s windows)", objective_name(sp->search.objective),
+    {
+        printf(", objective %s (energy over %g s windows", objective_name(sp->search.objective),
                sp->measure.energy_s > 0 ? sp->measure.energy_s : ENERGY_DEFAULT_S);
+        if (sp->measure.energy_top == MEASURE_ENERGY_ALL)
+            printf(" for every config)");
+        else
+            printf(" for each problem's contenders: within %g%% of its best time, at most %d)",
+                   100.0 * sp->measure.energy_within, sp->measure.energy_top);
+    }
     else if (sp->measure.energy_s > 0)
         printf(", energy measured over %g s windows", sp->measure.energy_s);
     if (sp->search.n_start > 0)

@@ -44,7 +44,18 @@ typedef struct measure_settings {
     double race_margin;      /* racing (docs/time-to-tune.md): stop timing a config as soon as its
                                 median is surely above (1 + race_margin) x the problem's best so
                                 far (eval_request.race_us); and the playoff's margin. 0: off */
+    /* The run loop's, not sent to the worker: under an energy or edp objective, which configs
+     * get an energy window (docs/energy.md, "Contenders only"): those whose median is within
+     * (1 + energy_within) x the problem's best, at most energy_top of them, fastest first;
+     * energy_top MEASURE_ENERGY_ALL: every config, racing and the playoff off. */
+    double energy_within;
+    int energy_top;
 } measure_settings;
+
+/* measure.energy_top: all (every config gets its energy window). */
+#define MEASURE_ENERGY_ALL 0
+/* measure.energy_top at most. */
+#define MEASURE_ENERGY_TOP_MAX 32
 
 /* The note that starts a raced evaluation's error text. */
 #define EVAL_RACED_NOTE "raced:"
@@ -80,6 +91,16 @@ typedef struct eval_request {
     int n_playoff;
     const char *playoff[EVAL_PLAYOFF_MAX];
     const char *playoff_module[EVAL_PLAYOFF_MAX];
+    /* An energy window alone (> 0; docs/energy.md, "Contenders only"): instead of evaluating
+     * config, run it back to back for measure.energy_s seconds while the energy counter is read,
+     * as an evaluation's window after its timing; energy_us is its median from that evaluation
+     * (validated and timed before). The result is ok with energy_only set, no samples, and the
+     * energy (none when the counter did not move twice), or the failure that stopped it. */
+    double energy_us;
+    /* A space with device settings (gpu_clock_mhz, mem_clock_mhz, power_limit_w;
+     * measure/device_settings.h): the GPU's state file, which the worker writes before it first
+     * changes the GPU's settings to the config's; NULL otherwise (the config then sets nothing). */
+    const char *device_state;
 } eval_request;
 
 /* What an evaluation's energy measurement found (docs/energy.md): the worker reads the board's
@@ -113,6 +134,7 @@ typedef struct eval_result {
      * replay). */
     double setup_ms;
     eval_energy energy;      /* ok evaluations with energy on (joules 0 otherwise) */
+    int energy_only;         /* the answer to an energy window alone (eval_request.energy_us) */
 } eval_result;
 
 void eval_result_clear(eval_result *r);

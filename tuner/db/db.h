@@ -52,17 +52,30 @@ int db_end_run(db *d, int64_t run_id, char *err, size_t len);
 int db_put_problem(db *d, const char *op, const char *dtype, const char *shape, int64_t elements,
                    int64_t bytes, int64_t size_key /* -1: NULL */, int64_t flops,
                    int64_t *problem_id, char *err, size_t len);
-/* A problem's playoff contenders on a device (docs/time-to-tune.md): its ok evaluations of
- * kernel_hash whose median is within (1 + margin) of the best median, fastest first, at most
- * EVAL_PLAYOFF_MAX; played is 1 when each of them already has a playoff row. */
+/* A problem's contenders on a device: its ok evaluations of kernel_hash whose median is within
+ * (1 + margin) of the best median, fastest first (ties by config text), at most max (up to
+ * DB_CONTENDERS_MAX); has_energy[i] is 1 when config i's row has its energy (energy_j), played
+ * 1 when each of them already has a playoff row. The playoff's (docs/time-to-tune.md):
+ * db_playoff_contenders, at most EVAL_PLAYOFF_MAX; an energy search's (docs/energy.md,
+ * "Contenders only"): db_energy_contenders, margin measure.energy_within, max
+ * measure.energy_top. */
+#define DB_CONTENDERS_MAX 32
 typedef struct db_contenders {
     int n;
     int played;
-    char config[EVAL_PLAYOFF_MAX][1024];
-    double median_us[EVAL_PLAYOFF_MAX];
+    char config[DB_CONTENDERS_MAX][1024];
+    double median_us[DB_CONTENDERS_MAX];
+    int has_energy[DB_CONTENDERS_MAX];
 } db_contenders;
 int db_playoff_contenders(db *d, int64_t device_id, int64_t problem_id, const char *kernel_hash,
                           double margin, db_contenders *out, char *err, size_t len);
+int db_energy_contenders(db *d, int64_t device_id, int64_t problem_id, const char *kernel_hash,
+                         double within, int max, db_contenders *out, char *err, size_t len);
+/* Stores the energy of an energy window alone (en, en->joules > 0) on the ok evaluation of
+ * (device, problem, config, kernel_hash), as db_put_evaluation stores an evaluation's: each
+ * reading the board did not give as NULL. 0, or -1 with err (no such row included). */
+int db_put_energy(db *d, int64_t device_id, int64_t problem_id, const char *config,
+                  const char *kernel_hash, const eval_energy *en, char *err, size_t len);
 /* Stores a playoff of the contenders c (r: its ok result, r->playoff_samples[i] config i's
  * runs), replacing the problem's last playoff on the device, in one transaction. */
 int db_put_playoff(db *d, int64_t run_id, int64_t device_id, int64_t problem_id,

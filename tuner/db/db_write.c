@@ -3,7 +3,8 @@
  * db_put_evaluation stores one evaluation with its config, its energy measurement (schema
  * version 7) and every sample in one transaction, so a run killed at any moment loses at most
  * the evaluation in flight; a problem's playoff (its contenders, and their re-timed runs
- * replacing the last playoff's) likewise in one. */
+ * replacing the last playoff's) likewise in one. An energy search's contenders come from the
+ * same query as the playoff's, and an energy window alone is stored on its evaluation's row. */
 #include "db_internal.h"
 
 #include <math.h>
@@ -345,38 +346,87 @@ fail:
 
 /* ---- playoffs ---- */
 
-int db_playoff_contenders(db *d, int64_t device_id, int64_t problem_id, const char *kernel_hash,
-                          double margin, db_contenders *out, char *err, size_t len)
+static int contenders_within(db *d, int64_t device_id, int64_t problem_id,
+                             const char *kernel_hash, double margin, int max, db_contenders *out,
+                             char *err, size_t len)
 {
     static const char sql[] =
-        "WITH ok AS (SELECT e.id, c.text, e.median_us FROM evaluations e"
+        "WITH ok AS (SELECT e.id, c.text, e.median_us, e.energy_j FROM evaluations e"
         " JOIN configs c ON c.id = e.config_id WHERE e.device_id = ?1 AND e.problem_id = ?2"
         " AND e.kernel_hash = ?3 AND e.status = 'ok') "
         "SELECT ok.text, ok.median_us, EXISTS (SELECT 1 FROM playoffs pl"
-        " WHERE pl.evaluation_id = ok.id) FROM ok"
+        " WHERE pl.evaluation_id = ok.id), ok.energy_j IS NOT NULL FROM ok"
         " WHERE ok.median_us <= (SELECT min(median_us) FROM ok) * (1.0 + ?4)"
         " ORDER BY ok.median_us, ok.text LIMIT ?5";
     memset(out, 0, sizeof *out);
+    if (max > DB_CONTENDERS_MAX) max = DB_CONTENDERS_MAX;
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK)
-        return db_fail(d, err, len, "finding the playoff's contenders");
+        return db_fail(d, err, len, "finding a problem's contenders");
     sqlite3_bind_int64(st, 1, device_id);
     sqlite3_bind_int64(st, 2, problem_id);
     sqlite3_bind_text(st, 3, kernel_hash, -1, SQLITE_STATIC);
     sqlite3_bind_double(st, 4, margin);
-    sqlite3_bind_int(st, 5, EVAL_PLAYOFF_MAX);
+    sqlite3_bind_int(st, 5, max);
     int rc, played = 1;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && out->n < EVAL_PLAYOFF_MAX) {
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && out->n < max) {
         const char *t = (const char *)sqlite3_column_text(st, 0);
         snprintf(out->config[out->n], sizeof out->config[0], "%s", t ? t : "");
         out->median_us[out->n] = sqlite3_column_double(st, 1);
         played &= sqlite3_column_int(st, 2);
+        out->has_energy[out->n] = sqlite3_column_int(st, 3);
         out->n++;
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        return db_fail(d, err, len, "finding the playoff's contenders");
+        return db_fail(d, err, len, "finding a problem's contenders");
     out->played = out->n > 0 && played;
+    return 0;
+}
+
+int db_playoff_contenders(db *d, int64_t device_id, int64_t problem_id, const char *kernel_hash,
+                          double margin, db_contenders *out, char *err, size_t len)
+{
+    return contenders_within(d, device_id, problem_id, kernel_hash, margin, EVAL_PLAYOFF_MAX,
+                             out, err, len);
+}
+
+int db_energy_contenders(db *d, int64_t device_id, int64_t problem_id, const char *kernel_hash,
+                         double within, int max, db_contenders *out, char *err, size_t len)
+{
+    return contenders_within(d, device_id, problem_id, kernel_hash, within, max, out, err, len);
+}
+
+int db_put_energy(db *d, int64_t device_id, int64_t problem_id, const char *config,
+                  const char *kernel_hash, const eval_energy *en, char *err, size_t len)
+{
+    static const char sql[] =
+        "UPDATE evaluations SET energy_j = ?1, power_w = ?2, energy_window_ms = ?3, sm_mhz = ?4,"
+        " mem_mhz = ?5, temp_c = ?6, throttle = ?7 WHERE device_id = ?8 AND problem_id = ?9"
+        " AND kernel_hash = ?10 AND status = 'ok'"
+        " AND config_id = (SELECT id FROM configs WHERE text = ?11)";
+    if (!(en->joules > 0) || !isfinite(en->joules))
+        return db_errf(d, err, len, "no energy to store for %s", config);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK)
+        return db_fail(d, err, len, "storing an energy window");
+    sqlite3_bind_double(st, 1, en->joules);
+    bind_reading(st, 2, en->power_w);
+    bind_reading(st, 3, en->window_ms);
+    bind_reading_int(st, 4, en->sm_mhz, 1);
+    bind_reading_int(st, 5, en->mem_mhz, 1);
+    bind_reading_int(st, 6, en->temp_c, 1);
+    bind_reading_int(st, 7, en->throttle, 0);
+    sqlite3_bind_int64(st, 8, device_id);
+    sqlite3_bind_int64(st, 9, problem_id);
+    sqlite3_bind_text(st, 10, kernel_hash, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 11, config, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return db_fail(d, err, len, "storing an energy window");
+    if (sqlite3_changes(d->h) != 1)
+        return db_errf(d, err, len, "storing an energy window: no ok evaluation of %s", config);
     return 0;
 }
 

@@ -7,10 +7,13 @@
  * the problem has flops (stored with it, or else given by the space's kernel.flops), else GB/s
  * and the share of the copy rate. The winner is the fastest, or under --objective energy or edp
  * the least energy or energy-delay product (db_objective_sql ranks the rows), which the header
- * then names. Last, the descriptor of libtunekit's run-time API
+ * then names. A space that tunes the GPU's clocks or power limit (device settings) has its
+ * winners taken among the rows measured as the driver has the GPU (those settings 0), since the
+ * program runs that way. Last, the descriptor of libtunekit's run-time API
  * (header_desc.c), for a program that includes tunekit_runtime.h first. The text needs nothing
  * but the C library; it is C99 and C++. Deterministic for the same inputs. */
 #include "header.h"
+#include "measure/device_settings.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -137,7 +140,13 @@ int header_user_generate(const space *sp, const char *const *inputs, int n_input
             "JOIN problems p ON p.id = e.problem_id JOIN configs c ON c.id = e.config_id "
             "JOIN runs r ON r.id = e.run_id "
             "WHERE p.op = ?1 AND e.kernel_hash = ?2 AND e.status = 'ok' "
-            "ORDER BY d.name, p.dtype, p.shape, %s IS NULL, %s, c.text", score, score, score);
+            /* a program runs at the clocks and power limit the driver gives it: rows measured
+             * with the GPU's settings changed (device settings not 0) are not its winners */
+            "AND (',' || c.text || ',') NOT GLOB '*,%s=[1-9]*' "
+            "AND (',' || c.text || ',') NOT GLOB '*,%s=[1-9]*' "
+            "AND (',' || c.text || ',') NOT GLOB '*,%s=[1-9]*' "
+            "ORDER BY d.name, p.dtype, p.shape, %s IS NULL, %s, c.text", score,
+            devset_names[0], devset_names[1], devset_names[2], score, score);
         if (!sql)
             goto oom;
         if (sqlite3_prepare_v2(db_handle(d), sql, -1, &st, NULL) != SQLITE_OK) {

@@ -535,6 +535,23 @@ done:
     free(samples);
 }
 
+void measure_energy_window(measure_ctx *c, const op_family *f, op_instance *inst,
+                           const char *config, const measure_settings *ms, double median_us,
+                           eval_result *out, int *context_lost)
+{
+    memset(out, 0, sizeof *out);
+    *context_lost = 0;
+    runner r = { f, inst, 1, &config, NULL, NULL };
+    out->status = EVAL_OK;
+    out->energy_only = 1;
+    measure_energy(c, &r, ms, median_us, out, context_lost);
+    if (out->status == EVAL_OK) {
+        cudaError_t e = cudaStreamSynchronize(c->stream);
+        if (e != cudaSuccess) set_fault(out, context_lost, "energy window", e);
+    }
+    measure_profile_mark(MP_ENERGY);
+}
+
 void measure_playoff(measure_ctx *c, const op_family *f, op_instance *inst, int k,
                      const char *const *configs, measure_bind_fn bind, void *bind_ctx,
                      const measure_settings *ms, eval_result *out, int *context_lost)

@@ -32,6 +32,15 @@ void measure_variant(measure_ctx *c, const op_family *f, op_instance *inst, cons
                      const measure_settings *ms, double race_us, int validate, eval_result *out,
                      int *context_lost);
 
+/* The energy of config alone (docs/energy.md, "Contenders only"): the window an evaluation
+ * takes after its timing (ms->energy_s seconds, back to back), for a config validated and timed
+ * in an evaluation of its own whose median was median_us. out: ok with energy_only set and the
+ * energy (joules 0 when the counter did not move twice, or there is no NVML), or the launch
+ * failure that stopped it. */
+void measure_energy_window(measure_ctx *c, const op_family *f, op_instance *inst,
+                           const char *config, const measure_settings *ms, double median_us,
+                           eval_result *out, int *context_lost);
+
 /* Re-times the configs of a playoff (configs[0..k), 2 <= k <= EVAL_PLAYOFF_MAX) on the
  * prepared instance, interleaved: each round is one L2-flushed timed run of each config, so
  * drift between rounds hits them alike, in the order measure_playoff_config gives (rotated from

@@ -20,6 +20,7 @@
 
 #include "core/kernel_hash.h"
 #include "core/objective.h"
+#include "measure/device_settings.h"
 #include "run_internal.h"
 #include "search/strategy_common.h"
 #include "space/space_user.h"
@@ -317,6 +318,16 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
     s.sp = user_space_load(o->space_path, NULL, err, len);
     if (!s.sp) return 2;
     space *sp = s.sp;
+    /* GPU settings a killed run left changed (docs/energy.md): put back before anything runs,
+     * or the run would take them for the driver's own */
+    if (devset_restore_stale(o->db_path, stderr, err, len) < 0) {
+        size_t at = strlen(err);
+        snprintf(err + at, len - at, "; the run would take the changed settings for the "
+                 "driver's: restore them (nvidia-smi -rgc, -rmc, -pl) and remove the file");
+        goto done;
+    }
+    for (int i = 0; i < sp->n_params; i++)
+        s.device_settings |= devset_param_index(sp->params[i].name) >= 0;
     s.strategy_name = o->strategy ? o->strategy : sp->search.strategy;
     s.svt = strategy_find(s.strategy_name);
     if (!s.svt) {
@@ -335,13 +346,22 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
     if (o->race >= 0) sp->measure.race_margin = o->race;
     s.objective = o->objective >= 0 ? o->objective : sp->search.objective;
     if (s.objective != OBJECTIVE_TIME) {
-        /* racing and the playoff judge time: with energy the objective, every config is
-         * measured whole, energy included (docs/energy.md) */
-        sp->measure.race_margin = 0;
         if (sp->measure.energy_s <= 0) sp->measure.energy_s = ENERGY_DEFAULT_S;
+        if (sp->measure.energy_top == MEASURE_ENERGY_ALL) {
+            /* every config measured whole, energy included: racing and the playoff judge
+             * time, so both are off (docs/energy.md) */
+            sp->measure.race_margin = 0;
+        } else {
+            /* the search runs on time; each problem's contenders get their energy windows
+             * afterwards (run_energy.c) */
+            s.energy_window_s = sp->measure.energy_s;
+            sp->measure.energy_s = 0;
+            sum->energy_top = sp->measure.energy_top;
+            sum->energy_within = sp->measure.energy_within;
+        }
     }
     sum->objective = s.objective;
-    sum->energy_s = sp->measure.energy_s;
+    sum->energy_s = s.energy_window_s > 0 ? s.energy_window_s : sp->measure.energy_s;
     sum->race_margin = sp->measure.race_margin;
     s.hash = sp->user ? space_user_hash(sp->user) : kernel_hash_for(sp->kernel);
 
@@ -474,6 +494,17 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
         run_info info = { sp->path, sp->sha256, s.strategy_name, dv->be->spec, TUNER_VERSION,
                           s.seed, dv->copy_gbps };
         if (db_begin_run(dv->d, dv->device_id, &info, &dv->run_id, err, len) != 0) goto done;
+        if (s.device_settings) {
+            /* where the worker keeps what the GPU had; put back on SIGINT and SIGTERM too */
+            if (devset_state_path(o->db_path, dv->dev.uuid, dv->device_state,
+                                  sizeof dv->device_state) != 0) {
+                snprintf(err, len, "%s: cannot name the GPU settings' state file beside it",
+                         o->db_path);
+                goto done;
+            }
+            devset_watch_path(dv->device_state);
+            devset_watch_signals();
+        }
         if (o->out) {
             fprintf(o->out, "tuner: %s on %s (%d SMs, cc %d.%d); copy ceiling %.1f GB/s; %s",
                     sp->path, dv->dev.name, dv->dev.sm_count, dv->dev.cc_major, dv->dev.cc_minor,

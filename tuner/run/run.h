@@ -85,6 +85,12 @@ typedef struct run_summary {
     int64_t with_energy;          /* ok evaluations that came back with their energy */
     int64_t without_energy;       /* ... and without (no NVML, or a window the counter did not
                                      move in twice) */
+    int energy_top;               /* an energy or edp search: contenders per problem at most
+                                     (0: every config measured, measure.energy_top all) */
+    double energy_within;         /* ... within this fraction of the problem's best time */
+    int64_t energy_windows;       /* energy windows taken */
+    double energy_window_s;       /* their length, summed (s) */
+    int64_t energy_problems;      /* problems with at least one */
 } run_summary;
 
 /* Exit-style result: 0 done, 1 runtime failure (err), 2 bad input (err; nothing written). */

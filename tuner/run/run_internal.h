@@ -1,5 +1,6 @@
 /* run_internal.h: what the run loop's files share (run.c sets up and drives, run_task.c tunes one
- * problem on one device, run_plan.c orders and shards the work) and nothing else includes. */
+ * problem on one device, run_energy.c measures an energy search's contenders, run_plan.c orders
+ * and shards the work) and nothing else includes. */
 #pragma once
 #include <limits.h>
 #include <pthread.h>
@@ -41,6 +42,10 @@ typedef struct run_shared {
     const strategy_vtable *svt;
     const char *strategy_name;
     int objective;           /* what the search minimises (core/objective.h) */
+    int device_settings;     /* the space tunes the GPU's clocks or power limit: no playoff */
+    double energy_window_s;  /* > 0: an energy or edp search measures energy for each problem's
+                                contenders only, over windows this long (run_energy.c); the
+                                search itself then runs on time */
     int64_t budget_evals;
     double budget_seconds;
     uint64_t seed;
@@ -82,6 +87,7 @@ typedef struct run_device {
     int fail_after;          /* test hook: the backend "fails" after this many (-1: never) */
     int fail_last;           /* ... and only once every other task of its model is done */
     char current[512];       /* what it tunes now, for the progress line */
+    char device_state[PATH_MAX]; /* its GPU settings' state file (device settings), or "" */
     pthread_t thread;
 } run_device;
 
@@ -105,6 +111,16 @@ int run_plan_shard(run_task *tasks, int *n, int k, int shards);
 /* Task indices by cost, most costly first (ties in space order): the queue order that keeps
  * several devices busy to the end. */
 void run_plan_by_cost(const run_task *tasks, int n, int *order);
+
+/* An energy or edp search's contenders of a problem (run_energy.c, docs/energy.md), after its
+ * search and playoff: each without energy gets an energy window, stored on its evaluation; the
+ * winner under the objective among those with energy becomes best_config, *best_us and *best_j
+ * (unchanged, *best_j 0, when none has energy). best_config holds the time winner on entry,
+ * which is always a contender. note says what failed, if anything did. 0, 1 when the device
+ * failed (its task goes back), -1 on a fatal error. */
+int run_task_energy(run_device *dv, const space_binding *bind, const vb_task *task,
+                    int64_t problem_id, char *best_config, size_t best_len, double *best_us,
+                    double *best_j, char *note, size_t note_len, char *err, size_t len);
 
 double run_now_s(void);
 /* Keeps a worker's preparation time of an evaluation (res->setup_ms, when it has one) for the

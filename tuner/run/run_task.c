@@ -36,13 +36,15 @@ void run_note_setup(run_shared *s, const eval_result *res)
 }
 
 /* What the search sees of an evaluation: its score under the run's objective (lower is
- * better). An ok evaluation that came back without its energy, under energy or edp, ranks after
- * every one with it, by its time. */
+ * better); its time when energy is measured for the contenders only (the search runs on time).
+ * An ok evaluation that came back without its energy, under energy or edp, ranks after every one
+ * with it, by its time. */
 static double task_score(const run_shared *s, const eval_result *r)
 {
     if (r->status != EVAL_OK)
         return r->stats.median;
-    double score = objective_score((objective)s->objective, r->stats.median, r->energy.joules);
+    objective o = s->energy_window_s > 0 ? OBJECTIVE_TIME : (objective)s->objective;
+    double score = objective_score(o, r->stats.median, r->energy.joules);
     return score > 0 ? score : 1e12 + r->stats.median;
 }
 
@@ -241,7 +243,7 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
     else
         snprintf(dv->current, sizeof dv->current, "%s", label);
     pthread_mutex_unlock(&s->mu);
-    int64_t evals = 0, fresh = 0;
+    int64_t evals = 0, fresh = 0, task_windows = 0;
     double t0 = run_now_s(), best_us = 0, race_us = 0, best_score = 0, best_j = 0;
     char config[1024], best_config[1024] = "";
     const char *why = NULL;
@@ -280,7 +282,8 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
                              .config = config, .measure = sp->measure, .seed = s->seed,
                              .validate = sp->validate.enabled,
                              .tolerance_scale = sp->validate.tolerance_scale,
-                             .race_us = race_us };
+                             .race_us = race_us,
+                             .device_state = dv->device_state[0] ? dv->device_state : NULL };
         eval_result_clear(&res);
         double t_wait = run_now_s();
         if (vb_get_variant(vb, &bind, choice, &variant, err, len) != 0) goto done;
@@ -336,10 +339,14 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
             best_j = res.energy.joules;
             snprintf(best_config, sizeof best_config, "%s", config);
         }
-        if (res.status == EVAL_OK && sp->measure.energy_s > 0) {
+        if (res.status == EVAL_OK && !res.raced && sp->measure.energy_s > 0) {
+            /* a window after the timing (racing stops a config before it) */
             pthread_mutex_lock(&s->mu);
             if (res.energy.joules > 0) s->sum->with_energy++;
             else s->sum->without_energy++;
+            s->sum->energy_windows++;
+            s->sum->energy_window_s += res.energy.window_ms * 1e-3;
+            s->sum->energy_problems += !task_windows++;
             pthread_mutex_unlock(&s->mu);
         }
         if (res.status == EVAL_OK && (race_us == 0 || res.stats.median < race_us))
@@ -357,9 +364,19 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
     }
     /* the playoff: the configs within the race margin of the best, re-timed interleaved */
     char note[1400] = "";
-    if (sp->measure.race_margin > 0) {
+    if (sp->measure.race_margin > 0 && !s->device_settings) {
         int got = run_task_playoff(dv, &bind, &task, problem_id, fresh, best_config,
                                    sizeof best_config, &best_us, note, sizeof note, err, len);
+        if (got != 0) {
+            rc = got;
+            goto done;
+        }
+    }
+    /* an energy or edp search: the contenders' energy windows, and the winner among them */
+    char energy_note[1100] = "";
+    if (s->energy_window_s > 0) {
+        int got = run_task_energy(dv, &bind, &task, problem_id, best_config, sizeof best_config,
+                                  &best_us, &best_j, energy_note, sizeof energy_note, err, len);
         if (got != 0) {
             rc = got;
             goto done;
@@ -380,6 +397,7 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
             fprintf(s->o->out, "  [%d %s]", dv->index, dv->dev.name);
         fprintf(s->o->out, "\n");
         if (note[0]) fprintf(s->o->out, "    %s\n", note);
+        if (energy_note[0]) fprintf(s->o->out, "    %s\n", energy_note);
         if (strcmp(s->strategy_name, "exhaustive") != 0)
             fprintf(s->o->out, "    %s: %lld of %lld configs (%.1f%%); %s\n", s->strategy_name,
                     (long long)evals, (long long)configs,

@@ -110,3 +110,10 @@ int su_load_fields(loader *L, const ynode *problems);
 /* The rest of the kernel mapping and the reference, bound to the loaded params and fields; then
  * the kernel's identity hash; then L->inputs, which leave the hash the base's. */
 int su_load_body(loader *L, const ynode *kernel, const ynode *reference);
+
+/* space_settings.c: the search, measure and validate sections, and the defaults they start
+ * from. 0, or -1 with the loader's error set. */
+int sl_load_search(loader *L, const ynode *n);
+int sl_load_measure(loader *L, const ynode *n);
+int sl_load_validate(loader *L, const ynode *n);
+void sl_set_defaults(space *sp);

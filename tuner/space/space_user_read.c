@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "measure/device_settings.h"
 #include "build/compiler.h"
 #include "ops/ops.h"
 #include "space_user_internal.h"
@@ -328,6 +329,13 @@ static int read_reference(su_ctx *c, const ynode *ref)
             return sl_fail_at(L, v, "out of memory");
         for (int p = 0; p < sp->n_params; p++) {
             const ynode *x = ynode_get(v, sp->params[p].name);
+            if (!x && devset_param_index(sp->params[p].name) >= 0) {
+                /* a device setting: the reference runs as the driver has the GPU */
+                u->ref_choice[p] = 0;
+                for (int k = 0; k < sp->params[p].n_values; k++)
+                    if (value_equal(sp->params[p].values[k], value_int(0))) u->ref_choice[p] = k;
+                continue;
+            }
             if (!x)
                 return sl_fail_at(L, v, "reference.config: missing parameter '%s'",
                                   sp->params[p].name);
@@ -464,18 +472,21 @@ static int default_defines(loader *L, const ynode *kernel, su_kernel *k)
     k->define_values = calloc((size_t)sp->n_params, sizeof *k->define_values);
     if (!k->define_names || !k->define_values)
         return sl_fail_at(L, kernel, "out of memory");
-    for (int p = 0; p < sp->n_params; p++) {
-        k->n_defines = p + 1;
-        if (!(k->define_names[p] = strdup(sp->params[p].name)) ||
-            !(k->define_values[p].text = strdup(sp->params[p].name)))
+    for (int p = 0, n = 0; p < sp->n_params; p++) {
+        /* a device setting (gpu_clock_mhz, ...) is the worker's, not the kernel's */
+        if (devset_param_index(sp->params[p].name) >= 0) continue;
+        k->n_defines = n + 1;
+        if (!(k->define_names[n] = strdup(sp->params[p].name)) ||
+            !(k->define_values[n].text = strdup(sp->params[p].name)))
             return sl_fail_at(L, kernel, "out of memory");
         expr_error e;
         bind_ctx b = {sp, 1, NULL};
-        k->define_values[p].line = sp->params[p].line;
-        k->define_values[p].col = sp->params[p].col;
-        if (!(k->define_values[p].e = expr_parse(sp->params[p].name, &e)) ||
-            expr_bind(k->define_values[p].e, resolve_name, &b, &e) != 0)
+        k->define_values[n].line = sp->params[p].line;
+        k->define_values[n].col = sp->params[p].col;
+        if (!(k->define_values[n].e = expr_parse(sp->params[p].name, &e)) ||
+            expr_bind(k->define_values[n].e, resolve_name, &b, &e) != 0)
             return sl_fail_at(L, kernel, "parameter %s: %s", sp->params[p].name, e.message);
+        n++;
     }
     return 0;
 }

@@ -340,6 +340,8 @@ int wp_format_eval(wp_buf *b, const eval_request *r)
     if (r->measure.race_margin > 0) wp_add_double(b, "race_margin", r->measure.race_margin);
     if (r->measure.energy_s > 0) wp_add_double(b, "energy_s", r->measure.energy_s);
     if (r->race_us > 0) wp_add_double(b, "race_us", r->race_us);
+    if (r->energy_us > 0) wp_add_double(b, "energy_of", r->energy_us);
+    if (r->device_state) wp_add(b, "device_state", r->device_state);
     if (r->n_playoff > 0) {
         wp_add_int(b, "playoff", r->n_playoff);
         for (int i = 0; i < r->n_playoff && i < EVAL_PLAYOFF_MAX; i++) {
@@ -397,6 +399,11 @@ static int wp_parse_eval_lines(const wp_msg *m, wp_eval *out, char *err, size_t 
     out->module = wp_get(m, "module");
     out->ref_module = wp_get(m, "ref_module");
     out->checks = wp_get(m, "checks");
+    out->device_state = wp_get(m, "device_state");
+    if (out->device_state && out->device_state[0] != '/') {
+        snprintf(err, len, "protocol: eval: device_state must be an absolute path");
+        return -1;
+    }
     if (out->space && (!*out->space || !out->module || !*out->module)) {
         snprintf(err, len, "protocol: eval: a user kernel's request needs space= and module=");
         return -1;
@@ -415,6 +422,14 @@ static int wp_parse_eval_lines(const wp_msg *m, wp_eval *out, char *err, size_t 
     if (ms->energy_s < 0 || ms->energy_s > 60) {
         snprintf(err, len, "protocol: eval: energy_s %g out of [0, 60]", ms->energy_s);
         return -1;
+    }
+    /* optional: an energy window alone, of a config whose median this is */
+    if (wp_get(m, "energy_of")) {
+        if (get_f64(m, "energy_of", &out->energy_us, err, len)) return -1;
+        if (!(out->energy_us > 0) || !(ms->energy_s > 0)) {
+            snprintf(err, len, "protocol: eval: energy_of needs a positive median and energy_s");
+            return -1;
+        }
     }
     if (ms->race_margin < 0 || out->race_us < 0) {
         snprintf(err, len, "protocol: eval: negative race_margin or race_us");
@@ -498,6 +513,7 @@ int wp_format_result(wp_buf *b, const eval_result *r)
     add_samples(b, "samples", r->samples, r->n_samples);
     if (r->raced) wp_add_int(b, "raced", 1);
     if (r->setup_ms > 0) wp_add_double(b, "setup_ms", r->setup_ms);
+    if (r->energy_only) wp_add_int(b, "energy_only", 1);
     if (r->energy.joules > 0) {
         /* joules per run, W, window ms, SM MHz, memory MHz, temperature, throttle reasons */
         char en[256];
@@ -546,6 +562,11 @@ static int wp_parse_result_lines(const wp_msg *m, eval_result *out, char *err, s
         snprintf(err, len, "protocol: result: bad setup_ms '%s'", setup);
         goto fail;
     }
+    if (wp_get(m, "energy_only")) {
+        int64_t only;
+        if (get_i64(m, "energy_only", 0, 1, &only, err, len)) goto fail;
+        out->energy_only = (int)only;
+    }
     const char *en = wp_get(m, "energy");
     if (en) {
         eval_energy *x = &out->energy;
@@ -574,7 +595,7 @@ static int wp_parse_result_lines(const wp_msg *m, eval_result *out, char *err, s
         }
     }
     if (st == EVAL_OK) {
-        if (out->n_samples == 0 && out->n_playoff == 0) {
+        if (out->n_samples == 0 && out->n_playoff == 0 && !out->energy_only) {
             snprintf(err, len, "protocol: result: status ok without samples");
             goto fail;
         }

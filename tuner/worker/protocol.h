@@ -103,6 +103,8 @@ typedef struct wp_eval {
     measure_settings measure;   /* timeout_s is the parent's business and stays 0 */
     const char *space, *module, *ref_module, *checks;   /* user kernels; NULL when absent */
     double race_us;                            /* 0: no racing */
+    double energy_us;                          /* > 0: an energy window alone (energy_of=) */
+    const char *device_state;                  /* the GPU's state file (device settings); NULL */
     int n_playoff;                             /* 0, or 2..EVAL_PLAYOFF_MAX */
     const char *playoff[EVAL_PLAYOFF_MAX], *playoff_module[EVAL_PLAYOFF_MAX];
 } wp_eval;

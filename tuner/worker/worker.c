@@ -1,10 +1,14 @@
 /* worker.c: the worker process (`tuner __worker ORDINAL`): opens its GPU, announces it, and serves
- * `copy` and `eval` requests (an evaluation, or a playoff of a problem's closest configs) from
+ * `copy` and `eval` requests (an evaluation, a playoff of a problem's closest configs, or an
+ * energy window alone of a contender under an energy objective) from
  * the parent over stdin/stdout (protocol in protocol.h). It keeps
  * the prepared problem of the last request and reuses it while kernel, op, dtype, problem and seed
  * stay the same, so a sweep over configs prepares each problem once. A user kernel's request names
  * its space file, which the worker loads once (tuner/ops/user_kernel.c builds its family), and the compiled
- * variant the parent made, which the family loads before it is measured (tuner/ops/user_kernel.c). */
+ * variant the parent made, which the family loads before it is measured (tuner/ops/user_kernel.c).
+ * A request that names a state file (a space with device settings) has the config's clocks and
+ * power limit applied to the GPU first (measure/device_settings.c); they are put back when the
+ * worker ends. */
 #include "worker.h"
 #include "protocol.h"
 
@@ -20,6 +24,8 @@
 #include "core/problem.h"
 #include "space/space.h"
 #include "ops/user_kernel.h"
+#include "measure/device_settings.h"
+#include <signal.h>
 
 enum { EXIT_OK = 0, EXIT_NO_DEVICE = 2, EXIT_CONTEXT_LOST = 3, EXIT_IO = 4 };
 
@@ -162,6 +168,35 @@ static tk_status bind_playoff(void *ctx, int i, char *err, size_t len)
                                        pb->r->ref_module, pb->r->checks, err, len);
 }
 
+/* The GPU's settings (docs/energy.md, "Clocks and power limit"): opened at the first request
+ * that names a state file, restored when the worker ends. */
+static devset *settings;
+static const device_info *settings_dev;
+
+/* Makes the config's device settings the GPU's (a request with a state file). 0, or -1 with
+ * res unsupported and the reason. */
+static int apply_settings(const wp_eval *r, eval_result *res)
+{
+    if (!r->device_state) return 0;
+    devset_values want;
+    if (devset_from_config(r->config, &want) < 0) {
+        res->status = EVAL_UNSUPPORTED;
+        snprintf(res->error, sizeof res->error, "device settings of '%.900s' are not whole "
+                 "numbers", r->config);
+        return -1;
+    }
+    if (!settings && !(settings = devset_open(settings_dev->uuid, r->device_state))) {
+        res->status = EVAL_UNSUPPORTED;
+        snprintf(res->error, sizeof res->error, "out of host memory");
+        return -1;
+    }
+    if (devset_apply(settings, &want, res->error, sizeof res->error) != 0) {
+        res->status = EVAL_UNSUPPORTED;
+        return -1;
+    }
+    return 0;
+}
+
 /* Serves one eval request. Returns 0 to go on, EXIT_CONTEXT_LOST after a context-losing fault,
  * EXIT_IO when the answer cannot be written. */
 static int serve_eval(const wp_msg *m, prepared *p, user_space *us, measure_ctx *mc, wp_buf *b)
@@ -200,10 +235,15 @@ static int serve_eval(const wp_msg *m, prepared *p, user_space *us, measure_ctx 
         measure_profile_mark(MP_PREPARE);
         if (bound != TK_OK) {
             res.status = bound == TK_ERR_UNSUPPORTED_CONFIG ? EVAL_UNSUPPORTED : EVAL_LAUNCH_ERROR;
+        } else if (apply_settings(&r, &res) != 0) {
+            /* the GPU refused the config's clocks or power limit: recorded unsupported */
         } else {
             if (p->family->set_tolerance_scale)
                 p->family->set_tolerance_scale(p->inst, r.tolerance_scale);
-            if (r.n_playoff > 0) {
+            if (r.energy_us > 0) {
+                measure_energy_window(mc, p->family, p->inst, r.config, &r.measure, r.energy_us,
+                                      &res, &lost);
+            } else if (r.n_playoff > 0) {
                 playoff_binding pb = { p, &r };
                 measure_playoff(mc, p->family, p->inst, r.n_playoff, r.playoff,
                                 p->family->bind_variant ? bind_playoff : NULL, &pb, &r.measure,
@@ -256,6 +296,10 @@ int worker_main(int ordinal)
     }
     if (wp_format_device(&b, &dev) || send_line(&b)) { rc = EXIT_IO; goto done; }
     us.dev = &dev;
+    settings_dev = &dev;
+    /* Ctrl-C reaches the whole process group: the parent restores the GPU's settings from the
+     * state file and ends; this worker then ends with it (PR_SET_PDEATHSIG) */
+    signal(SIGINT, SIG_IGN);
 
     ssize_t n;
     measure_profile_mark(MP_ANSWER);   /* starts the profile's clock */
@@ -284,6 +328,8 @@ int worker_main(int ordinal)
     }
 done:
     measure_profile_write(ordinal);
+    devset_close(settings);   /* the GPU's settings as they were, the state file removed */
+    settings = NULL;
     /* After a lost context nothing on the device can be released; the process exit cleans up. */
     if (rc != EXIT_CONTEXT_LOST) {
         prepared_clear(&prep);
