@@ -85,9 +85,9 @@ printf '# tunekit: the GPU settings to put back after a run (docs/energy.md)\nuu
 check "the next run restores it" $TUNER run examples/vector/saxpy.yaml --backend replay:$FX --db $T/r.db -q
 same "said once on stderr" "$(grep -c 'restored' $T/.out) $(grep -o 'tuner: restored the GPU settings (clocks, power limit) a killed run left changed on GPU-1234' $T/.out)" \
     "1 tuner: restored the GPU settings (clocks, power limit) a killed run left changed on GPU-1234"
-same "through NVML: the locks reset, the power limit as it was" "$(cat $T/nvml.log)" "reset_gpu_locked GPU-1234
-reset_mem_locked GPU-1234
-set_power_limit GPU-1234 275000"
+same "through NVML: the power limit as it was, the locks reset (a file without changed=: all three)" "$(cat $T/nvml.log)" "set_power_limit GPU-1234 275000
+reset_gpu_locked GPU-1234
+reset_mem_locked GPU-1234"
 check "the file is gone" test ! -e $T/r.db.device-settings.GPU-1234
 rm -f $T/nvml.log
 check "the run after: nothing to restore" $TUNER run examples/vector/saxpy.yaml --backend replay:$FX --db $T/r.db -q

@@ -1,9 +1,13 @@
 /* device_settings.c: applying a config's clocks and power limit to the GPU through NVML, and
  * putting back what the GPU had (device_settings.h, docs/energy.md "Clocks and power limit").
  * NVML's calls come from energy.c's one loader (nvml_calls.h). The state file holds one
- * key=value a line: uuid, power_limit_mw (the limit before the first change), and
- * gpu_locked_clocks / mem_locked_clocks "none": NVML cannot read a lock back, so the tuner takes
- * a GPU's clocks as unlocked before its run and restores by resetting the locks. */
+ * key=value a line: uuid, power_limit_mw (the limit before the first change), and changed (the
+ * settings the run has touched, written before each is first changed: gpu_clock_mhz,
+ * mem_clock_mhz, power_limit_w; absent: all three). NVML cannot read a lock back, so the tuner
+ * takes a GPU's clocks as unlocked before its run and restores by resetting the locks it
+ * touched. Restoring tries every touched setting, whatever fails before it; a lock reset the
+ * GPU does not support counts as done (a GPU that cannot reset a lock has none set by us); what
+ * does fail stays in the state file for the next run. */
 #include "device_settings.h"
 #include "nvml_calls.h"
 
@@ -81,6 +85,7 @@ struct devset {
     int have_dev;
     int saved;               /* the state file is written: something may have changed */
     unsigned power_mw;       /* the power limit before the first change */
+    unsigned changed;        /* bit i: setting i touched (in the state file before the change) */
     devset_values applied;   /* what the GPU has now, as far as this process set it */
 };
 
@@ -109,27 +114,36 @@ static int device_handle(const char *uuid, nvml_device *dev, char *why, size_t l
     return 0;
 }
 
-/* Writes the state file whole: a temporary file beside it, renamed. 0, or -1 with why. */
-static int write_state(const devset *d, char *why, size_t len)
+/* Writes a state file whole: a temporary file beside it, renamed. 0, or -1 with why. */
+static int write_state_file(const char *path, const char *uuid, unsigned power_mw,
+                            unsigned changed, char *why, size_t len)
 {
     char tmp[PATH_MAX + 16];
-    snprintf(tmp, sizeof tmp, "%s.tmp", d->path);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen(tmp, "w");
     if (!f) {
         snprintf(why, len, "cannot write %s: %s", tmp, strerror(errno));
         return -1;
     }
     fprintf(f, "# tunekit: the GPU settings to put back after a run (docs/energy.md)\n"
-               "uuid=%s\npower_limit_mw=%u\ngpu_locked_clocks=none\nmem_locked_clocks=none\n",
-            d->uuid, d->power_mw);
+               "uuid=%s\npower_limit_mw=%u\nchanged=",
+            uuid, power_mw);
+    for (int i = 0, sep = 0; i < DEVSET_N; i++)
+        if (changed >> i & 1u) fprintf(f, "%s%s", sep++ ? "," : "", devset_names[i]);
+    fprintf(f, "\n");
     int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
     bad |= fclose(f) != 0;
-    if (bad || rename(tmp, d->path) != 0) {
-        snprintf(why, len, "cannot write %s: %s", d->path, strerror(errno));
+    if (bad || rename(tmp, path) != 0) {
+        snprintf(why, len, "cannot write %s: %s", path, strerror(errno));
         unlink(tmp);
         return -1;
     }
     return 0;
+}
+
+static int write_state(const devset *d, char *why, size_t len)
+{
+    return write_state_file(d->path, d->uuid, d->power_mw, d->changed, why, len);
 }
 
 /* Sets setting i to v on dev (0: back to what the driver had: the locks reset, the power limit
@@ -209,6 +223,15 @@ int devset_apply(devset *d, const devset_values *want, char *why, size_t len)
     }
     for (int i = 0; i < DEVSET_N; i++) {
         if (want->v[i] == d->applied.v[i]) continue;
+        if (!(d->changed >> i & 1u)) {   /* on disk before the GPU changes */
+            char because[PATH_MAX + 64];
+            d->changed |= 1u << i;
+            if (write_state(d, because, sizeof because) != 0) {
+                d->changed &= ~(1u << i);
+                snprintf(why, len, "%s=%d: %s", devset_names[i], want->v[i], because);
+                return -1;
+            }
+        }
         const char *call;
         char range[128] = "";
         int rc = set_one(d->dev, i, want->v[i], d->power_mw, &call, range, sizeof range);
@@ -231,28 +254,44 @@ int devset_apply(devset *d, const devset_values *want, char *why, size_t len)
     return 0;
 }
 
-/* Puts back the GPU uuid's settings: both locks reset, the power limit to power_mw. 0, or -1
- * with err. */
-static int put_back(nvml_device dev, unsigned power_mw, char *err, size_t len)
+/* Puts back the settings of `changed` on dev: the power limit to power_mw first, then the locks
+ * reset. Every one is tried; a lock reset the GPU does not support counts as done. Returns the
+ * settings that could not be put back (0: all), the first failure in err. */
+static unsigned put_back(nvml_device dev, unsigned power_mw, unsigned changed, char *err,
+                         size_t len)
 {
-    for (int i = 0; i < DEVSET_N; i++) {
+    static const int order[DEVSET_N] = {DEVSET_POWER_LIMIT, DEVSET_GPU_CLOCK, DEVSET_MEM_CLOCK};
+    unsigned failed = 0;
+    for (int k = 0; k < DEVSET_N; k++) {
+        const int i = order[k];
+        if (!(changed >> i & 1u)) continue;
         const char *call;
         char range[8];
         int rc = set_one(dev, i, 0, power_mw, &call, range, sizeof range);
-        if (rc != NVML_OK) {
+        if (rc == NVML_OK || (i != DEVSET_POWER_LIMIT && rc == NVML_ERR_NOT_SUPPORTED)) continue;
+        if (!failed)
             snprintf(err, len, "%s: %s", call, rc == -2 ? "not in this NVML" : nvml_error(rc));
-            return -1;
-        }
+        failed |= 1u << i;
     }
-    return 0;
+    return failed;
 }
 
 int devset_restore(devset *d, char *err, size_t len)
 {
     if (!d || !d->saved) return 0;
-    if (put_back(d->dev, d->power_mw, err, len) != 0) return -1;
+    const unsigned failed = put_back(d->dev, d->power_mw, d->changed, err, len);
+    if (failed) {   /* what is left, for a later restore */
+        char why[PATH_MAX + 64];
+        d->changed = failed;
+        if (write_state(d, why, sizeof why) != 0) {
+            size_t at = strlen(err);
+            snprintf(err + at, len - at, "; and %s", why);
+        }
+        return -1;
+    }
     memset(&d->applied, 0, sizeof d->applied);
     d->saved = 0;
+    d->changed = 0;
     if (unlink(d->path) != 0 && errno != ENOENT) {
         snprintf(err, len, "cannot remove %s: %s", d->path, strerror(errno));
         return -1;
@@ -279,10 +318,16 @@ int devset_restore_file(const char *path, char *err, size_t len)
     }
     char line[256], uuid[96] = "";
     long long power = -1;
+    unsigned changed = (1u << DEVSET_N) - 1;   /* no changed= line: every setting */
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
         if (strncmp(line, "uuid=", 5) == 0) snprintf(uuid, sizeof uuid, "%s", line + 5);
         else if (strncmp(line, "power_limit_mw=", 15) == 0) power = strtoll(line + 15, NULL, 10);
+        else if (strncmp(line, "changed=", 8) == 0) {
+            changed = 0;
+            for (int i = 0; i < DEVSET_N; i++)
+                if (strstr(line + 8, devset_names[i])) changed |= 1u << i;
+        }
     }
     fclose(f);
     if (!uuid[0] || power <= 0 || power > 10000000) {
@@ -291,9 +336,12 @@ int devset_restore_file(const char *path, char *err, size_t len)
     }
     nvml_device dev;
     char why[256];
+    unsigned failed = 0;
     if (device_handle(uuid, &dev, why, sizeof why) != 0 ||
-        put_back(dev, (unsigned)power, why, sizeof why) != 0) {
+        (failed = put_back(dev, (unsigned)power, changed, why, sizeof why)) != 0) {
         snprintf(err, len, "cannot restore the GPU settings in %s: %s", path, why);
+        char w2[PATH_MAX + 64];
+        if (failed) write_state_file(path, uuid, (unsigned)power, failed, w2, sizeof w2);
         return -1;
     }
     if (unlink(path) != 0 && errno != ENOENT) {
