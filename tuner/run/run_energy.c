@@ -86,14 +86,11 @@ int run_task_energy(run_device *dv, const space_binding *bind, const vb_task *ta
         req.measure.energy_s = s->energy_window_s;
         req.measure.race_margin = 0;
         if (contender_request(dv, bind, task, c->config[i], &req, err, len) != 0) goto done;
-        double t = run_now_s();
-        if (dv->be->vt->evaluate(dv->be, &req, &res, err, len) != 0) {
+        double took = 0;
+        if (run_evaluate(dv, &req, &res, &took, err, len) != 0) {
             rc = 1;   /* the device failed: its task goes back to the queue */
             goto done;
         }
-        double took = run_now_s() - t;
-        dv->busy_s += took;
-        run_note_setup(s, &res);
         if (res.status == EVAL_UNRECORDED) {   /* replay: nothing recorded, nothing measured */
             eval_result_clear(&res);
             continue;

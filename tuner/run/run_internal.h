@@ -122,7 +122,12 @@ int run_task_energy(run_device *dv, const space_binding *bind, const vb_task *ta
                     int64_t problem_id, char *best_config, size_t best_len, double *best_us,
                     double *best_j, char *note, size_t note_len, char *err, size_t len);
 
+/* run_eval.c: the run's clock (seconds, monotonic). */
 double run_now_s(void);
 /* Keeps a worker's preparation time of an evaluation (res->setup_ms, when it has one) for the
  * summary's set-up line. Takes s->mu. */
 void run_note_setup(run_shared *s, const eval_result *res);
+/* One request to dv's backend: its time added to dv->busy_s (and given in *took_s when not
+ * NULL), the preparation time noted. 0, or -1 when the device failed (err says why). */
+int run_evaluate(run_device *dv, const eval_request *req, eval_result *res, double *took_s,
+                 char *err, size_t len);

@@ -12,29 +12,6 @@
 #include "run_internal.h"
 #include "search/strategy_common.h"
 
-double run_now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-void run_note_setup(run_shared *s, const eval_result *res)
-{
-    if (!(res->setup_ms > 0)) return;
-    pthread_mutex_lock(&s->mu);
-    if (s->n_setup == s->cap_setup) {
-        int64_t cap = s->cap_setup ? 2 * s->cap_setup : 256;
-        double *grown = realloc(s->setup_ms, (size_t)cap * sizeof *grown);
-        if (grown) {
-            s->setup_ms = grown;
-            s->cap_setup = cap;
-        }
-    }
-    if (s->n_setup < s->cap_setup) s->setup_ms[s->n_setup++] = res->setup_ms;   /* else: dropped */
-    pthread_mutex_unlock(&s->mu);
-}
-
 /* What the search sees of an evaluation: its score under the run's objective (lower is
  * better); its time when energy is measured for the contenders only (the search runs on time).
  * An ok evaluation that came back without its energy, under energy or edp, ranks after every one
@@ -119,10 +96,7 @@ static int run_task_playoff(run_device *dv, const space_binding *bind, const vb_
     req.module = req.playoff_module[0];   /* the request's config is the first contender */
     eval_result res;
     memset(&res, 0, sizeof res);
-    double t = run_now_s();
-    if (dv->be->vt->evaluate(dv->be, &req, &res, err, len) != 0) return 1;
-    dv->busy_s += run_now_s() - t;
-    run_note_setup(s, &res);
+    if (run_evaluate(dv, &req, &res, NULL, err, len) != 0) return 1;
     if (res.status != EVAL_OK || res.n_playoff != c.n) {
         /* the contenders ran fine in their evaluations: a failing playoff is worth saying, and
          * the winners stay those of the medians */
@@ -314,14 +288,9 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
             if (store_result(dv, problem_id, pend_config, &pend, bytes, err, len) != 0) goto done;
             pending = 0;
         }
-        if (compiled) {
-            double t_eval = run_now_s();
-            if (dv->be->vt->evaluate(dv->be, &req, &res, err, len) != 0) {
-                rc = 1;
-                goto done;
-            }
-            dv->busy_s += run_now_s() - t_eval;
-            run_note_setup(s, &res);
+        if (compiled && run_evaluate(dv, &req, &res, NULL, err, len) != 0) {
+            rc = 1;
+            goto done;
         }
         if (res.status == EVAL_UNRECORDED) {
             pthread_mutex_lock(&s->mu);
