@@ -239,6 +239,19 @@ static void bind_reading_int(sqlite3_stmt *st, int i, long long v, long long lea
         sqlite3_bind_int64(st, i, v);
 }
 
+/* Binds an energy reading to the seven parameters from `first` on, in the columns' order:
+ * energy_j, power_w, energy_window_ms, sm_mhz, mem_mhz, temp_c, throttle. */
+static void bind_energy(sqlite3_stmt *st, int first, const eval_energy *en)
+{
+    sqlite3_bind_double(st, first, en->joules);
+    bind_reading(st, first + 1, en->power_w);
+    bind_reading(st, first + 2, en->window_ms);
+    bind_reading_int(st, first + 3, en->sm_mhz, 1);
+    bind_reading_int(st, first + 4, en->mem_mhz, 1);
+    bind_reading_int(st, first + 5, en->temp_c, 1);
+    bind_reading_int(st, first + 6, en->throttle, 0);
+}
+
 /* Binds the evaluation row (parameters of DB_STMT_PUT_EVAL from 5 on) for result r: its
  * energy (20..26) only when it is ok and measured (energy.joules > 0), each reading the board
  * did not give left NULL. */
@@ -267,15 +280,7 @@ static void bind_evaluation(sqlite3_stmt *st, const char *kernel_hash, const eva
     sqlite3_bind_int64(st, 18, seq);
     sqlite3_bind_text(st, 19, created, -1, SQLITE_TRANSIENT);
     const eval_energy *en = &r->energy;
-    if (ok && en->joules > 0 && isfinite(en->joules)) {
-        sqlite3_bind_double(st, 20, en->joules);
-        bind_reading(st, 21, en->power_w);
-        bind_reading(st, 22, en->window_ms);
-        bind_reading_int(st, 23, en->sm_mhz, 1);
-        bind_reading_int(st, 24, en->mem_mhz, 1);
-        bind_reading_int(st, 25, en->temp_c, 1);
-        bind_reading_int(st, 26, en->throttle, 0);
-    }
+    if (ok && en->joules > 0 && isfinite(en->joules)) bind_energy(st, 20, en);
 }
 
 static int db_put_samples(db *d, int64_t eval_id, const eval_result *r, char *err, size_t len)
@@ -410,13 +415,7 @@ int db_put_energy(db *d, int64_t device_id, int64_t problem_id, const char *conf
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK)
         return db_fail(d, err, len, "storing an energy window");
-    sqlite3_bind_double(st, 1, en->joules);
-    bind_reading(st, 2, en->power_w);
-    bind_reading(st, 3, en->window_ms);
-    bind_reading_int(st, 4, en->sm_mhz, 1);
-    bind_reading_int(st, 5, en->mem_mhz, 1);
-    bind_reading_int(st, 6, en->temp_c, 1);
-    bind_reading_int(st, 7, en->throttle, 0);
+    bind_energy(st, 1, en);
     sqlite3_bind_int64(st, 8, device_id);
     sqlite3_bind_int64(st, 9, problem_id);
     sqlite3_bind_text(st, 10, kernel_hash, -1, SQLITE_STATIC);
