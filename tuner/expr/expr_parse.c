@@ -107,7 +107,7 @@ typedef struct parser {
     int failed;
 } parser;
 
-static int fail(parser *p, int offset, const char *fmt, ...)
+static int parse_fail(parser *p, int offset, const char *fmt, ...)
 {
     if (!p->failed && p->err) {
         p->err->offset = offset;
@@ -149,10 +149,10 @@ static int lex_number(parser *p, int start)
         }
     }
     if (i < p->len && (is_ident_char(t[i]) || t[i] == '.'))
-        return fail(p, start, "malformed number '%.*s'", i - start + 1, t + start);
+        return parse_fail(p, start, "malformed number '%.*s'", i - start + 1, t + start);
     char buf[128];
     if (i - start >= (int)sizeof buf)
-        return fail(p, start, "number too long");
+        return parse_fail(p, start, "number too long");
     memcpy(buf, t + start, (size_t)(i - start));
     buf[i - start] = '\0';
     p->tok.start = start;
@@ -162,12 +162,12 @@ static int lex_number(parser *p, int start)
         p->tok.kind = T_FLOAT;
         p->tok.f = strtod(buf, NULL);
         if (errno == ERANGE && isinf(p->tok.f))
-            return fail(p, start, "float literal %s is out of range", buf);
+            return parse_fail(p, start, "float literal %s is out of range", buf);
     } else {
         p->tok.kind = T_INT;
         p->tok.i = strtoll(buf, NULL, 10);
         if (errno == ERANGE)
-            return fail(p, start, "integer literal %s does not fit in 64 bits", buf);
+            return parse_fail(p, start, "integer literal %s does not fit in 64 bits", buf);
     }
     p->pos = i;
     return 0;
@@ -182,16 +182,16 @@ static int lex_string(parser *p, int start)
     int i = start + 1;
     for (;;) {
         if (i >= p->len)
-            return fail(p, start, "unterminated string");
+            return parse_fail(p, start, "unterminated string");
         char c = t[i];
         if (c == quote)
             break;
         if (c == '\\') {
             if (i + 1 >= p->len)
-                return fail(p, start, "unterminated string");
+                return parse_fail(p, start, "unterminated string");
             char d = t[i + 1];
             if (d != '\\' && d != '"' && d != '\'')
-                return fail(p, i, "unknown escape '\\%c' in string", d);
+                return parse_fail(p, i, "unknown escape '\\%c' in string", d);
             c = d;
             i++;
         }
@@ -200,7 +200,7 @@ static int lex_string(parser *p, int start)
     }
     int at = pool_add(p->e, buf, (size_t)n);
     if (at < 0)
-        return fail(p, start, "out of memory");
+        return parse_fail(p, start, "out of memory");
     p->tok.kind = T_STRING;
     p->tok.start = start;
     p->tok.end = i + 1;
@@ -262,23 +262,23 @@ static int advance(parser *p)
         break;
     case '=':
         if (d != '=')
-            return fail(p, s, "'=' is not an operator (use '==' to compare)");
+            return parse_fail(p, s, "'=' is not an operator (use '==' to compare)");
         k = T_EQ; two = 1;
         break;
     case '&':
         if (d != '&')
-            return fail(p, s, "'&' is not an operator (use '&&')");
+            return parse_fail(p, s, "'&' is not an operator (use '&&')");
         k = T_AND; two = 1;
         break;
     case '|':
         if (d != '|')
-            return fail(p, s, "'|' is not an operator (use '||')");
+            return parse_fail(p, s, "'|' is not an operator (use '||')");
         k = T_OR; two = 1;
         break;
     default:
         if ((unsigned char)c >= 0x20 && (unsigned char)c < 0x7f)
-            return fail(p, s, "unexpected character '%c'", c);
-        return fail(p, s, "unexpected byte 0x%02x", (unsigned char)c);
+            return parse_fail(p, s, "unexpected character '%c'", c);
+        return parse_fail(p, s, "unexpected byte 0x%02x", (unsigned char)c);
     }
     p->tok.kind = k;
     p->tok.end = s + 1 + two;
@@ -301,8 +301,8 @@ static int unexpected(parser *p, const char *wanted)
 {
     char buf[64];
     if (wanted)
-        return fail(p, p->tok.start, "expected %s, found %s", wanted, token_desc(p, buf, sizeof buf));
-    return fail(p, p->tok.start, "unexpected %s", token_desc(p, buf, sizeof buf));
+        return parse_fail(p, p->tok.start, "expected %s, found %s", wanted, token_desc(p, buf, sizeof buf));
+    return parse_fail(p, p->tok.start, "unexpected %s", token_desc(p, buf, sizeof buf));
 }
 
 /* ---- parser ---- */
@@ -324,7 +324,7 @@ static int finish_node(parser *p, int idx)
                 d = p->e->nodes[p->e->args[n->arg0 + k]].depth;
     n->depth = d + 1;
     if (n->depth > EXPR_MAX_DEPTH)
-        return fail(p, n->offset, "expression nested too deeply (more than %d levels)",
+        return parse_fail(p, n->offset, "expression nested too deeply (more than %d levels)",
                     EXPR_MAX_DEPTH);
     return idx;
 }
@@ -333,14 +333,14 @@ static int new_node(parser *p, node_kind kind, int offset)
 {
     int idx = add_node(p->e, kind, offset);
     if (idx < 0)
-        return fail(p, offset, "out of memory");
+        return parse_fail(p, offset, "out of memory");
     return idx;
 }
 
 static int enter(parser *p)
 {
     if (++p->depth > EXPR_MAX_DEPTH)
-        return fail(p, p->tok.start, "expression nested too deeply (more than %d levels)",
+        return parse_fail(p, p->tok.start, "expression nested too deeply (more than %d levels)",
                     EXPR_MAX_DEPTH);
     return 0;
 }
@@ -352,7 +352,7 @@ static int parse_call(parser *p, int name_start, int name_end)
         return -1;
     int name = pool_add(p->e, p->text + name_start, (size_t)(name_end - name_start));
     if (name < 0)
-        return fail(p, name_start, "out of memory");
+        return parse_fail(p, name_start, "out of memory");
     /* Arguments are collected first (nested calls append their own), then copied into args. */
     int local[64];
     int n = 0;
@@ -361,7 +361,7 @@ static int parse_call(parser *p, int name_start, int name_end)
     if (p->tok.kind != T_RPAREN) {
         for (;;) {
             if (n == (int)(sizeof local / sizeof local[0]))
-                return fail(p, p->tok.start, "too many arguments (limit 64)");
+                return parse_fail(p, p->tok.start, "too many arguments (limit 64)");
             int a = parse_expr(p);
             if (a < 0)
                 return -1;
@@ -384,7 +384,7 @@ static int parse_call(parser *p, int name_start, int name_end)
     nd->nargs = n;
     for (int k = 0; k < n; k++)
         if (add_arg(p->e, local[k]) < 0)
-            return fail(p, name_start, "out of memory");
+            return parse_fail(p, name_start, "out of memory");
     return finish_node(p, idx);
 }
 
@@ -418,7 +418,7 @@ static int parse_primary(parser *p)
             return -1;
         p->e->nodes[idx].name = pool_add(p->e, p->text + t.start, (size_t)(t.end - t.start));
         if (p->e->nodes[idx].name < 0)
-            return fail(p, t.start, "out of memory");
+            return parse_fail(p, t.start, "out of memory");
         return idx;
     case T_LPAREN: {
         if (advance(p) < 0)
@@ -428,7 +428,7 @@ static int parse_primary(parser *p)
             return -1;
         if (p->tok.kind != T_RPAREN) {
             char buf[64];
-            return fail(p, p->tok.start, "unclosed '(': expected ')', found %s",
+            return parse_fail(p, p->tok.start, "unclosed '(': expected ')', found %s",
                         token_desc(p, buf, sizeof buf));
         }
         if (advance(p) < 0)
@@ -436,7 +436,7 @@ static int parse_primary(parser *p)
         return idx;
     }
     case T_END:
-        return fail(p, t.start, "unexpected end of expression");
+        return parse_fail(p, t.start, "unexpected end of expression");
     default:
         return unexpected(p, NULL);
     }
@@ -535,7 +535,7 @@ static int parse_cmp(parser *p)
     if (right < 0)
         return -1;
     if (cmp_op(p->tok.kind) >= 0)
-        return fail(p, p->tok.start,
+        return parse_fail(p, p->tok.start,
                     "comparisons do not chain (a < b < c); write a < b && b < c");
     int idx = new_node(p, N_BIN, offset);
     if (idx < 0)
