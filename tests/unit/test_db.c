@@ -1454,7 +1454,8 @@ static void test_playoffs(void)
     /* an energy search's contenders (docs/energy.md): the same query with its own margin and
      * count, saying which have energy; an energy window alone stored on its evaluation */
     CHECK(db_energy_contenders(d, dev, prob, "k", 0.25, 2, &c, err, sizeof err) == 0);
-    CHECK(c.n == 2 && strcmp(c.config[1], "b=b") == 0 && !c.has_energy[0] && !c.has_energy[1]);
+    CHECK(c.n == 2 && strcmp(c.config[1], "b=b") == 0 && !(c.energy_j[0] > 0) &&
+          !(c.energy_j[1] > 0));
     CHECK(db_energy_contenders(d, dev, prob, "k", 0.25, 32, &c, err, sizeof err) == 0);
     CHECK(c.n == 4 && strcmp(c.config[3], "b=d") == 0);   /* 12 us: within 25% of 10 */
     CHECK(db_energy_contenders(d, dev, prob, "k", 0.1, 32, &c, err, sizeof err) == 0 && c.n == 3);
@@ -1462,7 +1463,7 @@ static void test_playoffs(void)
                        .throttle = -1 };
     CHECK(db_put_energy(d, dev, prob, "b=b", "k", &en, err, sizeof err) == 0);
     CHECK(db_energy_contenders(d, dev, prob, "k", 0.25, 4, &c, err, sizeof err) == 0);
-    CHECK(c.n == 4 && !c.has_energy[0] && c.has_energy[1] && !c.has_energy[2]);
+    CHECK(c.n == 4 && !(c.energy_j[0] > 0) && c.energy_j[1] > 0 && !(c.energy_j[2] > 0));
     CHECK(q_double(d, "SELECT energy_j * power_w FROM evaluations e JOIN configs c ON "
                       "c.id = e.config_id WHERE c.text = 'b=b'") == 150);
     CHECK(q_double(d, "SELECT count(*) FROM evaluations WHERE throttle IS NULL AND mem_mhz IS NULL "

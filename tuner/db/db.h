@@ -54,7 +54,7 @@ int db_put_problem(db *d, const char *op, const char *dtype, const char *shape, 
                    int64_t *problem_id, char *err, size_t len);
 /* A problem's contenders on a device: its ok evaluations of kernel_hash whose median is within
  * (1 + margin) of the best median, fastest first (ties by config text), at most max (up to
- * DB_CONTENDERS_MAX); has_energy[i] is 1 when config i's row has its energy (energy_j), played
+ * DB_CONTENDERS_MAX); energy_j[i] is config i's energy per run where its row has it, else 0; played
  * 1 when each of them already has a playoff row. The playoff's (docs/time-to-tune.md):
  * db_playoff_contenders, at most EVAL_PLAYOFF_MAX; an energy search's (docs/energy.md,
  * "Contenders only"): db_energy_contenders, margin measure.energy_within, max
@@ -65,7 +65,7 @@ typedef struct db_contenders {
     int played;
     char config[DB_CONTENDERS_MAX][1024];
     double median_us[DB_CONTENDERS_MAX];
-    int has_energy[DB_CONTENDERS_MAX];
+    double energy_j[DB_CONTENDERS_MAX];
 } db_contenders;
 int db_playoff_contenders(db *d, int64_t device_id, int64_t problem_id, const char *kernel_hash,
                           double margin, db_contenders *out, char *err, size_t len);

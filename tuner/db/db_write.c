@@ -360,7 +360,7 @@ static int contenders_within(db *d, int64_t device_id, int64_t problem_id,
         " JOIN configs c ON c.id = e.config_id WHERE e.device_id = ?1 AND e.problem_id = ?2"
         " AND e.kernel_hash = ?3 AND e.status = 'ok') "
         "SELECT ok.text, ok.median_us, EXISTS (SELECT 1 FROM playoffs pl"
-        " WHERE pl.evaluation_id = ok.id), ok.energy_j IS NOT NULL FROM ok"
+        " WHERE pl.evaluation_id = ok.id), ok.energy_j FROM ok"
         " WHERE ok.median_us <= (SELECT min(median_us) FROM ok) * (1.0 + ?4)"
         " ORDER BY ok.median_us, ok.text LIMIT ?5";
     memset(out, 0, sizeof *out);
@@ -379,7 +379,7 @@ static int contenders_within(db *d, int64_t device_id, int64_t problem_id,
         snprintf(out->config[out->n], sizeof out->config[0], "%s", t ? t : "");
         out->median_us[out->n] = sqlite3_column_double(st, 1);
         played &= sqlite3_column_int(st, 2);
-        out->has_energy[out->n] = sqlite3_column_int(st, 3);
+        out->energy_j[out->n] = sqlite3_column_double(st, 3);   /* NULL: 0 */
         out->n++;
     }
     sqlite3_finalize(st);

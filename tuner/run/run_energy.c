@@ -59,24 +59,15 @@ int run_task_energy(run_device *dv, const space_binding *bind, const vb_task *ta
         int at = c->n < sp->measure.energy_top ? c->n++ : c->n - 1;
         snprintf(c->config[at], sizeof c->config[at], "%s", best_config);
         c->median_us[at] = *best_us;
-        c->has_energy[at] = 0;
+        c->energy_j[at] = 0;
     }
-    char opfull[256];
-    snprintf(opfull, sizeof opfull, "%s.%s", sp->kernel, bind->op);
-    double joules[DB_CONTENDERS_MAX] = { 0 };
+    double *joules = c->energy_j;   /* measured before (resume), or by the window below */
     int64_t windows = 0, with = 0;
     double window_s = 0;
     for (int i = 0; i < c->n; i++) {
+        if (joules[i] > 0) continue;   /* measured before (resume) */
         eval_result res;
         memset(&res, 0, sizeof res);
-        if (c->has_energy[i]) {
-            /* measured before (resume): its energy from its row */
-            if (db_find_evaluation(dv->d, dv->dev.uuid, opfull, bind->dtype, bind->problem->text,
-                                   c->config[i], &res) == 1 && res.status == EVAL_OK)
-                joules[i] = res.energy.joules;
-            eval_result_clear(&res);
-            continue;
-        }
         eval_request req = { .kernel = sp->kernel, .op = bind->op, .dtype = bind->dtype,
                              .problem = bind->problem, .config = c->config[i],
                              .measure = sp->measure, .seed = s->seed, .validate = 0,
@@ -120,8 +111,7 @@ int run_task_energy(run_device *dv, const space_binding *bind, const vb_task *ta
     for (int i = 0; i < c->n; i++) {
         double score = objective_score((objective)s->objective, c->median_us[i], joules[i]);
         if (score <= 0) continue;
-        if (win < 0 || score < win_score ||
-            (score == win_score && strcmp(c->config[i], c->config[win]) < 0)) {
+        if (win < 0 || db_best_beats(score, c->config[i], win_score, c->config[win])) {
             win = i;
             win_score = score;
         }
