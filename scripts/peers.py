@@ -264,30 +264,36 @@ class Timer:
         self.start = torch.cuda.Event(enable_timing=True)
         self.stop = torch.cuda.Event(enable_timing=True)
         self.hold_cycles = int(HOLD_US * sleep_cycles_per_us())
+        self.fill = 0
+
+    def queue_run(self, fn, start, stop):
+        """One run of fn queued as the tuner times one: the cache prepared, the stream held, fn
+        between the events start and stop (nothing waits: read them once stop is done)."""
+        if self.cache == "cold":
+            # overwrite 2x L2 with a new byte value, as the tuner's `cache: cold` does
+            self.fill = (self.fill + 1) & 0xFF
+            if RUNTIME:
+                RUNTIME[0](self.flush.data_ptr(), self.fill, self.flush.numel(),
+                           torch.cuda.current_stream().cuda_stream)
+            else:
+                self.flush.fill_(self.fill)
+        elif self.cache == "clean":
+            # read 2x L2, as the tuner's `cache: clean` does: clean lines, no write-back
+            self.flush_sink = self.flush.view(torch.int32).max()
+        if self.hold_cycles:
+            torch.cuda._sleep(self.hold_cycles)
+        start.record()
+        fn()
+        stop.record()
 
     def time(self, fn):
         for _ in range(self.warmup):
             fn()
         torch.cuda.synchronize()
         samples = []
-        fill = 0
+        self.fill = 0
         while len(samples) < self.max_runs:
-            if self.cache == "cold":
-                # overwrite 2x L2 with a new byte value, as the tuner's `cache: cold` does
-                fill = (fill + 1) & 0xFF
-                if RUNTIME:
-                    RUNTIME[0](self.flush.data_ptr(), fill, self.flush.numel(),
-                               torch.cuda.current_stream().cuda_stream)
-                else:
-                    self.flush.fill_(fill)
-            elif self.cache == "clean":
-                # read 2x L2, as the tuner's `cache: clean` does: clean lines, no write-back
-                self.flush_sink = self.flush.view(torch.int32).max()
-            if self.hold_cycles:
-                torch.cuda._sleep(self.hold_cycles)
-            self.start.record()
-            fn()
-            self.stop.record()
+            self.queue_run(fn, self.start, self.stop)
             self.stop.synchronize()
             samples.append(self.start.elapsed_time(self.stop) * 1000.0)
             if len(samples) >= max(self.min_runs, 6):

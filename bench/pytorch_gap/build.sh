@@ -20,7 +20,7 @@ CUDA_HOME=${CUDA_HOME:-$(dirname "$(dirname "$(command -v "$NVCC")")")}
 mkdir -p "$(dirname "$out")"
 lib=${LIB:-}
 [ -n "$lib" ] || { [ -f "$B/libtunekit.a" ] && lib=1 || lib=0; }
-NVFLAGS=(-O3 -std=c++17 -arch=sm_90 -lineinfo -Ikernels)
+NVFLAGS=(-O3 -std=c++17 -arch=sm_90 -lineinfo -Ikernels -Ituner)
 CFLAGS_PIC=()
 LINK=()
 if [ "$shared" = 1 ]; then

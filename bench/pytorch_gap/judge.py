@@ -79,23 +79,9 @@ def main():
     ceiling = peers.copy_gbps(timer)
     if not peers.RUNTIME:
         sys.exit("judge.py: needs CuPy for the tuner's flush (cudaMemsetAsync)")
-    memset = peers.RUNTIME[0]
     stream = torch.cuda.current_stream()
-    flush = timer.flush
-    hold = timer.hold_cycles
     print(f"copy_gbps={ceiling:.1f} device={torch.cuda.get_device_name(0)} torch={torch.__version__} "
           f"rounds={args.rounds} hold_us={peers.HOLD_US} problems={len(rows)}", flush=True)
-
-    fill = [0]
-
-    def timed(fn, start, stop):
-        fill[0] = (fill[0] + 1) & 0xFF
-        memset(flush.data_ptr(), fill[0], flush.numel(), stream.cuda_stream)
-        if hold:
-            torch.cuda._sleep(hold)
-        start.record()
-        fn()
-        stop.record()
 
     summary = {}
     for r in rows:
@@ -115,8 +101,8 @@ def main():
         tk_us, th_us = [], []
         for k in range(args.rounds):
             first, second = (tk_fn, torch_fn) if k % 2 == 0 else (torch_fn, tk_fn)
-            timed(first, ev[0], ev[1])
-            timed(second, ev[2], ev[3])
+            timer.queue_run(first, ev[0], ev[1])
+            timer.queue_run(second, ev[2], ev[3])
             ev[3].synchronize()
             a, b = ev[0].elapsed_time(ev[1]) * 1e3, ev[2].elapsed_time(ev[3]) * 1e3
             if k % 2 == 0:

@@ -22,7 +22,7 @@
  * (relu_mask, default 1); index_add self0..self7, dim, n_index, index_range (0: the whole
  * dimension), idx64 (default 1), offset.
  *
- * Build (repository root, after `make`): nvcc -O3 -std=c++17 -arch=sm_90 -Ikernels \
+ * Build (repository root, after `make`): nvcc -O3 -std=c++17 -arch=sm_90 -Ikernels -Ituner \
  *     -o build/tk_gap bench/pytorch_gap/tk_gap.cu build/libtunekit.a */
 #include <algorithm>
 #include <cstdint>
@@ -37,6 +37,7 @@
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include "tunekit.h"
+#include "ops/gpu_fill.h"
 
 #define CK(x)                                                                                  \
     do {                                                                                       \
@@ -68,32 +69,18 @@ namespace {
 
 /* ---- inputs -------------------------------------------------------------------------------- */
 
-__device__ __forceinline__ uint32_t mix32(uint64_t i, uint32_t seed)
-{
-    uint32_t h = static_cast<uint32_t>(i) * 0x9E3779B1u ^ static_cast<uint32_t>(i >> 32) ^ seed;
-    h ^= h >> 16;
-    h *= 0x85EBCA6Bu;
-    h ^= h >> 13;
-    h *= 0xC2B2AE35u;
-    h ^= h >> 16;
-    return h;
-}
-
 __device__ __forceinline__ void put(float *p, float v) { *p = v; }
 __device__ __forceinline__ void put(__half *p, float v) { *p = __float2half(v); }
 __device__ __forceinline__ void put(__nv_bfloat16 *p, float v) { *p = __float2bfloat16(v); }
 
-/* p[i] uniform in [lo, hi), never zero (a zero draw becomes hi / 2). */
+/* p[i] uniform in [lo, hi), never zero before rounding to T: the tuner's generator
+ * (gpu_fill_value of tuner/ops/gpu_fill.h, stream 0). */
 template <typename T>
 __global__ void gap_fill(T *p, size_t n, uint32_t seed, float lo, float hi)
 {
     const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-    for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-        const float u = static_cast<float>(mix32(i, seed) >> 8) * (1.0f / 16777216.0f);
-        float v = lo + (hi - lo) * u;
-        if (v == 0.0f) v = 0.5f * hi;
-        put(p + i, v);
-    }
+    for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+        put(p + i, static_cast<float>(gpu_fill_value(seed, 0, static_cast<int64_t>(i), lo, hi)));
 }
 
 void fill(tk_dtype dt, void *p, size_t n, uint32_t seed, float lo, float hi, cudaStream_t s)
@@ -271,16 +258,12 @@ void setup_index_add(Problem &p, const Shape &s)
     fill(p.dt, p.out, static_cast<size_t>(self_el), 31u, -1.0f, 1.0f, p.stream);
     p.in[0] = alloc_at(static_cast<size_t>(src_el), p.es, off); /* source */
     fill(p.dt, p.in[0], static_cast<size_t>(src_el), 32u, -1.0f, 1.0f, p.stream);
-    /* indices: splitmix64 draws, uniform in [0, range) */
+    /* indices: splitmix64 draws (gpu_fill_mix64 of a Weyl sequence), uniform in [0, range) */
     std::vector<int64_t> idx(static_cast<size_t>(p.n_index));
     uint64_t st = 0x1d8e4e27c47d124full;
     for (auto &v : idx) {
+        v = static_cast<int64_t>(gpu_fill_mix64(st) % static_cast<uint64_t>(range));
         st += 0x9E3779B97F4A7C15ull;
-        uint64_t z = st;
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
-        v = static_cast<int64_t>(z % static_cast<uint64_t>(range));
     }
     const size_t isz = p.itype == TK_INDEX_I64 ? 8 : 4;
     CK(cudaMalloc(&p.index, static_cast<size_t>(p.n_index) * isz + 16));
