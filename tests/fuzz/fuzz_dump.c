@@ -1,4 +1,4 @@
-/* fuzz_dump.c: libFuzzer target of the dump importer (db_import, tuner/db/db_dump.c). The input
+/* fuzz_dump.c: libFuzzer target of the dump importer (db_import, tuner/db/db_import.c). The input
  * is a dump's text (or .xz data: the importer tells them apart by their magic bytes), imported
  * into an in-memory database on the schema, emptied again after each input (opening a fresh one
  * each time would spend most of the run creating the schema). A dump that is refused must leave one line of

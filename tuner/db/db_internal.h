@@ -1,6 +1,10 @@
-/* db_internal.h: what the database layer's files (db.c, db_open.c, db_write.c, db_query.c,
- * db_dump.c, db_maint.c) share and nothing else includes: the db struct with its cache of prepared
- * statements, and the helpers that turn SQLite failures into "database 'x.db': ..." messages. */
+/* db_internal.h: what the database layer's files share and nothing else includes: the db struct
+ * with its cache of prepared statements, the helpers that turn SQLite failures into
+ * "database 'x.db': ..." messages, and the calls one layer of it makes into a lower one. The
+ * layers, from the bottom: db.c (connection, migrations, helpers); db_check.c, db_write.c,
+ * db_query.c, db_peers.c, db_xz.c; db_dump_format.c with db_export.c and db_import.c (dumps);
+ * db_open.c (opening a database file); db_merge.c; db_sources.c (what readers open: a database
+ * or dumps). */
 #pragma once
 #include <sqlite3.h>
 #include "db.h"
@@ -32,6 +36,10 @@ sqlite3_stmt *db_stmt(db *d, db_stmt_id id);
 
 /* Writes "database 'NAME': WHAT: <sqlite message>" to err; returns -1. */
 int db_fail(db *d, char *err, size_t len, const char *what);
+/* Opens an existing tunekit database file (not a dump) for reading: the refusals of
+ * db_open_readonly for a file (no such file, not SQLite, not ours, older or newer schema).
+ * db_merge opens the database it merges with it; db_open_readonly (db_sources.c) takes dumps too. */
+int db_open_database_readonly(const char *path, db **out, char *err, size_t len);
 /* The invariants `tuner db check` holds the rows to beyond SQLite's own checks (ok evaluations
  * have their samples, no duplicate natural keys, ...): each one broken adds "N what" to report
  * ("; "-separated) and counts in *n_problems. 0, or -1 when a query fails. db_import holds an
@@ -55,7 +63,7 @@ int64_t db_now_ms(void);
 void db_format_time(int64_t ms, char *buf, size_t len);
 
 
-/* ---- opening (db.c), used by db_open.c ---- */
+/* ---- opening (db.c), used by db_open.c and db_sources.c ---- */
 /* What an opened file holds: its user_version, how many tables, and the first of our tables it
  * lacks (NULL when it has them all). Reading it is the first access to the file, so a file that
  * is not a SQLite database fails here, before anything is written. */
