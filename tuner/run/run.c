@@ -21,7 +21,7 @@
 #include "core/kernel_hash.h"
 #include "core/objective.h"
 #include "measure/device_settings.h"
-#include "run_internal.h"
+#include "run_state.h"
 #include "search/strategy_common.h"
 #include "space/space_user.h"
 #include "ops/user_kernel.h"
@@ -116,30 +116,6 @@ fail:
     free(v);
     *n = 0;
     return -1;
-}
-
-/* The test hook TUNEKIT_TEST_FAIL_DEVICE=I:N[:last] (docs/scaling.md): device I's backend
- * "fails" after N evaluations (with last, not before every other task of its model is done), so
- * that the re-queue of a failed device's task can be tested without a GPU. */
-static int test_fail_after(int index, int *last)
-{
-    const char *v = getenv("TUNEKIT_TEST_FAIL_DEVICE");
-    int i, n, at = 0;
-    *last = 0;
-    if (!v || sscanf(v, "%d:%d%n", &i, &n, &at) != 2 || i != index || n < 0) return -1;
-    if (strcmp(v + at, ":last") == 0) *last = 1;
-    else if (v[at]) return -1;
-    return n;
-}
-
-void run_wait_alone(run_device *dv)
-{
-    run_shared *s = dv->s;
-    run_model *m = &s->models[dv->model];
-    pthread_mutex_lock(&s->mu);
-    while (!s->stop && (m->in_flight > 1 || m->n_returned > 0 || m->next < m->n))
-        pthread_cond_wait(&s->changed, &s->mu);
-    pthread_mutex_unlock(&s->mu);
 }
 
 /* The next task of a device's model (returned ones first), or -1 when there is none. mu held. */
@@ -373,7 +349,7 @@ int run_space(const run_options *o, run_summary *sum, char *err, size_t len)
         run_device *dv = &devs[i];
         dv->s = &s;
         dv->index = i;
-        dv->fail_after = test_fail_after(i, &dv->fail_last);
+        run_fault_init(dv);
         snprintf(dv->spec, sizeof dv->spec, "%s", o->n_backends > 0 ? o->backends[i] : "cuda");
         if (!(dv->be = backend_open(dv->spec, err, len))) goto done;
         if (dv->be->vt->device(dv->be, &dv->dev, err, len) != 0) goto done;

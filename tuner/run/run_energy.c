@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/objective.h"
-#include "run_internal.h"
+#include "run_state.h"
 
 /* Config text's choice, then its built variant (from the cache) into req's module fields. 0, or
  * -1 with err. */

@@ -5,7 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
-#include "run_internal.h"
+#include "run_state.h"
 
 double run_now_s(void)
 {

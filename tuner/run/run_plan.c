@@ -1,12 +1,12 @@
 /* run_plan.c: the work of a run as tasks (op, dtype, problem) with an estimated cost, the order
  * a queue hands them out in, and the deterministic split into shards that `tuner run --shard
- * K/N` takes (run_internal.h). The cost of a task is what tuning it should take: its configs
+ * K/N` takes (run_state.h). The cost of a task is what tuning it should take: its configs
  * times the time one evaluation takes, from the bytes it moves at about 1 TB/s over some 20
  * timed runs plus the fixed cost of an evaluation (warm-up, validation, flushes, the pipe); the
  * figures need only be right relative to each other. */
 #include <stdlib.h>
 #include <string.h>
-#include "run_internal.h"
+#include "run_state.h"
 
 static double task_cost(int64_t configs, int64_t bytes)
 {

@@ -1,4 +1,4 @@
-/* run_task.c: tuning one task (op, dtype, problem) on one device (run_internal.h): a fresh
+/* run_task.c: tuning one task (op, dtype, problem) on one device (run_state.h): a fresh
  * strategy proposes configs within the budget; each is skipped when the device's database holds
  * it for this kernel source (resume), asked of the model's variant builder (build/variant.h: a
  * variant the compiler refuses is a compile_error row, one beyond the device an unsupported
@@ -9,7 +9,7 @@
 #include <time.h>
 #include "core/objective.h"
 #include "core/throughput.h"
-#include "run_internal.h"
+#include "run_state.h"
 #include "search/strategy_common.h"
 
 /* What the search sees of an evaluation: its score under the run's objective (lower is
@@ -269,10 +269,7 @@ int run_task_tune(run_device *dv, const run_task *t, char *err, size_t len)
         }
         vb_request(&task, &variant, &req);
         if (compiled) {
-            if (dv->fail_after >= 0 && dv->evaluated + pending >= dv->fail_after) {
-                if (dv->fail_last) run_wait_alone(dv);
-                snprintf(err, len, "simulated failure after %d evaluations (TUNEKIT_TEST_FAIL_DEVICE)",
-                         dv->fail_after);
+            if (run_fault_now(dv, pending, err, len)) {
                 rc = 1;
                 goto done;
             }

@@ -1,6 +1,8 @@
-/* run_internal.h: what the run loop's files share (run.c sets up and drives, run_task.c tunes one
- * problem on one device, run_energy.c measures an energy search's contenders, run_plan.c orders
- * and shards the work) and nothing else includes. */
+/* run_state.h: what the run loop's files share and nothing else includes: the tasks, the device
+ * models with their queues, the state every device's loop shares and each device's own (run.c
+ * sets up and drives; run_task.c tunes one problem on one device; run_eval.c is the one step that
+ * sends a request to a device's backend; run_energy.c measures an energy search's contenders;
+ * run_plan.c orders and shards the work; run_fault.c is the test hook that fails a device). */
 #pragma once
 #include <limits.h>
 #include <pthread.h>
@@ -91,10 +93,12 @@ typedef struct run_device {
     pthread_t thread;
 } run_device;
 
-/* The test hook's "last" (TUNEKIT_TEST_FAIL_DEVICE=I:N:last): waits until every other task of
- * dv's model has been handed out and tuned, so that the task dv then gives back finds only idle
- * devices to take it. Takes s->mu. */
-void run_wait_alone(run_device *dv);
+/* run_fault.c, the test hook TUNEKIT_TEST_FAIL_DEVICE=I:N[:last]: run_fault_init sets dv's
+ * fail_after and fail_last from it (dv->index set); run_fault_now returns 1, with why in err, when
+ * dv's backend is to fail before its next evaluation (evaluated + pending have reached N; with
+ * last, once every other task of its model is done), else 0. */
+void run_fault_init(run_device *dv);
+int run_fault_now(run_device *dv, int64_t pending, char *err, size_t len);
 
 /* Tunes one task on one device (the strategy, the budget, resume, compile, evaluate, store).
  * Returns 0; 1 when the device's backend failed (dv->s->err untouched, why in err: the task
