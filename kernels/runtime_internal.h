@@ -1,7 +1,8 @@
 /* runtime_internal.h: what the files of libtunekit's run-time API share (internal to the
  * library): a kernel (struct tk_kernel), its compiled variants and its launch plans, which
- * runtime.c opens and launches; the compiling of a variant (runtime_build.c); the capture of a
- * launch (runtime_capture.c); the calling thread's error message (runtime_error.c). */
+ * runtime.c opens and launches; the config a launch takes and its plan (runtime_plan.c); the
+ * compiling of a variant (runtime_build.c); the capture of a launch (runtime_capture.c); the
+ * calling thread's error message (runtime_error.c). */
 #ifndef TUNEKIT_RUNTIME_INTERNAL_H
 #define TUNEKIT_RUNTIME_INTERNAL_H
 
@@ -186,5 +187,46 @@ void rt_tune_job_release(tune_job *j);
 
 /* Bytes of an element type ("f32" 4, "bf16" 2, "u8" 1), 0 when unknown. */
 size_t rt_type_size(const char *t);
+
+
+/* ---- runtime_plan.c: the config a launch takes, and its plan ---- */
+
+/* The device attributes an expression may read, in slot order (as space_enum.c's). */
+extern const char *const rt_device_slot_names[N_DEVICE_SLOTS];
+/* The index of dtype among the descriptor's dtypes, or -1. */
+int rt_dtype_index(const tk_kernel_desc *d, const char *dtype);
+/* The entry for a device and a problem in dtype, or NULL when the table has none. */
+const tk_kernel_entry *rt_lookup(const tk_kernel_desc *d, const char *device, int cc_major,
+                                 int cc_minor, int sm_count, const char *dtype,
+                                 const long long *problem);
+/* The slots of a config (its canonical text), a problem, a dtype and a device. */
+int rt_fill_slots(const tk_kernel *k, const char *config, const long long *problem, int dt,
+                  const device_info *dev, value *slots);
+/* String parameter values in slots point into the config text up to its next ','; the copies
+ * here end at that comma. strings: n_params buffers of 128 bytes. */
+void rt_cut_strings(const tk_kernel_desc *d, value *slots, char (*strings)[128]);
+/* The plan table's hash of (device, dtype, problem). */
+unsigned rt_plan_hash(int device, int dt, const long long *problem, int n);
+/* The config text a device gets for a dtype and problem: the table's, when it has entries of
+ * the device (by name); else the winner tuned on this machine for the exact problem
+ * (runtime_tune.c, copied into buf[len]); else the table's nearest. *known: whether the
+ * device's own entries or a tuned winner gave it (else a launch may start a tuner). */
+const char *rt_config_for(const tk_kernel *k, const device_info *dev, int dt,
+                          const long long *problem, char *buf, size_t len, int *known);
+/* Every buffer's element count in slots, -1 where it cannot be evaluated (the error is then
+ * not the caller's: last_error is left as it was). */
+void rt_buffer_counts(const tk_kernel *k, const value *slots, long long *count);
+/* The plan of (device, dtype, problem) in the table (the newest, when a tuner's winner has
+ * replaced one), or NULL. k->mu held. */
+plan *rt_find_plan(const tk_kernel *k, unsigned h, int device, int dt,
+                   const long long *problem);
+/* Builds the plan of (device, dtype, problem): of the config given, else the one rt_config_for
+ * gives. k->mu held. */
+plan *rt_make_plan(tk_kernel *k, int device, int dt, const long long *problem,
+                   const char *given, tk_status *st);
+/* The table's winners of dtype, nearest to the device and problem first (as rt_lookup ranks
+ * them), without repeats, then the default config: where the tuner starts. */
+int rt_start_configs(const tk_kernel_desc *d, const device_info *dev, int dt,
+                     const long long *problem, const char **out, int max);
 
 #endif
