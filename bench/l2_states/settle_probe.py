@@ -11,6 +11,8 @@ the rounds.
 
     python3 bench/l2_states/settle_probe.py [ROUNDS (default 400)]   (needs PyTorch, CuPy, a GPU)
 """
+import importlib.util
+import os
 import statistics
 import sys
 
@@ -45,22 +47,15 @@ extern "C" __global__ void mul_bf16x2(const unsigned *a, const unsigned *b, unsi
 """
 
 
-def sleep_cycles_per_us():
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    torch.cuda._sleep(1000)
-    torch.cuda.synchronize()
-    start.record()
-    torch.cuda._sleep(2_000_000)
-    stop.record()
-    stop.synchronize()
-    return 2_000_000 / (start.elapsed_time(stop) * 1000.0)
-
-
 def main():
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 400
     props = torch.cuda.get_device_properties(0)
     l2 = props.L2_cache_size
-    cyc = sleep_cycles_per_us()
+    spec = importlib.util.spec_from_file_location(
+        "tk_peers", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "peers.py"))
+    peers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(peers)
+    cyc = peers.sleep_cycles_per_us()   # torch.cuda._sleep's cycles per us, as judge.py holds
     mod = cp.RawModule(code=SRC, options=("-std=c++17",))
     stream = cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream)
     flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
