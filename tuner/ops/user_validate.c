@@ -4,7 +4,8 @@
  * precision, min or max), or the result of the user's check kernel run on it. Validating a
  * variant then compares the same thing computed from the variant's outputs. An output whose
  * layout depends on the config (one partial result per block, the number of blocks tuned) is
- * validated by what it reduces to, which the layout does not change. */
+ * validated by what it reduces to, which the layout does not change. The family
+ * (user_kernel.c) calls it (user_validate.h); the check kernels load through user_module.c. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <math.h>
@@ -12,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "user_gpu.h"
-#include "user_kernel_internal.h"
+#include "user_validate.h"
 
 /* How many elements an output's reduction covers at config choice. */
 static int reduce_count(op_instance *in, const su_arg *a, const ubuf *b, const int *choice,

@@ -4,9 +4,9 @@
  * space loader checked them. Every expression is bound to the space's slots (parameters,
  * problem fields, dtype, dtype_size, ctype, op, device attributes), so the run loop, the compiler
  * and the worker evaluate them for a binding and a config through space_user_eval. This is data
- * and evaluation only (space_user_read.c, space_user_kernel.c and space_user_args.c read,
- * space_user_eval.c evaluates, space_user_files.c hashes): compiling is tuner/build/, running is
- * tuner/ops/user_kernel.c. */
+ * and evaluation only (space_user_read.c, space_user_args.c, space_user_kernel.c and
+ * space_user_nodes.c read, space_user_eval.c evaluates, space_user_files.c hashes): compiling is
+ * tuner/build/, running is tuner/ops/user_kernel.c. */
 #pragma once
 #include <stdint.h>
 #include <stddef.h>

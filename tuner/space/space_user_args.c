@@ -1,7 +1,9 @@
 /* space_user_args.c: reading a user kernel's `args` (space_user_read.c calls it): buffers with
  * their type, count, initial contents, tolerance and the module variable they may fill (symbol),
  * scalars, and each output's comparison plan (`compare:` element by element, a reduction, or a
- * check kernel with its own arguments and result); and the tolerance a loaded output has. */
+ * check kernel with its own arguments and result); and the tolerance a loaded output has. A
+ * check kernel's compilation and launch are read by space_user_kernel.c, expressions by
+ * space_user_nodes.c. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 #include "space_user_internal.h"
 
+/* init: zeros | { random: [lo, hi] } | { constant: v } | { arange: [start, step] } | { file: p } */
 static int read_init(su_ctx *c, const ynode *n, su_arg *a, const char *where)
 {
     loader *L = c->L;

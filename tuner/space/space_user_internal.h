@@ -1,6 +1,7 @@
 /* space_user_internal.h: what the user-kernel files of the space loader share and nothing else
- * includes: reading the `kernel:` mapping (space_user_read.c, space_user_kernel.c,
- * space_user_args.c), the kernel's files and identity (space_user_files.c) and evaluating for a
+ * includes: reading the `kernel:` mapping (space_user_read.c on top, its arguments in
+ * space_user_args.c, its kernels in space_user_kernel.c, the generic readers they all use in
+ * space_user_nodes.c), the kernel's files and identity (space_user_files.c) and evaluating for a
  * binding (space_user_eval.c). */
 #pragma once
 #include <stddef.h>
@@ -27,7 +28,8 @@ void su_arg_clear(su_arg *a);
 /* Computes u->hash (space_user_hash) once everything is read. -1 with the loader's error. */
 int su_compute_hash(loader *L, space_user *u);
 
-/* ---- reading (space_user_read.c, space_user_kernel.c, space_user_args.c) ---- */
+/* ---- reading (space_user_read.c, space_user_args.c, space_user_kernel.c,
+ * space_user_nodes.c) ---- */
 
 typedef struct su_ctx {
     loader *L;
@@ -36,10 +38,15 @@ typedef struct su_ctx {
     const char *where;       /* for binding errors */
 } su_ctx;
 
-/* What kind of kernel a mapping describes: which keys it may have and what its expressions
- * see. */
-typedef enum kernel_kind { KK_TUNED, KK_REFERENCE, KK_CHECK } kernel_kind;
-
+/* -- the generic readers (space_user_nodes.c) -- */
+/* Binding an expression to the space's slots: expr_bind's resolver (expr.h) and its context;
+ * with allow_params 0 a parameter is refused (refused: the one named). */
+typedef struct su_bind_ctx {
+    const space *sp;
+    int allow_params;
+    const char *refused;     /* the parameter a scope-less expression named */
+} su_bind_ctx;
+int su_resolve_name(void *ctx, const char *name, int *mask);
 /* Reads the scalar n as an expression bound to the space's slots; literal: a quoted scalar is a
  * string value. -1 with the loader's error. */
 int su_read_expr(su_ctx *c, const ynode *n, const char *where, int literal, su_expr *x);
@@ -50,6 +57,11 @@ int su_read_dims(su_ctx *c, const ynode *n, const char *where, su_expr *dims, in
 int su_read_string_list(su_ctx *c, const ynode *n, const char *where, char ***out, int *count);
 /* The name without scope or template arguments ("ns::f<T>" -> "f"); malloc'd. */
 char *su_base_name(const char *function);
+
+/* -- kernels (space_user_kernel.c) -- */
+/* What kind of kernel a mapping describes: which keys it may have and what its expressions
+ * see. */
+typedef enum kernel_kind { KK_TUNED, KK_REFERENCE, KK_CHECK } kernel_kind;
 /* A kernel: the tuned one (a single launch or `launches:`) or a reference kernel. */
 int su_read_kernel(su_ctx *c, const ynode *map, su_kernel *k, const char *where,
                    kernel_kind kind);
@@ -59,6 +71,8 @@ int su_read_compile_keys(su_ctx *c, const ynode *map, su_kernel *k, const char *
 /* One launch's function, template, grid, block and shared_bytes. */
 int su_read_launch(su_ctx *c, const su_kernel *k, const ynode *map, const char *where,
                    int params_in_templ, su_launch_spec *l);
+
+/* -- arguments (space_user_args.c) -- */
 /* An item of kernel.args, and an output's `compare:`. */
 int su_read_arg(su_ctx *c, const ynode *n, su_arg *a, int index);
 int su_read_compare(su_ctx *c, const ynode *v, su_arg *a);

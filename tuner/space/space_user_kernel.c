@@ -1,13 +1,15 @@
-/* space_user_kernel.c: reading the kernels of a user kernel's space (space_user_read.c calls
- * it): what one compilation shares (source, include directories, defines, options), the
- * function, template arguments and geometry of each launch (one, or a pipeline's `launches:`
- * with the arguments each takes), for the tuned kernel, a reference kernel or a check kernel. */
+/* space_user_kernel.c: reading the kernels of a user kernel's space: what one compilation
+ * shares (source, include directories, defines, options), the function, template arguments and
+ * geometry of each launch (one, or a pipeline's `launches:` with the arguments each takes), for
+ * the tuned kernel, a reference kernel (space_user_read.c calls it) or a check kernel
+ * (space_user_args.c). Expressions, dimensions and lists are read by space_user_nodes.c. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "space_user_internal.h"
 
+/* 1 when word occurs in text as a whole identifier. */
 static int has_word(const char *text, const char *word)
 {
     size_t n = strlen(word);
@@ -20,8 +22,7 @@ static int has_word(const char *text, const char *word)
     return 0;
 }
 
-/* The name without scope or template arguments ("ns::f<T>" -> "f"). */
-
+/* 1 when base (a function's base name) appears in the kernel's source or a file it includes. */
 static int kernel_mentions(const su_kernel *k, const char *base)
 {
     char why[256];
@@ -334,5 +335,3 @@ int su_read_kernel(su_ctx *c, const ynode *map, su_kernel *k, const char *where,
     }
     return 0;
 }
-
-/* init: zeros | { random: [lo, hi] } | { constant: v } | { arange: [start, step] } | { file: p } */

@@ -1,9 +1,9 @@
 /* space_user_read.c: reading a space file's user kernel (docs/user-kernels.md) with positioned
  * errors: the entry points the space loader calls (the family, op and dtypes before problems and
- * params; the kernel, its arguments and the reference after them), the `reference:`, and the
- * expressions every part of it reads, bound to the space's slots. The `kernel:` mapping's
- * kernels and launches are space_user_kernel.c, the arguments and their comparison plans
- * space_user_args.c; space_user_eval.c evaluates what is read. */
+ * params; the kernel, its arguments and the reference after them) and the `reference:`. The
+ * `kernel:` mapping's kernels and launches are space_user_kernel.c, the arguments and their
+ * comparison plans space_user_args.c, the expressions and lists every part of it reads
+ * space_user_nodes.c; space_user_eval.c evaluates what is read. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -14,134 +14,6 @@
 #include "build/compiler.h"
 #include "ops/ops.h"
 #include "space_user_internal.h"
-
-typedef struct bind_ctx {
-    const space *sp;
-    int allow_params;
-    const char *refused;     /* the parameter a scope-less expression named */
-} bind_ctx;
-
-static int resolve_name(void *ctx, const char *name, int *mask)
-{
-    bind_ctx *b = ctx;
-    int is_device;
-    int slot = space_resolve_slot(b->sp, name, mask, &is_device);
-    if (slot >= 0 && slot < b->sp->n_params && !b->allow_params) {
-        b->refused = b->sp->params[slot].name;
-        return -1;
-    }
-    return slot;
-}
-
-/* Reads the scalar n as an expression bound to the space's slots. A quoted scalar with literal
- * set is literal text (a string value), not an expression. */
-int su_read_expr(su_ctx *c, const ynode *n, const char *where, int literal, su_expr *x)
-{
-    char buf[128];
-    if (n->kind != YNODE_SCALAR || (n->len == 0 && !n->quoted))
-        return sl_fail_at(c->L, n, "%s: expected an expression, found %s", where,
-                          sl_node_desc(n, buf, sizeof buf));
-    x->line = n->line;
-    x->col = n->col + (n->quoted == 1 ? 1 : 0);
-    if (literal && n->quoted) {
-        /* a string literal of the expression language: quote it */
-        size_t len = strlen(n->text);
-        if (strchr(n->text, '\'') && strchr(n->text, '"'))
-            return sl_fail_at(c->L, n, "%s: a literal may not hold both kinds of quote", where);
-        x->text = malloc(len + 3);
-        if (!x->text)
-            return sl_fail_at(c->L, n, "out of memory");
-        char q = strchr(n->text, '\'') ? '"' : '\'';
-        snprintf(x->text, len + 3, "%c%s%c", q, n->text, q);
-        x->col--;
-    } else {
-        x->text = strdup(n->text);
-        if (!x->text)
-            return sl_fail_at(c->L, n, "out of memory");
-    }
-    expr_error e;
-    x->e = expr_parse(x->text, &e);
-    bind_ctx b = {c->L->sp, c->allow_params, NULL};
-    if (x->e && expr_bind(x->e, resolve_name, &b, &e) == 0)
-        return 0;
-    if (b.refused)
-        return sl_fail_at(c->L, n, "%s: parameter '%s' is not in scope here (%s)", where,
-                          b.refused, c->where ? c->where : "no parameters");
-    int depth = 0;
-    for (const char *t = x->text; *t; t++)
-        depth += *t == '(' ? 1 : *t == ')' ? -1 : 0;
-    space_errorf(c->L->err, c->L->len, c->L->path, x->line, x->col + e.offset, "%s: %s%s", where,
-                 e.message, depth != 0 ? " (in a [ ] list a comma ends the item: quote an "
-                                         "expression that holds one)" : "");
-    return -1;
-}
-
-/* 1 when the expression's text, bound without parameters, fails only for naming one. */
-int su_reads_params(const space *sp, const su_expr *x, const char **which)
-{
-    bind_ctx b = {sp, 0, NULL};
-    expr_error e;
-    expr *copy = expr_parse(x->text, &e);
-    int bad = !copy || expr_bind(copy, resolve_name, &b, &e) != 0;
-    expr_free(copy);
-    if (which)
-        *which = b.refused;
-    return bad && b.refused;
-}
-
-/* A list of 1..3 expressions, or one expression. */
-int su_read_dims(su_ctx *c, const ynode *n, const char *where, su_expr *dims, int *count)
-{
-    if (n->kind == YNODE_SCALAR) {
-        *count = 1;
-        return su_read_expr(c, n, where, 0, &dims[0]);
-    }
-    if (sl_expect_kind(c->L, n, YNODE_SEQ, where) != 0)
-        return -1;
-    if (n->n < 1 || n->n > 3)
-        return sl_fail_at(c->L, n, "%s: expected 1 to 3 expressions (x, y, z), found %d", where,
-                          n->n);
-    *count = n->n;
-    for (int i = 0; i < n->n; i++)
-        if (su_read_expr(c, n->items[i], where, 0, &dims[i]) != 0)
-            return -1;
-    return 0;
-}
-
-int su_read_string_list(su_ctx *c, const ynode *n, const char *where, char ***out, int *count)
-{
-    if (sl_expect_kind(c->L, n, YNODE_SEQ, where) != 0)
-        return -1;
-    *out = calloc((size_t)n->n + 1, sizeof **out);
-    if (!*out)
-        return sl_fail_at(c->L, n, "out of memory");
-    for (int i = 0; i < n->n; i++) {
-        const char *s;
-        if (sl_get_string(c->L, n->items[i], where, &s) != 0)
-            return -1;
-        if (!((*out)[i] = strdup(s)))
-            return sl_fail_at(c->L, n, "out of memory");
-        *count = i + 1;
-    }
-    return 0;
-}
-
-/* 1 when word occurs in text as a whole identifier. */
-
-char *su_base_name(const char *function)
-{
-    const char *lt = strchr(function, '<');
-    size_t n = lt ? (size_t)(lt - function) : strlen(function);
-    char *s = strndup(function, n);
-    if (!s)
-        return NULL;
-    char *colon = strrchr(s, ':');
-    if (colon)
-        memmove(s, colon + 1, strlen(colon + 1) + 1);
-    return s;
-}
-
-/* 1 when the base name of name appears in the kernel's source or a file it includes. */
 
 /* ---- loading: the parts that come before problems and params ---- */
 
@@ -480,11 +352,11 @@ static int default_defines(loader *L, const ynode *kernel, su_kernel *k)
             !(k->define_values[n].text = strdup(sp->params[p].name)))
             return sl_fail_at(L, kernel, "out of memory");
         expr_error e;
-        bind_ctx b = {sp, 1, NULL};
+        su_bind_ctx b = {sp, 1, NULL};
         k->define_values[n].line = sp->params[p].line;
         k->define_values[n].col = sp->params[p].col;
         if (!(k->define_values[n].e = expr_parse(sp->params[p].name, &e)) ||
-            expr_bind(k->define_values[n].e, resolve_name, &b, &e) != 0)
+            expr_bind(k->define_values[n].e, su_resolve_name, &b, &e) != 0)
             return sl_fail_at(L, kernel, "parameter %s: %s", sp->params[p].name, e.message);
         n++;
     }

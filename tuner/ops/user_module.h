@@ -1,13 +1,16 @@
-/* user_kernel_internal.h: what the two files of a user kernel's worker side share and nothing
- * else includes: the prepared problem (its buffers, the loaded variant, the reference's results)
- * of user_kernel.c, and the comparison plans of user_validate.c that run over it. */
+/* user_module.h: what the worker-side files of a user kernel (user_kernel.c, user_validate.c,
+ * user_module.c) share and nothing else includes: the family built from a space, the prepared
+ * problem (its buffers, the loaded variant, the reference's results, the check kernels' state),
+ * and the low-level helpers over them that user_module.c holds: loading and unloading a
+ * compiled module, the text of a CUDA failure, and storing a scalar argument's value. */
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
 #include <cuda_runtime_api.h>
+#include "core/device.h"
 #include "ops/ops.h"
+#include "space/space.h"
 #include "space/space_user.h"
-#include "user_kernel.h"
 
 typedef struct user_family {
     op_family base;          /* first: the members get back here from self */
@@ -68,6 +71,8 @@ struct op_instance {
     void **check_params;     /* a check launch's argument pointers */
 };
 
+/* ---- helpers (user_module.c) ---- */
+/* "what: cudaErrorName (its text)" into err; returns -1. */
 int uk_cuda_fail(cudaError_t e, const char *what, char *err, size_t len);
 /* Scalar a's value at config choice, stored as its type into an 8-byte slot. 0 or -1 + err. */
 int uk_scalar_store(op_instance *in, const su_arg *a, const int *choice, uint64_t *slot,
@@ -78,15 +83,3 @@ int uk_scalar_store(op_instance *in, const su_arg *a, const int *choice, uint64_
 int uk_mod_load(op_instance *in, umod *m, const char *path, const su_kernel *k,
                 const int *choice, int with_vars, char *err, size_t len);
 void uk_mod_unload(umod *m);
-
-/* ---- comparison plans (user_validate.c) ---- */
-/* After the reference ran (its outputs in the buffers, at config choice: the reference's):
- * loads the check kernels (checks: their cubins, one per line) and keeps what each output's
- * plan compares with: the contents, the reduction, the check kernel's result. 0, or -1 with
- * err. */
-int uk_plans_reference(op_instance *in, const int *choice, const char *checks, char *err,
-                       size_t len);
-/* Compares every output of the bound variant by its plan: 0 all within tolerance, 1 some not
- * (err lists them), -1 a CUDA error. */
-int uk_plans_validate(op_instance *in, char *err, size_t len);
-void uk_plans_release(op_instance *in);

@@ -1,0 +1,125 @@
+/* user_module.c: the low-level helpers of a user kernel's worker side (user_module.h), below
+ * the family (user_kernel.c) and its comparison plans (user_validate.c), which both use them: a
+ * compiled module loaded from its cubin through the runtime's library-management calls (each
+ * launch's kernel by the lowered name the module's metadata records, its attributes, and the
+ * module variables the arguments fill) and unloaded, the text of a CUDA failure, and a scalar
+ * argument's value stored as its type. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include "core/module_meta.h"
+#include "user_module.h"
+
+int uk_cuda_fail(cudaError_t e, const char *what, char *err, size_t len)
+{
+    snprintf(err, len, "%s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
+    return -1;
+}
+
+void uk_mod_unload(umod *m)
+{
+    if (m->lib)
+        cudaLibraryUnload(m->lib);
+    free(m->path);
+    free(m->var);
+    free(m->var_bytes);
+    memset(m, 0, sizeof *m);
+}
+
+int uk_mod_load(op_instance *in, umod *m, const char *path, const su_kernel *k,
+                const int *choice, int with_vars, char *err, size_t len)
+{
+    if (m->path && strcmp(m->path, path) == 0)
+        return 0;
+    uk_mod_unload(m);
+    const space *sp = in->uf->sp;
+    const space_user *u = sp->user;
+    module_meta mm;
+    su_compile sc;
+    memset(&sc, 0, sizeof sc);
+    if (module_meta_read(path, &mm, err, len) != 0)
+        return -1;
+    if (k->n_launches > 16) {
+        snprintf(err, len, "more than 16 launches");
+        goto fail_meta;
+    }
+    if (space_user_compile(sp, &in->bind, choice, k, with_vars, &sc, err, len) != 0)
+        goto fail_meta;
+    cudaError_t e = cudaLibraryLoadFromFile(&m->lib, path, NULL, NULL, 0, NULL, NULL, 0);
+    if (e != cudaSuccess) {
+        snprintf(err, len, "loading %s: %s", path, cudaGetErrorString(e));
+        goto fail;
+    }
+    m->n_launches = k->n_launches;
+    for (int i = 0; i < k->n_launches; i++) {
+        int ki = su_compile_kernel_index(sp, &in->bind, choice, k, &sc, i, err, len);
+        if (ki < 0)
+            goto fail;
+        if (ki >= mm.n_kernels) {
+            snprintf(err, len, "module %s records %d kernels, launch %d needs kernel %d", path,
+                     mm.n_kernels, i, ki);
+            goto fail;
+        }
+        e = cudaLibraryGetKernel(&m->fn[i], m->lib, mm.lowered[ki]);
+        if (e == cudaSuccess)
+            e = cudaFuncGetAttributes(&m->attr[i], (const void *)m->fn[i]);
+        if (e != cudaSuccess) {
+            snprintf(err, len, "loading %s (%s): %s", path, mm.lowered[ki], cudaGetErrorString(e));
+            goto fail;
+        }
+    }
+    if (with_vars && u->n_symbols) {
+        m->var = calloc((size_t)u->n_args, sizeof *m->var);
+        m->var_bytes = calloc((size_t)u->n_args, sizeof *m->var_bytes);
+        if (!m->var || !m->var_bytes) {
+            snprintf(err, len, "out of host memory");
+            goto fail;
+        }
+        for (int i = 0, s = 0; i < u->n_args; i++) {
+            if (!u->args[i].symbol)
+                continue;
+            if (s >= mm.n_symbols) {
+                snprintf(err, len, "module %s records no variable %s", path, u->args[i].symbol);
+                goto fail;
+            }
+            e = cudaLibraryGetGlobal(&m->var[i], &m->var_bytes[i], m->lib, mm.symbols[s++]);
+            if (e != cudaSuccess) {
+                snprintf(err, len, "the variable %s of %s: %s", u->args[i].symbol, path,
+                         cudaGetErrorString(e));
+                goto fail;
+            }
+        }
+    }
+    if (!(m->path = strdup(path))) {
+        snprintf(err, len, "out of host memory");
+        goto fail;
+    }
+    su_compile_clear(&sc);
+    module_meta_clear(&mm);
+    return 0;
+fail:
+    cudaGetLastError();
+    su_compile_clear(&sc);
+    uk_mod_unload(m);
+fail_meta:
+    module_meta_clear(&mm);
+    return -1;
+}
+
+int uk_scalar_store(op_instance *in, const su_arg *a, const int *choice, uint64_t *slot,
+                    char *err, size_t len)
+{
+    value v;
+    if (space_user_eval(in->uf->sp, &in->bind, choice, &a->value, &v, err, len) != 0)
+        return -1;
+    double d = v.kind == VALUE_INT ? (double)v.i : v.f;
+    int64_t i64 = v.kind == VALUE_INT ? v.i : (int64_t)v.f;
+    switch (a->type) {
+    case SU_F32: { float f = (float)d; memcpy(slot, &f, 4); break; }
+    case SU_F64: memcpy(slot, &d, 8); break;
+    case SU_I32: case SU_U32: { int32_t x = (int32_t)i64; memcpy(slot, &x, 4); break; }
+    default: memcpy(slot, &i64, 8); break;
+    }
+    return 0;
+}
