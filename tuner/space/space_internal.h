@@ -101,7 +101,7 @@ int sl_check_keys(loader *L, const ynode *map, const char *where, const char *co
 /* Joins names into buf as "a, b, c". */
 const char *sl_join_names(const char *const *names, int n, char *buf, size_t len);
 
-/* ---- user kernels (space_user.c) ---- */
+/* ---- user kernels (space_user_read.c, the entry of the space_user_*.c readers) ---- */
 /* Reads what comes before problems and params: the family and op names, and the dtypes (given,
  * or the first output buffer's type). Creates sp->user. */
 int su_load_head(loader *L, const ynode *kernel, const ynode *dtypes);

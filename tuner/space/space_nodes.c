@@ -1,6 +1,6 @@
 /* space_nodes.c: reading values out of a space file's YAML tree with positioned errors, shared
  * by the loader of the built-in families' sections (space_load.c) and of user kernels
- * (space_user.c): "expected X, found Y" at the offending node, integers that must fit in 64
+ * (space_user_*.c): "expected X, found Y" at the offending node, integers that must fit in 64
  * bits, finite floats, booleans, names, and the check that a mapping holds only known keys. */
 #include <inttypes.h>
 #include <limits.h>
