@@ -1,5 +1,5 @@
 /* svg.c: the tiny SVG plot writer's document and primitives (see svg.h; the plots, axes, legend,
- * colour map and heatmap are svg_plot.c's). The document's body is one growing text buffer;
+ * heatmap and colour bar are svg_plot.c's). The document's body is one growing text buffer;
  * svg_finish puts the head in front of it: the root element, the title, a <style> block with one
  * CSS class per distinct style or font the body used (classes are named in order of first use),
  * and the colour map's gradient when a colour bar used it. Every coordinate is printed through
@@ -208,6 +208,29 @@ void svg_free(svg *s)
     free(s->buf);
     free(s);
 }
+
+/* ---- the colour map (the document's gradient; heatmaps and colour bars, svg_plot.c) ---- */
+/* Nine control points of viridis, interpolated linearly in RGB. */
+static const unsigned char cmap[9][3] = {
+    {68, 1, 84},    {72, 40, 120},  {62, 73, 137},  {49, 104, 142}, {38, 130, 142},
+    {31, 158, 137}, {53, 183, 121}, {110, 206, 88}, {253, 231, 37},
+};
+
+void svg_colormap(double t, char out[8])
+{
+    if (!(t > 0)) t = 0;
+    if (t > 1) t = 1;
+    double f = t * 8;
+    int i = (int)floor(f);
+    if (i >= 8) i = 7;
+    double u = f - i;
+    int rgb[3];
+    for (int c = 0; c < 3; c++)
+        rgb[c] = (int)lround(cmap[i][c] + (cmap[i + 1][c] - cmap[i][c]) * u);
+    snprintf(out, 8, "#%02x%02x%02x", rgb[0] & 255, rgb[1] & 255, rgb[2] & 255);
+}
+
+const char *svg_colormap_ink(double t) { return t > 0.55 ? "#222" : "#fff"; }
 
 /* ---- primitives ---- */
 /* The CSS declaration of a style (stroke width 1 and full opacity are CSS's defaults). */

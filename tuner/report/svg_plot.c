@@ -207,28 +207,6 @@ void svg_legend(svg *s, double x, double y, int n, const char *const *labels,
 }
 
 /* ---- colour ---- */
-/* Nine control points of viridis, interpolated linearly in RGB. */
-static const unsigned char cmap[9][3] = {
-    {68, 1, 84},    {72, 40, 120},  {62, 73, 137},  {49, 104, 142}, {38, 130, 142},
-    {31, 158, 137}, {53, 183, 121}, {110, 206, 88}, {253, 231, 37},
-};
-
-void svg_colormap(double t, char out[8])
-{
-    if (!(t > 0)) t = 0;
-    if (t > 1) t = 1;
-    double f = t * 8;
-    int i = (int)floor(f);
-    if (i >= 8) i = 7;
-    double u = f - i;
-    int rgb[3];
-    for (int c = 0; c < 3; c++)
-        rgb[c] = (int)lround(cmap[i][c] + (cmap[i + 1][c] - cmap[i][c]) * u);
-    snprintf(out, 8, "#%02x%02x%02x", rgb[0] & 255, rgb[1] & 255, rgb[2] & 255);
-}
-
-const char *svg_colormap_ink(double t) { return t > 0.55 ? "#222" : "#fff"; }
-
 /* t in [0, 1] for v in [lo, hi] (lo > hi: a reversed scale), clamped by svg_colormap. */
 static double color_pos(double v, double lo, double hi, int log_scale)
 {

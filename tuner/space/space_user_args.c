@@ -436,24 +436,6 @@ int su_read_compare(su_ctx *c, const ynode *v, su_arg *a)
     return 0;
 }
 
-/* ---- the tolerance a loaded output has ---- */
-
-void space_user_tolerance(const su_arg *a, const char *dtype, double *atol, double *rtol)
-{
-    int t = su_type_parse(dtype);
-    if (t >= 0 && a->has_tol_by[t]) {
-        *atol = a->tol_by[t][0];
-        *rtol = a->tol_by[t][1];
-        return;
-    }
-    if (a->has_tol || a->type != SU_DTYPE) {
-        *atol = a->atol;
-        *rtol = a->rtol;
-        return;
-    }
-    su_default_tolerance(su_type_parse(dtype), atol, rtol);
-}
-
 int su_arg_reads(const su_arg *a)
 {
     return a->is_buffer && !(a->output && a->init == SU_INIT_NONE);

@@ -1,7 +1,8 @@
 /* space_user_eval.c: evaluating a user kernel's expressions for a binding and a config
  * (space_user.h): counts, scalars, each launch's geometry and whether it fits the device, the
  * compile options and name expressions of a variant, the bytes, elements and flops of a
- * problem, and the checks `tuner run` makes once the device is known. Geometry beyond the
+ * problem, the tolerance an output is compared with for a dtype, and the checks `tuner run`
+ * makes once the device is known. Geometry beyond the
  * device's limits is not an error of the space: the variant is unsupported there, and
  * space_user_fits says why. */
 #include <inttypes.h>
@@ -665,4 +666,22 @@ int space_user_excluded(const space *sp, const device_info *dev, int64_t *exclud
     *excluded = x.excluded;
     *total = x.total;
     return rc;
+}
+
+/* ---- the tolerance a loaded output has ---- */
+
+void space_user_tolerance(const su_arg *a, const char *dtype, double *atol, double *rtol)
+{
+    int t = su_type_parse(dtype);
+    if (t >= 0 && a->has_tol_by[t]) {
+        *atol = a->tol_by[t][0];
+        *rtol = a->tol_by[t][1];
+        return;
+    }
+    if (a->has_tol || a->type != SU_DTYPE) {
+        *atol = a->atol;
+        *rtol = a->rtol;
+        return;
+    }
+    su_default_tolerance(su_type_parse(dtype), atol, rtol);
 }
