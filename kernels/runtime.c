@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include "core/device.h"
 #include "expr/expr.h"
-#include "worker/cuda_device.h"
+#include "core/cuda_device.h"
 
 /* ---- the kernel ---- */
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include "core/device.h"
 #include "expr/expr.h"
-#include "worker/cuda_device.h"
+#include "core/cuda_device.h"
 
 /* The device attributes an expression may read, in slot order (as space_enum.c's). */
 const char *const rt_device_slot_names[N_DEVICE_SLOTS] = {

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cuda_runtime_api.h>
-#include "cuda_device.h"
+#include "core/cuda_device.h"
 #include "measure/measure.h"
 #include "ops/ops.h"
 #include "core/problem.h"

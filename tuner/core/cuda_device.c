@@ -1,6 +1,6 @@
-/* cuda_device.c: opens a CUDA device in the worker and reads its description (cuda_device.h).
- * Clocks come from cudaDeviceGetAttribute: CUDA 13 removed clockRate and memoryClockRate from
- * cudaDeviceProp. */
+/* cuda_device.c: opens a CUDA device and reads its description (cuda_device.h), for the worker
+ * and for libtunekit's run-time API. Clocks come from cudaDeviceGetAttribute: CUDA 13 removed
+ * clockRate and memoryClockRate from cudaDeviceProp. */
 #include "cuda_device.h"
 
 #include <stdio.h>
