@@ -286,6 +286,23 @@ class Timer:
         fn()
         stop.record()
 
+    def alternate(self, fn_a, fn_b, rounds):
+        """fn_a and fn_b timed in alternating rounds, as `tuner retime` judges two configs: one
+        queue_run of each a round, the order swapped every round. Returns their samples (us)."""
+        ev = [torch.cuda.Event(enable_timing=True) for _ in range(4)]
+        a_us, b_us = [], []
+        for k in range(rounds):
+            first, second = (fn_a, fn_b) if k % 2 == 0 else (fn_b, fn_a)
+            self.queue_run(first, ev[0], ev[1])
+            self.queue_run(second, ev[2], ev[3])
+            ev[3].synchronize()
+            x, y = ev[0].elapsed_time(ev[1]) * 1e3, ev[2].elapsed_time(ev[3]) * 1e3
+            if k % 2 == 0:
+                a_us.append(x), b_us.append(y)
+            else:
+                b_us.append(x), a_us.append(y)
+        return a_us, b_us
+
     def time(self, fn):
         for _ in range(self.warmup):
             fn()

@@ -97,18 +97,7 @@ def main():
             tk_fn()
             torch_fn()
         torch.cuda.synchronize()
-        ev = [torch.cuda.Event(enable_timing=True) for _ in range(4)]
-        tk_us, th_us = [], []
-        for k in range(args.rounds):
-            first, second = (tk_fn, torch_fn) if k % 2 == 0 else (torch_fn, tk_fn)
-            timer.queue_run(first, ev[0], ev[1])
-            timer.queue_run(second, ev[2], ev[3])
-            ev[3].synchronize()
-            a, b = ev[0].elapsed_time(ev[1]) * 1e3, ev[2].elapsed_time(ev[3]) * 1e3
-            if k % 2 == 0:
-                tk_us.append(a), th_us.append(b)
-            else:
-                th_us.append(a), tk_us.append(b)
+        tk_us, th_us = timer.alternate(tk_fn, torch_fn, args.rounds)
         ok = lib.tk_gap_status_ok(h)
         lib.tk_gap_close(h)
         del torch_fn

@@ -119,16 +119,7 @@ def main():
             for _ in range(5):
                 mine()
                 torch_fn()
-            ev = [torch.cuda.Event(enable_timing=True) for _ in range(4)]
-            ts, tt = [], []
-            for r in range(args.rounds):
-                order = ((mine, ts, 0), (torch_fn, tt, 2)) if r % 2 == 0 else ((torch_fn, tt, 2), (mine, ts, 0))
-                for fn, _, e in order:
-                    timer.queue_run(fn, ev[e], ev[e + 1])
-                ev[3].synchronize()
-                ev[1].synchronize()
-                ts.append(ev[0].elapsed_time(ev[1]) * 1000.0)
-                tt.append(ev[2].elapsed_time(ev[3]) * 1000.0)
+            ts, tt = timer.alternate(mine, torch_fn, args.rounds)
             ms, mt = peers.median_ci(ts)[0], peers.median_ci(tt)[0]
             print(f"probe {op} {dt} n={n} layout={layout} index={idx} block={bs} unroll={u} "
                   f"mine_us={ms:.3f} torch_us={mt:.3f} ratio={mt / ms:.4f}", flush=True)

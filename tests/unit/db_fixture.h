@@ -16,6 +16,7 @@
 #include "check.h"
 #include "db/db.h"
 #include "db/db_xz.h"
+#include "core/files.h"
 #include "core/objective.h"
 
 static char tmpdir[256];
@@ -28,29 +29,6 @@ static inline const char *tmp(const char *name)
     char *b = bufs[next++ % 8];
     snprintf(b, 512, "%s/%s", tmpdir, name);
     return b;
-}
-
-/* Whole file, malloc'd (caller frees), or NULL. */
-static inline char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t cap = 0, len = 0, got;
-    if (!f)
-        return NULL;
-    do {
-        if (cap - len < 4096) {
-            cap = cap ? 2 * cap : 65536;
-            buf = realloc(buf, cap);
-        }
-        got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-    } while (got > 0);
-    fclose(f);
-    buf[len] = 0;
-    if (n)
-        *n = len;
-    return buf;
 }
 
 static inline void spit(const char *path, const char *text)

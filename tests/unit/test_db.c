@@ -44,11 +44,11 @@ static void test_refusals(void)
     const char *garbage = tmp("garbage.db");
     spit(garbage, "this is not a database, just some text that is long enough to be a header....."
                   "..............................................................................");
-    char *before = slurp(garbage, &n1);
+    char *before = file_read(garbage, &n1);
     CHECK(db_open(garbage, 1, &d, err, sizeof err) == -1);
     CHECK(strstr(err, "garbage.db") && strstr(err, "not a SQLite database"));
     CHECK(db_open_readonly(garbage, &d, err, sizeof err) == -1);
-    char *after = slurp(garbage, &n2);
+    char *after = file_read(garbage, &n2);
     CHECK(n1 == n2 && memcmp(before, after, n1) == 0);
     CHECK(!exists(tmp("garbage.db-wal")) && !exists(tmp("garbage.db-journal")));
     free(before);
@@ -58,10 +58,10 @@ static void test_refusals(void)
     const char *foreign = tmp("foreign.db");
     CHECK(raw_exec(foreign, "CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT);"
                             "INSERT INTO notes(body) VALUES ('keep me');") == 0);
-    before = slurp(foreign, &n1);
+    before = file_read(foreign, &n1);
     CHECK(db_open(foreign, 1, &d, err, sizeof err) == -1);
     CHECK(strstr(err, "foreign.db': not a tunekit database (no devices table)") != NULL);
-    after = slurp(foreign, &n2);
+    after = file_read(foreign, &n2);
     CHECK(n1 == n2 && memcmp(before, after, n1) == 0);
     CHECK(!exists(tmp("foreign.db-wal")));
     free(before);

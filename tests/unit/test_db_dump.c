@@ -376,7 +376,7 @@ static void test_dump_shapes(void)
     CHECK(same_text(dd, de));
 
     /* the temporary view and trigger are run only as export writes them, white space aside */
-    small = slurp(tmp("a.sql"), NULL);
+    small = file_read(tmp("a.sql"), NULL);
     text = replaced(small, "BEGIN\nINSERT OR IGNORE INTO evaluations",
                     "BEGIN\n  INSERT OR IGNORE INTO\n  evaluations");
     CHECK(text != NULL);
@@ -495,7 +495,7 @@ static void test_shell_load(void)
 {
     char err[512], cmd[2048];
     db *d = NULL;
-    char *orig = slurp(tmp("a.sql"), NULL), *again = NULL;
+    char *orig = file_read(tmp("a.sql"), NULL), *again = NULL;
     if (system("command -v sqlite3 >/dev/null 2>&1") == 0)
         snprintf(cmd, sizeof cmd, "sqlite3 '%s' < '%s'", tmp("shell.db"), tmp("a.sql"));
     else
@@ -530,7 +530,7 @@ static void test_dump_xz(void)
     char err[512], cmd[1024];
     db *c = NULL, *m = NULL;
     size_t n = 0, zn = 0, zn2 = 0, tn = 0;
-    char *text = slurp(tmp("bulk.sql"), &n), *z = NULL, *z2 = NULL, *again = NULL, *t = NULL;
+    char *text = file_read(tmp("bulk.sql"), &n), *z = NULL, *z2 = NULL, *again = NULL, *t = NULL;
     CHECK(text != NULL && n > 100000);
     if (!text)
         return;

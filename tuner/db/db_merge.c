@@ -11,6 +11,23 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+/* The joins the statements below share. An evaluation e of other: its natural key there (od, op,
+ * oc), the same device, problem and config in main (md, mp, mc), and main's evaluation of that key
+ * and kernel source (me). Its run r on device rd: the same run in main (mr on mrd). */
+#define MERGE_OTHER_KEY                                                                         \
+    " JOIN other.devices od ON od.id = e.device_id JOIN other.problems op ON op.id = e.problem_id" \
+    " JOIN other.configs oc ON oc.id = e.config_id"
+#define MERGE_MAIN_KEY                                                                          \
+    " JOIN main.devices md ON md.uuid = od.uuid"                                                \
+    " JOIN main.problems mp ON mp.op = op.op AND mp.dtype = op.dtype AND mp.shape = op.shape"   \
+    " JOIN main.configs mc ON mc.text = oc.text"
+#define MERGE_MAIN_EVALUATION                                                                   \
+    " JOIN main.evaluations me ON me.device_id = md.id AND me.problem_id = mp.id"               \
+    "  AND me.config_id = mc.id AND me.kernel_hash = e.kernel_hash"
+#define MERGE_MAIN_RUN                                                                          \
+    " JOIN main.devices mrd ON mrd.uuid = rd.uuid"                                              \
+    " JOIN main.runs mr ON mr.device_id = mrd.id AND mr.started_at = r.started_at"
+
 /* Statements copying the attached database "other" into main, parents first. Every child row
  * finds its parents in main through the other database's natural keys. Samples go only to an
  * evaluation that is the same measurement (same natural key and created_at) and has none yet. */
@@ -48,13 +65,9 @@ static const char *const merge_sql[] = {
     " e.seq, e.created_at, e.energy_j, e.power_w, e.energy_window_ms, e.sm_mhz, e.mem_mhz,"
     " e.temp_c, e.throttle FROM other.evaluations e"
     " JOIN other.runs r ON r.id = e.run_id JOIN other.devices rd ON rd.id = r.device_id"
-    " JOIN other.devices od ON od.id = e.device_id JOIN other.problems op ON op.id = e.problem_id"
-    " JOIN other.configs oc ON oc.id = e.config_id"
-    " JOIN main.devices mrd ON mrd.uuid = rd.uuid"
-    " JOIN main.runs mr ON mr.device_id = mrd.id AND mr.started_at = r.started_at"
-    " JOIN main.devices md ON md.uuid = od.uuid"
-    " JOIN main.problems mp ON mp.op = op.op AND mp.dtype = op.dtype AND mp.shape = op.shape"
-    " JOIN main.configs mc ON mc.text = oc.text"
+    MERGE_OTHER_KEY
+    MERGE_MAIN_RUN
+    MERGE_MAIN_KEY
     " ORDER BY od.uuid, op.op, op.dtype, op.shape, oc.text, e.kernel_hash",
 
     /* SQLite computes the whole SELECT before inserting when it reads the target table, so the
@@ -62,13 +75,9 @@ static const char *const merge_sql[] = {
     "INSERT OR IGNORE INTO main.samples(evaluation_id, idx, us)"
     " SELECT me.id, s.idx, s.us FROM other.samples s"
     " JOIN other.evaluations e ON e.id = s.evaluation_id"
-    " JOIN other.devices od ON od.id = e.device_id JOIN other.problems op ON op.id = e.problem_id"
-    " JOIN other.configs oc ON oc.id = e.config_id"
-    " JOIN main.devices md ON md.uuid = od.uuid"
-    " JOIN main.problems mp ON mp.op = op.op AND mp.dtype = op.dtype AND mp.shape = op.shape"
-    " JOIN main.configs mc ON mc.text = oc.text"
-    " JOIN main.evaluations me ON me.device_id = md.id AND me.problem_id = mp.id"
-    "  AND me.config_id = mc.id AND me.kernel_hash = e.kernel_hash"
+    MERGE_OTHER_KEY
+    MERGE_MAIN_KEY
+    MERGE_MAIN_EVALUATION
     "  AND me.created_at = e.created_at"
     " WHERE NOT EXISTS (SELECT 1 FROM main.samples ms WHERE ms.evaluation_id = me.id)",
 
@@ -88,15 +97,10 @@ static const char *const merge_sql[] = {
     " pl.created_at FROM other.playoffs pl"
     " JOIN other.evaluations e ON e.id = pl.evaluation_id"
     " JOIN other.runs r ON r.id = pl.run_id JOIN other.devices rd ON rd.id = r.device_id"
-    " JOIN other.devices od ON od.id = e.device_id JOIN other.problems op ON op.id = e.problem_id"
-    " JOIN other.configs oc ON oc.id = e.config_id"
-    " JOIN main.devices mrd ON mrd.uuid = rd.uuid"
-    " JOIN main.runs mr ON mr.device_id = mrd.id AND mr.started_at = r.started_at"
-    " JOIN main.devices md ON md.uuid = od.uuid"
-    " JOIN main.problems mp ON mp.op = op.op AND mp.dtype = op.dtype AND mp.shape = op.shape"
-    " JOIN main.configs mc ON mc.text = oc.text"
-    " JOIN main.evaluations me ON me.device_id = md.id AND me.problem_id = mp.id"
-    "  AND me.config_id = mc.id AND me.kernel_hash = e.kernel_hash"
+    MERGE_OTHER_KEY
+    MERGE_MAIN_RUN
+    MERGE_MAIN_KEY
+    MERGE_MAIN_EVALUATION
     "  AND me.created_at = e.created_at"
     " ORDER BY od.uuid, op.op, op.dtype, op.shape, oc.text, e.kernel_hash",
 };
@@ -115,13 +119,9 @@ static int db_is_same_file(db *d, const char *path)
 static const char conflict_sql[] =
     "SELECT count(*), min(od.uuid || ' ' || op.op || ' ' || op.dtype || ' ' || op.shape || ' ' ||"
     " oc.text) FROM other.evaluations e"
-    " JOIN other.devices od ON od.id = e.device_id JOIN other.problems op ON op.id = e.problem_id"
-    " JOIN other.configs oc ON oc.id = e.config_id"
-    " JOIN main.devices md ON md.uuid = od.uuid"
-    " JOIN main.problems mp ON mp.op = op.op AND mp.dtype = op.dtype AND mp.shape = op.shape"
-    " JOIN main.configs mc ON mc.text = oc.text"
-    " JOIN main.evaluations me ON me.device_id = md.id AND me.problem_id = mp.id"
-    "  AND me.config_id = mc.id AND me.kernel_hash = e.kernel_hash"
+    MERGE_OTHER_KEY
+    MERGE_MAIN_KEY
+    MERGE_MAIN_EVALUATION
     " WHERE me.status <> e.status OR me.median_us IS NOT e.median_us";
 
 /* Imports a dump into a new temporary database file; its path into out. 0 or -1 with err. */
