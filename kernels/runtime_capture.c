@@ -174,6 +174,12 @@ static int fill_capture(const char *tmp, long long max_bytes, const capture_job 
     for (int i = 0; i < d->n_args && i < 64; i++) {
         const tk_kernel_arg *a = &d->args[i];
         const char *t = strcmp(a->type, "dtype") == 0 ? dtype : a->type;
+        if (!a->is_buffer && strcmp(a->type, "struct") == 0) {
+            strcpy(note, "FAILED");
+            snprintf(why, why_len, "%s is a struct passed by value: a capture keeps scalars and "
+                     "buffers, not a struct's fields", a->name);
+            return 1;
+        }
         if (!a->is_buffer) {
             char w[160];
             if (scalar_text(t, j->args[i], values[i], sizeof values[i], w, sizeof w) != 0) {

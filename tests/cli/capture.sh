@@ -2,8 +2,8 @@
 # capture.sh: libtunekit's capture without a GPU (docs/runtime.md, "Capturing launches"), and the
 # space files it writes (`base:` and `inputs:`, docs/user-kernels.md). tests/fixtures/
 # runtime_capture.c captures saxpy from host copies: the folder of n = 1000 with x.bin, y.bin
-# and space.yaml, kept as first written when captured again; FAILED for a NaN scalar and a NULL
-# buffer, SKIPPED over the limit; a reference of files turned into the launched config. The
+# and space.yaml, kept as first written when captured again; FAILED for a NaN scalar, a NULL
+# buffer and a struct passed by value, SKIPPED over the limit; a reference of files turned into the launched config. The
 # tuner loads the capture with the base's kernel (the same kernel hash: its results serve the
 # base's header), and refuses malformed ones with a one-line error.
 source "$(dirname "$0")/lib.sh"
@@ -41,6 +41,9 @@ same "over the limit: skipped" "$(line over | cut -d: -f1,3-)" \
     "over: capture SKIPPED ($C/f32-n=500): the inputs are 4000 bytes, over the limit of 100 (TUNEKIT_CAPTURE_MAX_BYTES, or tk_kernel_capture's max_bytes)"
 same "no temporary folder is left" "$(ls -a $C | grep -c '^\.f32')" "0"
 same "a dtype the kernel does not have" "$(line 'bad dtype')" "bad dtype: invalid argument vector.saxpy: no dtype 'f16'"
+same "a struct passed by value is not captured, saying why" "$(line struct)" \
+    "struct: invalid argument vector.saxpy: capture FAILED ($C/f32-n=10): a is a struct passed by value: a capture keeps scalars and buffers, not a struct's fields"
+same "... in its folder, alone" "$(ls $C/f32-n=10)" "FAILED"
 same "a reference of files becomes the launched config" \
     "$(sed -n '/^reference:/,/^inputs:/p' $C/f32-n=9/space.yaml | sed -n 2p)" "  config: { block_size: 128, items: 1 }"
 

@@ -1,8 +1,9 @@
 /* test_user.c: user kernels without a GPU or a compiler: the element types, reading a kernel's
  * parameters out of PTX (alignment, byte arrays, names that prefix each other), and what a
  * loaded user space evaluates for a binding and a config: NVRTC options and name expressions
- * (defines, templates from ctype), launch geometry, bytes and elements, tolerances, and the
- * family the loader attaches (parent side). */
+ * (defines, templates from ctype), launch geometry, bytes and elements, tolerances, structs
+ * passed by value (their layout per dtype, their pointers, their values' ranges), and the family
+ * the loader attaches (parent side). */
 #include "check.h"
 
 #include <stdlib.h>
@@ -192,6 +193,86 @@ static void test_every_key(void)
     user_space_free(sp);
 }
 
+/* struct arguments: the layout (offsets as nvcc lays out the C struct, which
+ * tests/cases/valid/user_struct.cu declares; checked against offsetof() once), for three dtypes,
+ * the pointed-to buffers out of the parameter list, the by-value sizes and the value checks */
+typedef struct leaves {
+    int n;
+    size_t offset[32];
+    int type[32];
+} leaves;
+
+static int collect(void *ctx, const su_field *f, int element, int type, size_t offset)
+{
+    (void)f;
+    (void)element;
+    leaves *l = ctx;
+    if (l->n < 32) {
+        l->offset[l->n] = offset;
+        l->type[l->n] = type;
+    }
+    l->n++;
+    return 0;
+}
+
+static void test_struct(void)
+{
+    space *sp = load("tests/cases/valid/user_struct.yaml");
+    CHECK(sp != NULL);
+    if (!sp)
+        return;
+    const space_user *u = sp->user;
+    CHECK(u->n_args == 5 && u->args[1].record && !u->args[0].record && u->args[1].type == -1);
+    /* y and x are reached through a's pointers: the kernel takes a, flag and beta */
+    const su_launch_spec *l = &u->kernel.launches[0];
+    CHECK(l->n_args == 3 && l->args[0] == 1 && l->args[1] == 2 && l->args[2] == 3);
+    CHECK(su_arg_pointed_to(u, 0) && su_arg_pointed_to(u, 4) && !su_arg_pointed_to(u, 2));
+    static const size_t f32_off[] = {0, 4, 8, 16, 32, 36, 40, 48, 56, 64};
+    static const size_t f16_off[] = {0, 2, 8, 16, 32, 36, 40, 48, 56, 64};
+    static const size_t f64_off[] = {0, 8, 16, 24, 32, 36, 40, 48, 56, 64};
+    const size_t *want[] = {f32_off, f16_off, f64_off};
+    const int dtypes[] = {SU_F32, SU_F16, SU_F64};
+    for (int d = 0; d < 3; d++) {
+        leaves got = {0};
+        size_t size = 0, align = 0;
+        CHECK(su_struct_layout(u->args[1].record, dtypes[d], &size, &align, collect, &got) == 0);
+        CHECK(size == 80 && align == 16 && got.n == 10);
+        for (int i = 0; i < 10 && i < got.n; i++)
+            CHECK(got.offset[i] == want[d][i]);
+        CHECK(got.type[1] == dtypes[d] && got.type[7] == -1 && got.type[3] == SU_I64);
+    }
+    /* a dtype field without an element dtype has no layout */
+    size_t size, align;
+    CHECK(su_struct_layout(u->args[1].record, -1, &size, &align, NULL, NULL) == -1);
+    /* sizes as parameters: the struct's, a bool's byte, a dtype scalar's element */
+    device_info dev;
+    memset(&dev, 0, sizeof dev);
+    dev.cc_major = 9;
+    char err[1024];
+    space_binding b = {"apply", "f16", &sp->problems[0], &dev};
+    CHECK(space_user_value_size(sp, &b, &u->args[1], &size, err, sizeof err) == 0 && size == 80);
+    CHECK(space_user_value_size(sp, &b, &u->args[2], &size, err, sizeof err) == 0 && size == 1);
+    CHECK(space_user_value_size(sp, &b, &u->args[3], &size, err, sizeof err) == 0 && size == 2);
+    CHECK(space_user_value_size(sp, &b, &u->args[0], &size, err, sizeof err) == 0 && size == 8);
+    int choice[1] = {0};
+    CHECK(space_user_scalar_check(sp, &b, choice, &u->args[1], err, sizeof err) == 0);
+    CHECK(space_user_scalar_check(sp, &b, choice, &u->args[3], err, sizeof err) == 0);
+    /* values that do not fit their type: n (5000) in the i8 field tag, in the bool flag */
+    su_field *rec = u->args[1].record;
+    su_expr keep = rec->members[0].values[0];
+    rec->members[0].values[0] = rec->members[6].values[0];
+    CHECK(space_user_scalar_check(sp, &b, choice, &u->args[1], err, sizeof err) == -1);
+    CHECK(strstr(err, "kernel.args a.struct tag: 5000 does not fit in i8") != NULL);
+    rec->members[0].values[0] = keep;
+    su_arg *flag = (su_arg *)&u->args[2];
+    keep = flag->value;
+    flag->value = rec->members[6].values[0];
+    CHECK(space_user_scalar_check(sp, &b, choice, flag, err, sizeof err) == -1);
+    CHECK(strstr(err, "kernel.args flag.value: 5000 does not fit in u8") != NULL);
+    flag->value = keep;
+    user_space_free(sp);
+}
+
 int main(void)
 {
     test_types();
@@ -199,5 +280,6 @@ int main(void)
     test_saxpy();
     test_templated();
     test_every_key();
+    test_struct();
     return CHECK_DONE();
 }

@@ -328,12 +328,17 @@ static int check_params(user_builder *ub, const space_binding *bind, const int *
         }
         for (int i = 0; i < n; i++) {
             const su_arg *a = &u->args[l->args[i]];
-            int want = a->is_buffer ? 8 : (int)su_type_size(a->type);
-            if (mm.params[ki][i] != want) {
-                snprintf(err, len, "%s:%d:%d: error: %s %s: %s (%d bytes), but parameter %d of "
-                         "%s takes %d bytes", sp->path, a->line, a->col, who, a->name,
-                         a->is_buffer ? "a pointer" : su_type_name(a->type), want, i + 1,
-                         l->function, mm.params[ki][i]);
+            size_t want;
+            if (space_user_value_size(sp, bind, a, &want, err, len) != 0)
+                goto done;
+            if (mm.params[ki][i] != (int)want) {
+                int t = a->type == SU_DTYPE ? su_type_parse(bind->dtype) : a->type;
+                snprintf(err, len, "%s:%d:%d: error: %s %s: %s (%zu bytes), but parameter %d of "
+                         "%s takes %d bytes%s", sp->path, a->line, a->col, who, a->name,
+                         a->is_buffer ? "a pointer" : a->record ? "a struct" : su_type_name(t),
+                         want, i + 1, l->function, mm.params[ki][i],
+                         a->record ? " (`tuner space` shows the struct's layout, field by field)"
+                                   : "");
                 goto done;
             }
         }

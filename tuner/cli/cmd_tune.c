@@ -172,6 +172,36 @@ int cmd_strategies(void)
     return rc;
 }
 
+/* A struct argument's layout for dtype, field by field, as `tuner space` shows it: what to hold
+ * against the C struct the kernel declares. */
+static int print_leaf(void *ctx, const su_field *f, int element, int type, size_t offset)
+{
+    (void)ctx;
+    printf("      +%-4zu %-4s ", offset, type < 0 ? "ptr" : su_type_name(type));
+    if (f->name)
+        printf("%s", f->name);
+    if (f->is_array)
+        printf("[%d]", element);
+    if (f->kind == SU_FIELD_POINTER)
+        printf("%s%s", f->name ? " = " : "", f->target ? f->target : "null");
+    else
+        printf("%s%s", f->name ? " = " : "", f->values[element].text);
+    printf("\n");
+    return 0;
+}
+
+static void print_struct(const su_arg *a, const char *dtype)
+{
+    size_t size, align;
+    if (su_struct_layout(a->record, su_type_parse(dtype), &size, &align, NULL, NULL) != 0) {
+        printf("  %-12s struct (its layout needs an element dtype, not %s)\n", a->name, dtype);
+        return;
+    }
+    printf("  %-12s struct of %zu bytes, aligned to %zu (for dtype %s):\n", a->name, size,
+           align, dtype);
+    su_struct_layout(a->record, su_type_parse(dtype), &size, &align, print_leaf, NULL);
+}
+
 /* ---- space ---- */
 int cmd_space(void)
 {
@@ -201,6 +231,10 @@ int cmd_space(void)
         static const char *const reduce_names[] = {"sum", "min", "max"};
         for (int i = 0; i < u->n_args; i++) {
             const su_arg *a = &u->args[i];
+            if (a->record) {
+                print_struct(a, sp->dtypes[0]);
+                continue;
+            }
             printf("  %-12s %s %s %s%s", a->name, a->is_buffer ? "buffer" : "scalar",
                    a->type == SU_DTYPE ? "dtype" : su_type_name(a->type),
                    a->is_buffer ? a->count.text : a->value.text, a->output ? "  (output)" : "");

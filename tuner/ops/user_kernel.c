@@ -107,7 +107,10 @@ static void uf_release(op_instance *in)
     for (int l = 0; l < 16; l++)
         free(in->params[l]);
     free(in->bufs);
-    free(in->scalars);
+    for (int i = 0; in->values && i < u->n_args; i++)
+        free(in->values[i]);
+    free(in->values);
+    free(in->value_cap);
     free(in->choice);
     free(in->dtype);
     free(in->op);
@@ -266,7 +269,8 @@ static int size_buffers(op_instance *in, const int *choice, char *err, size_t le
     return 0;
 }
 
-/* The scalars' values for config choice, and each launch's argument pointers. */
+/* The values passed by value (scalars, structs with their buffers' addresses) for config
+ * choice, and each launch's argument pointers. Again after a buffer moves. */
 static int set_scalars(op_instance *in, const su_kernel *k, const int *choice, char *err,
                        size_t len)
 {
@@ -276,7 +280,7 @@ static int set_scalars(op_instance *in, const su_kernel *k, const int *choice, c
         const su_arg *a = &u->args[i];
         if (a->is_buffer)
             continue;
-        if (uk_scalar_store(in, a, choice, &in->scalars[i], err, len) != 0)
+        if (uk_value_store(in, a, choice, &in->values[i], &in->value_cap[i], err, len) != 0)
             return -1;
     }
     for (int l = 0; l < k->n_launches; l++) {
@@ -284,7 +288,7 @@ static int set_scalars(op_instance *in, const su_kernel *k, const int *choice, c
         for (int j = 0; j < ls->n_args; j++) {
             int i = ls->args[j];
             in->params[l][j] = u->args[i].is_buffer ? (void *)&in->bufs[i].dev
-                                                    : (void *)&in->scalars[i];
+                                                    : (void *)in->values[i];
         }
     }
     return 0;
@@ -474,7 +478,8 @@ static int uf_prepare(OP_SELF, const char *op, const char *dtype, const problem 
     op_instance *in = calloc(1, sizeof *in);
     *out = NULL;
     int ok = in && (in->bufs = calloc((size_t)u->n_args, sizeof *in->bufs)) &&
-             (in->scalars = calloc((size_t)u->n_args, sizeof *in->scalars)) &&
+             (in->values = calloc((size_t)u->n_args, sizeof *in->values)) &&
+             (in->value_cap = calloc((size_t)u->n_args, sizeof *in->value_cap)) &&
              (in->choice = calloc((size_t)uf->sp->n_params + 1, sizeof *in->choice)) &&
              (in->dtype = strdup(dtype)) && (in->op = strdup(op)) &&
              problem_parse(&in->problem, p->text) == 0;

@@ -2,13 +2,15 @@
  * the family (user_kernel.c) and its comparison plans (user_validate.c), which both use them: a
  * compiled module loaded from its cubin through the runtime's library-management calls (each
  * launch's kernel by the lowered name the module's metadata records, its attributes, and the
- * module variables the arguments fill) and unloaded, the text of a CUDA failure, and a scalar
- * argument's value stored as its type. */
+ * module variables the arguments fill) and unloaded, the text of a CUDA failure, and an
+ * argument passed by value (a scalar of any element type, or a struct with its pointers) stored
+ * as the kernel takes it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include "core/module_meta.h"
+#include "tk_check.h"
 #include "user_module.h"
 
 int uk_cuda_fail(cudaError_t e, const char *what, char *err, size_t len)
@@ -107,19 +109,81 @@ fail_meta:
     return -1;
 }
 
+/* Value v stored as element type t at dst. */
+static void store_as(int t, const value *v, void *dst)
+{
+    double d = v->kind == VALUE_INT ? (double)v->i : v->f;
+    int64_t i = v->kind == VALUE_INT ? v->i : (int64_t)v->f;
+    switch (t) {
+    case SU_F64: memcpy(dst, &d, 8); break;
+    case SU_F32: { float f = (float)d; memcpy(dst, &f, 4); break; }
+    case SU_F16: tk_host_from_double(TK_F16, &d, dst, 1); break;
+    case SU_BF16: tk_host_from_double(TK_BF16, &d, dst, 1); break;
+    case SU_I8: case SU_U8: { uint8_t x = (uint8_t)i; memcpy(dst, &x, 1); break; }
+    case SU_I16: case SU_U16: { uint16_t x = (uint16_t)i; memcpy(dst, &x, 2); break; }
+    case SU_I32: case SU_U32: { uint32_t x = (uint32_t)i; memcpy(dst, &x, 4); break; }
+    default: memcpy(dst, &i, 8); break;
+    }
+}
+
+typedef struct packing {
+    op_instance *in;
+    const int *choice;
+    unsigned char *dst;
+    char *err;
+    size_t len;
+} packing;
+
+static int pack_leaf(void *ctx, const su_field *f, int element, int type, size_t offset)
+{
+    packing *p = ctx;
+    if (f->kind == SU_FIELD_POINTER) {
+        void *ptr = f->buffer >= 0 ? p->in->bufs[f->buffer].dev : NULL;
+        memcpy(p->dst + offset, &ptr, sizeof ptr);
+        return 0;
+    }
+    value v;
+    if (space_user_eval(p->in->uf->sp, &p->in->bind, p->choice, &f->values[element], &v, p->err,
+                        p->len) != 0)
+        return -1;
+    store_as(type, &v, p->dst + offset);
+    return 0;
+}
+
+int uk_value_store(op_instance *in, const su_arg *a, const int *choice, unsigned char **slot,
+                   size_t *cap, char *err, size_t len)
+{
+    size_t size;
+    if (space_user_value_size(in->uf->sp, &in->bind, a, &size, err, len) != 0)
+        return -1;
+    if (size < 8)
+        size = 8;
+    if (size > *cap) {
+        unsigned char *p = realloc(*slot, size);
+        if (!p) {
+            snprintf(err, len, "out of host memory");
+            return -1;
+        }
+        *slot = p;
+        *cap = size;
+    }
+    memset(*slot, 0, size);   /* a struct's padding too: the same bytes every time */
+    if (a->record) {
+        packing p = {in, choice, *slot, err, len};
+        size_t align;
+        return su_struct_layout(a->record, su_type_parse(in->dtype), &size, &align, pack_leaf,
+                                &p) == 0 ? 0 : -1;
+    }
+    return uk_scalar_store(in, a, choice, (uint64_t *)(void *)*slot, err, len);
+}
+
 int uk_scalar_store(op_instance *in, const su_arg *a, const int *choice, uint64_t *slot,
                     char *err, size_t len)
 {
     value v;
     if (space_user_eval(in->uf->sp, &in->bind, choice, &a->value, &v, err, len) != 0)
         return -1;
-    double d = v.kind == VALUE_INT ? (double)v.i : v.f;
-    int64_t i64 = v.kind == VALUE_INT ? v.i : (int64_t)v.f;
-    switch (a->type) {
-    case SU_F32: { float f = (float)d; memcpy(slot, &f, 4); break; }
-    case SU_F64: memcpy(slot, &d, 8); break;
-    case SU_I32: case SU_U32: { int32_t x = (int32_t)i64; memcpy(slot, &x, 4); break; }
-    default: memcpy(slot, &i64, 8); break;
-    }
+    *slot = 0;
+    store_as(a->type == SU_DTYPE ? su_type_parse(in->dtype) : a->type, &v, slot);
     return 0;
 }

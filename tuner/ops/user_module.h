@@ -59,7 +59,9 @@ struct op_instance {
     uint64_t seed;
     double tol_scale;
     ubuf *bufs;              /* one per argument; scalars unused */
-    uint64_t *scalars;       /* scalars' storage, 8 bytes each, per argument */
+    unsigned char **values;  /* per argument passed by value: its bytes as the kernel takes
+                                them (a scalar, or a struct with its pointers filled) */
+    size_t *value_cap;       /* each one's room */
     void **params[16];       /* per launch: its arguments' pointers */
     int *choice;             /* the bound variant's config */
     umod variant;
@@ -74,7 +76,12 @@ struct op_instance {
 /* ---- helpers (user_module.c) ---- */
 /* "what: cudaErrorName (its text)" into err; returns -1. */
 int uk_cuda_fail(cudaError_t e, const char *what, char *err, size_t len);
-/* Scalar a's value at config choice, stored as its type into an 8-byte slot. 0 or -1 + err. */
+/* Argument a (a scalar or a struct) at config choice, stored as the kernel takes it into
+ * *slot (grown to its size, at least 8 bytes; a struct's pointers are its buffers' addresses
+ * now). 0 or -1 + err. */
+int uk_value_store(op_instance *in, const su_arg *a, const int *choice, unsigned char **slot,
+                   size_t *cap, char *err, size_t len);
+/* A plain scalar a (of any element type) at config choice into an 8-byte slot. */
 int uk_scalar_store(op_instance *in, const su_arg *a, const int *choice, uint64_t *slot,
                     char *err, size_t len);
 

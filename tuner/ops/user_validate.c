@@ -82,7 +82,7 @@ static int run_check(op_instance *in, int i, const int *choice, void **result, s
                               : code < SU_ARG_RESULT
                                   ? (void *)&in->check_scalars[SU_ARG_SCALAR_INDEX(code)]
                               : u->args[code].is_buffer ? (void *)&in->bufs[code].dev
-                                                        : (void *)&in->scalars[code];
+                                                        : (void *)in->values[code];
     }
     su_geometry g;
     if (space_user_geometry(sp, &in->bind, choice, l, &g, err, len) != 0)

@@ -63,6 +63,24 @@ struct su_kernel;
  * scalars and its result buffer. */
 typedef struct su_check su_check;
 
+/* A field of a struct passed by value (su_arg.record; docs/user-kernels.md, "Structs passed by
+ * value"): a value or a fixed-size array of one type, a pointer to one of the space's buffers (or
+ * a null one), or a nested struct. Laid out by the C rules (su_struct_layout). */
+typedef enum su_field_kind { SU_FIELD_VALUE, SU_FIELD_POINTER, SU_FIELD_STRUCT } su_field_kind;
+typedef struct su_field {
+    su_field_kind kind;
+    char *name;              /* `name:`, or NULL: for messages only */
+    int type;                /* VALUE: su_type, or SU_DTYPE */
+    int n;                   /* VALUE: elements (1, or an array's length); STRUCT: members */
+    int is_array;            /* VALUE: given as a list (an array, even of one element) */
+    su_expr *values;         /* VALUE: n expressions */
+    char *target;            /* POINTER: the buffer's name as written; NULL: a null pointer */
+    int buffer;              /* POINTER: the buffer's index in space_user.args, -1 for null */
+    struct su_field *members;/* STRUCT: n members in order */
+    int align;               /* `align:` (a power of two), else 0: the natural alignment */
+    int line, col;
+} su_field;
+
 typedef struct su_arg {
     char *name;
     int line, col;
@@ -88,8 +106,23 @@ typedef struct su_arg {
     su_check *check;         /* SU_CMP_CHECK */
     int cmp_line, cmp_col;
     /* scalars */
-    su_expr value;
+    su_expr value;           /* a plain scalar's value */
+    su_field *record;        /* a struct passed by value (`struct:`, a STRUCT field whose
+                                members are its fields), else NULL; its type is then -1 */
 } su_arg;
+
+/* The layout of a struct argument (record: a STRUCT field) for a binding's dtype (the su_type
+ * SU_DTYPE fields take; -1 when the binding has none): each field at the next multiple of its
+ * alignment (its own size for a value, 8 for a pointer, its largest member's for a struct, or
+ * its `align:`), the struct's size rounded up to a multiple of its alignment, as nvcc lays out
+ * the C struct the kernel declares. When leaf is given it is called for every value element and
+ * every pointer, in order, with its byte offset (type: the element's su_type, resolved; -1 for a
+ * pointer); a leaf that returns non-zero stops the walk with that result. 0 with *size and
+ * *align, -1 for a field of type dtype without a dtype, or the leaf's result. */
+typedef int (*su_leaf_fn)(void *ctx, const su_field *f, int element, int type, size_t offset);
+int su_struct_layout(const su_field *record, int dtype, size_t *size, size_t *align,
+                     su_leaf_fn leaf, void *ctx);
+
 
 /* Whether the kernel reads a buffer's contents: every buffer but an output given no init: (a pure
  * output), which a capture need not keep and whose contents no file may give. */
@@ -170,6 +203,10 @@ typedef struct space_user {
 } space_user;
 
 void space_user_free(space_user *u);
+
+/* Whether buffer argument i is reached through a struct argument's pointer (then it is not a
+ * parameter of its own). */
+int su_arg_pointed_to(const space_user *u, int i);
 
 /* Evaluates x for a binding and a config (choice: value indices, one per parameter; NULL when
  * parameters are out of scope, as for a reference kernel). 0 with *out, or -1 with err holding
@@ -256,7 +293,12 @@ int space_user_buffer_bytes(const struct space *sp, const struct space_binding *
 /* The same for any buffer (a check kernel's result). */
 int space_user_arg_bytes(const struct space *sp, const struct space_binding *b, const int *choice,
                          const su_arg *a, int64_t *count, int64_t *bytes, char *err, size_t len);
-/* Checks a scalar's value fits its type. 0, or -1 with err. */
+/* The bytes an argument takes as a kernel parameter for a binding: 8 for a buffer (a pointer),
+ * a scalar's type's, a struct's layout's. 0, or -1 with err (a dtype-typed value without an
+ * element dtype). */
+int space_user_value_size(const struct space *sp, const struct space_binding *b,
+                          const su_arg *a, size_t *size, char *err, size_t len);
+/* Checks a scalar's value (every value of a struct) fits its type. 0, or -1 with err. */
 int space_user_scalar_check(const struct space *sp, const struct space_binding *b,
                             const int *choice, const su_arg *a, char *err, size_t len);
 /* An output's tolerance for a binding's dtype (the default of the dtype for `buffer: dtype`

@@ -140,11 +140,17 @@ int su_read_scalar(su_ctx *c, const ynode *n, su_arg *a, const char *where)
     a->is_buffer = 0;
     if (sl_get_string(L, ynode_get(n, "scalar"), where, &type) != 0)
         return -1;
-    a->type = su_type_parse(type);
-    if (a->type != SU_I32 && a->type != SU_I64 && a->type != SU_U32 && a->type != SU_U64 &&
-        a->type != SU_F32 && a->type != SU_F64)
-        return sl_fail_at(L, ynode_get(n, "scalar"), "%s: scalar type '%.60s' (expected i32, "
-                          "i64, u32, u64, f32 or f64)", where, type);
+    /* every element type, `bool` (one byte: 0 or 1, as nvcc passes it) and the dtype (`T alpha`
+     * of a template over the element type) */
+    a->type = strcmp(type, "dtype") == 0 ? SU_DTYPE : strcmp(type, "bool") == 0 ? SU_U8
+                                                                               : su_type_parse(type);
+    if (a->type < 0) {
+        char names[256] = "";
+        for (int t = 0; t < SU_TYPE_COUNT; t++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s, ", su_type_name(t));
+        return sl_fail_at(L, ynode_get(n, "scalar"), "%s: scalar type '%.60s' (expected %sbool "
+                          "or dtype)", where, type, names);
+    }
     const ynode *v = ynode_get(n, "value");
     if (!v)
         return sl_fail_at(L, n, "%s: missing required key 'value'", where);
@@ -158,6 +164,7 @@ int su_read_arg(su_ctx *c, const ynode *n, su_arg *a, int index)
     static const char *const buffer_keys[] = {"name", "buffer", "count", "init", "output",
                                               "tolerance", "symbol", "compare"};
     static const char *const scalar_keys[] = {"name", "scalar", "value"};
+    static const char *const struct_keys[] = {"name", "struct"};
     loader *L = c->L;
     char where[160];
     snprintf(where, sizeof where, "kernel.args[%d]", index);
@@ -180,8 +187,12 @@ int su_read_arg(su_ctx *c, const ynode *n, su_arg *a, int index)
         return sl_fail_at(L, v, "out of memory");
     snprintf(where, sizeof where, "kernel.args %s", name);
     const ynode *buf = ynode_get(n, "buffer"), *sc = ynode_get(n, "scalar");
-    if (!!buf == !!sc)
-        return sl_fail_at(L, n, "%s: give exactly one of buffer: TYPE or scalar: TYPE", where);
+    const ynode *st = ynode_get(n, "struct");
+    if (!!buf + !!sc + !!st != 1)
+        return sl_fail_at(L, n, "%s: give exactly one of buffer: TYPE, scalar: TYPE or struct: "
+                                "[FIELDS]", where);
+    if (st)
+        return sl_check_keys(L, n, where, struct_keys, 2) != 0 ? -1 : su_read_struct(c, n, a, where);
     if (sc)
         return sl_check_keys(L, n, where, scalar_keys, 3) != 0 ? -1 : su_read_scalar(c, n, a, where);
     a->is_buffer = 1;

@@ -414,40 +414,113 @@ int64_t space_user_flops(const space *sp, const space_binding *b, char *err, siz
 /* ---- the checks once the device is known ---- */
 
 /* Checks a scalar's value fits its type. */
-int space_user_scalar_check(const space *sp, const space_binding *b, const int *choice,
-                            const su_arg *a, char *err, size_t len)
+/* Checks that x's value fits type t (resolved); what names it in messages. */
+static int value_check(const space *sp, const space_binding *b, const int *choice, int t,
+                       const su_expr *x, const char *what, char *err, size_t len)
 {
     value v;
-    if (space_user_eval(sp, b, choice, &a->value, &v, err, len) != 0)
+    if (space_user_eval(sp, b, choice, x, &v, err, len) != 0)
         return -1;
-    const su_expr *x = &a->value;
     if (v.kind == VALUE_STRING) {
-        space_errorf(err, len, sp->path, x->line, x->col, "kernel.args %s.value: '%s' gives a "
-                     "string, not a number", a->name, x->text);
+        space_errorf(err, len, sp->path, x->line, x->col, "%s: '%s' gives a string, not a "
+                     "number", what, x->text);
         return -1;
     }
-    if (su_type_is_float(a->type)) {
+    if (su_type_is_float(t)) {
+        /* the largest finite value of each float type */
+        double max = t == SU_F16 ? 65504.0 : t == SU_BF16 ? 3.3895313892515355e38
+                   : t == SU_F32 ? 3.4028234663852886e38 : INFINITY;
         double d = v.kind == VALUE_INT ? (double)v.i : v.f;
-        if (!isfinite(d) || (a->type == SU_F32 && fabs(d) > 3.4028234663852886e38)) {
-            space_errorf(err, len, sp->path, x->line, x->col, "kernel.args %s.value: %g does not "
-                         "fit in %s", a->name, d, su_type_name(a->type));
+        if (!isfinite(d) || fabs(d) > max) {
+            space_errorf(err, len, sp->path, x->line, x->col, "%s: %g does not fit in %s", what,
+                         d, su_type_name(t));
             return -1;
         }
         return 0;
     }
     if (v.kind != VALUE_INT) {
-        space_errorf(err, len, sp->path, x->line, x->col, "kernel.args %s.value: '%s' gives a "
-                     "float; %s needs an integer", a->name, x->text, su_type_name(a->type));
+        space_errorf(err, len, sp->path, x->line, x->col, "%s: '%s' gives a float; %s needs an "
+                     "integer", what, x->text, su_type_name(t));
         return -1;
     }
-    int64_t lo = a->type == SU_I32 ? INT32_MIN : a->type == SU_I64 ? INT64_MIN : 0;
-    int64_t hi = a->type == SU_I32 ? INT32_MAX : a->type == SU_U32 ? (int64_t)UINT32_MAX : INT64_MAX;
+    int64_t lo = 0, hi = INT64_MAX;
+    switch (t) {
+    case SU_I8: lo = INT8_MIN; hi = INT8_MAX; break;
+    case SU_I16: lo = INT16_MIN; hi = INT16_MAX; break;
+    case SU_I32: lo = INT32_MIN; hi = INT32_MAX; break;
+    case SU_I64: lo = INT64_MIN; break;
+    case SU_U8: hi = UINT8_MAX; break;
+    case SU_U16: hi = UINT16_MAX; break;
+    case SU_U32: hi = UINT32_MAX; break;
+    default: break;
+    }
     if (v.i < lo || v.i > hi) {
-        space_errorf(err, len, sp->path, x->line, x->col, "kernel.args %s.value: %" PRId64
-                     " does not fit in %s", a->name, v.i, su_type_name(a->type));
+        space_errorf(err, len, sp->path, x->line, x->col, "%s: %" PRId64 " does not fit in %s",
+                     what, v.i, su_type_name(t));
         return -1;
     }
     return 0;
+}
+
+typedef struct field_check {
+    const space *sp;
+    const space_binding *b;
+    const int *choice;
+    const su_arg *a;
+    char *err;
+    size_t len;
+} field_check;
+
+static int check_leaf(void *ctx, const su_field *f, int element, int type, size_t offset)
+{
+    (void)offset;
+    field_check *c = ctx;
+    if (f->kind != SU_FIELD_VALUE)
+        return 0;
+    char what[200], index[24] = "";
+    if (f->is_array)
+        snprintf(index, sizeof index, "[%d]", element);
+    snprintf(what, sizeof what, "kernel.args %s.struct%s%s%s", c->a->name, f->name ? " " : "",
+             f->name ? f->name : "", index);
+    return value_check(c->sp, c->b, c->choice, type, &f->values[element], what, c->err, c->len)
+               ? -2 : 0;
+}
+
+int space_user_value_size(const space *sp, const space_binding *b, const su_arg *a,
+                          size_t *size, char *err, size_t len)
+{
+    int dt = b && b->dtype ? su_type_parse(b->dtype) : -1;
+    if (a->is_buffer) {
+        *size = 8;
+        return 0;
+    }
+    if (a->record) {
+        size_t align;
+        if (su_struct_layout(a->record, dt, size, &align, NULL, NULL) == 0)
+            return 0;
+    } else if ((*size = su_type_size(a->type == SU_DTYPE ? dt : a->type)) > 0) {
+        return 0;
+    }
+    space_errorf(err, len, sp->path, a->line, a->col, "kernel.args %s: of type dtype, but the "
+                 "dtype %s is not an element type", a->name, b && b->dtype ? b->dtype : "(none)");
+    return -1;
+}
+
+int space_user_scalar_check(const space *sp, const space_binding *b, const int *choice,
+                            const su_arg *a, char *err, size_t len)
+{
+    size_t size;
+    if (space_user_value_size(sp, b, a, &size, err, len) != 0)
+        return -1;
+    if (a->record) {
+        field_check c = {sp, b, choice, a, err, len};
+        size_t align;
+        return su_struct_layout(a->record, su_type_parse(b->dtype), &size, &align, check_leaf,
+                                &c) == 0 ? 0 : -1;
+    }
+    char what[160];
+    snprintf(what, sizeof what, "kernel.args %s.value", a->name);
+    return value_check(sp, b, choice, arg_type(a, b), &a->value, what, err, len);
 }
 
 /* A check kernel's expressions for a config: its scalars, its result's count, its geometry. */

@@ -120,6 +120,8 @@ void su_arg_clear(su_arg *a)
     su_expr_clear(&a->cmp_count);
     free(a->file);
     free(a->symbol);
+    su_field_clear(a->record);
+    free(a->record);
     if (a->check) {
         su_kernel_clear(&a->check->kernel);
         for (int i = 0; i < a->check->n_scalars; i++)
@@ -405,6 +407,24 @@ static void tb_kernel(text_buf *t, const su_kernel *k)
     }
 }
 
+/* A struct argument's fields as written. */
+static void tb_record(text_buf *t, const su_field *f)
+{
+    char line[96];
+    snprintf(line, sizeof line, "{%d %d %d %d %d", (int)f->kind, f->type, f->n, f->is_array,
+             f->align);
+    tb_add(t, line);
+    if (f->kind == SU_FIELD_POINTER)
+        tb_add(t, f->target ? f->target : "null");
+    for (int i = 0; i < f->n; i++) {
+        if (f->kind == SU_FIELD_VALUE)
+            tb_add(t, f->values[i].text);
+        else if (f->kind == SU_FIELD_STRUCT)
+            tb_record(t, &f->members[i]);
+    }
+    tb_add(t, "}");
+}
+
 /* An argument as written (with what it adds beyond the first version's fields only when
  * given, for the same reason as tb_kernel). */
 static void tb_arg(text_buf *t, loader *L, const su_arg *a, int *rc)
@@ -413,7 +433,9 @@ static void tb_arg(text_buf *t, loader *L, const su_arg *a, int *rc)
     snprintf(line, sizeof line, "%s %d %d %d %d %.17g %.17g", a->name, a->is_buffer, a->type,
              a->output, (int)a->init, a->a, a->b);
     tb_add(t, line);
-    tb_add(t, a->is_buffer ? a->count.text : a->value.text);
+    tb_add(t, a->is_buffer ? a->count.text : a->record ? "|struct" : a->value.text);
+    if (a->record)
+        tb_record(t, a->record);
     if (a->symbol) {
         tb_add(t, "|symbol");
         tb_add(t, a->symbol);

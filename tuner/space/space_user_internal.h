@@ -1,6 +1,7 @@
 /* space_user_internal.h: what the user-kernel files of the space loader share and nothing else
  * includes: reading the `kernel:` mapping (space_user_read.c on top, its arguments in
- * space_user_args.c, its kernels in space_user_kernel.c, the generic readers they all use in
+ * space_user_args.c, the structs among them in space_user_struct.c, its kernels in
+ * space_user_kernel.c, the generic readers they all use in
  * space_user_nodes.c), the kernel's files and identity (space_user_files.c) and evaluating for a
  * binding (space_user_eval.c). */
 #pragma once
@@ -28,8 +29,8 @@ void su_arg_clear(su_arg *a);
 /* Computes u->hash (space_user_hash) once everything is read. -1 with the loader's error. */
 int su_compute_hash(loader *L, space_user *u);
 
-/* ---- reading (space_user_read.c, space_user_args.c, space_user_kernel.c,
- * space_user_nodes.c) ---- */
+/* ---- reading (space_user_read.c, space_user_args.c, space_user_struct.c,
+ * space_user_kernel.c, space_user_nodes.c) ---- */
 
 typedef struct su_ctx {
     loader *L;
@@ -78,3 +79,12 @@ int su_read_arg(su_ctx *c, const ynode *n, su_arg *a, int index);
 int su_read_compare(su_ctx *c, const ynode *v, su_arg *a);
 /* { scalar: TYPE, value: EXPR } into a. */
 int su_read_scalar(su_ctx *c, const ynode *n, su_arg *a, const char *where);
+
+/* -- structs passed by value (space_user_struct.c) -- */
+/* { struct: [FIELD, ...] } into a (a->record). */
+int su_read_struct(su_ctx *c, const ynode *n, su_arg *a, const char *where);
+/* Points every struct's pointer fields at their buffers, once all of kernel.args is read. */
+int su_resolve_pointers(loader *L, space_user *u);
+/* The first value of the struct field f that reads a parameter, or NULL (*which: its name). */
+const su_expr *su_record_reads_params(const space *sp, const su_field *f, const char **which);
+void su_field_clear(su_field *f);

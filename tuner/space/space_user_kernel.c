@@ -261,14 +261,15 @@ static int read_launch_args(su_ctx *c, const ynode *v, const char *w, su_launch_
     return 0;
 }
 
-/* Every parameter argument in order: what a single kernel (or a reference kernel) takes. */
+/* Every parameter argument in order: what a single kernel (or a reference kernel) takes. The
+ * buffers that fill a variable, and those a struct argument points to, are not parameters. */
 static int all_parameter_args(su_ctx *c, const ynode *at, su_launch_spec *l)
 {
     space_user *u = c->u;
     if (!(l->args = calloc((size_t)u->n_args + 1, sizeof *l->args)))
         return sl_fail_at(c->L, at, "out of memory");
     for (int i = 0; i < u->n_args; i++)
-        if (!u->args[i].symbol)
+        if (!u->args[i].symbol && !su_arg_pointed_to(u, i))
             l->args[l->n_args++] = i;
     return 0;
 }
@@ -325,7 +326,7 @@ int su_read_kernel(su_ctx *c, const ynode *map, su_kernel *k, const char *where,
     }
     /* an argument no launch takes is a slip (a typo, a leftover) */
     for (int a = 0; a < c->u->n_args; a++) {
-        int taken = c->u->args[a].symbol != NULL;
+        int taken = c->u->args[a].symbol != NULL || su_arg_pointed_to(c->u, a);
         for (int i = 0; i < k->n_launches && !taken; i++)
             for (int j = 0; j < k->launches[i].n_args && !taken; j++)
                 taken = k->launches[i].args[j] == a;
