@@ -32,6 +32,7 @@ stdint_limits|nvrtc nvcc|cover == 2|False
 coop_groups|nvrtc nvcc|tile == 16|False
 check_histogram|nvrtc nvcc|n_short == 1|False
 assert_guard|nvrtc nvcc|round_n == 1|False
+struct_params|nvrtc nvcc|ld_is_cols == 1|False
 '
 want_over=" blocks_2d stencil_3d "
 only=" $* "

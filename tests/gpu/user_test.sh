@@ -6,6 +6,8 @@
 # and that the run went on after each. Then tunes the two examples of examples/vector (a -D
 # kernel and a templated one with a reference kernel) and checks that they validated, and that
 # a second run with the same cache compiles nothing; their problems play off, none failing.
+# Last, tests/gpu/user/struct_echo.yaml with each compiler: a struct passed by value, a bool and
+# a dtype scalar echoed back for four dtypes, every variant ok.
 # Prints "N passed, N failed".
 source "$(dirname "$0")/lib.sh"
 
@@ -69,5 +71,25 @@ good = db.execute("SELECT count(*) FROM evaluations e JOIN problems p ON p.id = 
 sys.exit(0 if bad == 0 and good > 0 else 1)' "$tmp/v.db" "$s"
     again=$($T run examples/vector/$s.yaml --db "$tmp/v2.db" --cache "$tmp/cache" 2>&1)
     check "$s: a second run compiles nothing" grep -q 'compiled 0 variants' <<<"$again"
+done
+
+# structs passed by value, a bool and a dtype scalar, with each compiler: every variant of every
+# dtype must echo the values the space gives (the reference kernel writes them), so every
+# evaluation is ok: 2 configs x 4 dtypes
+for comp in nvrtc nvcc; do
+    out=$($T run tests/gpu/user/struct_echo.yaml --compiler $comp --db "$tmp/s_$comp.db" \
+          --cache "$tmp/cache" 2>&1)
+    rc=$?
+    check "struct_echo ($comp) runs (exit $rc)" test "$rc" -eq 0
+    [ "$rc" -eq 0 ] || printf '%s\n' "$out" | tail -n 20 | sed 's/^/    /'
+    res=$(python3 -c '
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT p.dtype, e.status, COALESCE(e.error, \"\") FROM evaluations e JOIN problems p ON p.id = e.problem_id").fetchall()
+bad = [r for r in rows if r[1] != "ok"]
+print("%d ok of %d%s" % (len(rows) - len(bad), len(rows), "; " + str(bad[0])[:300] if bad else ""))' \
+          "$tmp/s_$comp.db" 2>&1)
+    check "struct_echo ($comp): every dtype's variants echo the struct: $res" \
+        test "$res" = "8 ok of 8"
 done
 finish
