@@ -94,6 +94,7 @@ void tk_kernel_close(tk_kernel *k)
         for (int i = 0; i < 3; i++) {
             expr_free(p->grid[i]);
             expr_free(p->block[i]);
+            expr_free(p->cluster[i]);
         }
         expr_free(p->shared);
     }
@@ -166,6 +167,9 @@ tk_status tk_kernel_open(tk_kernel **out, const tk_kernel_desc *d)
         }
         if (!bad)
             bad = parse(d, st->shared, "shared_bytes", &p->shared);
+        for (int i = 0; i < 3 && !bad; i++)
+            bad = parse(d, i < st->cluster_dims ? st->cluster[i] : NULL, "cluster",
+                        &p->cluster[i]);
         for (int i = 0; i < st->n_args && !bad; i++)
             if (st->args[i] < 0 || st->args[i] >= d->n_args)
                 bad = rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: step %d names argument %d of %d",
@@ -197,6 +201,32 @@ tk_status tk_kernel_open(tk_kernel **out, const tk_kernel_desc *d)
     *out = k;
     rt_clear_error();
     return TK_OK;
+}
+
+/* Step s of plan p on stream: with its cluster dimension and as a cooperative launch where the
+ * step asks (cudaLaunchKernelExC), else as cudaLaunchKernel does. */
+static cudaError_t launch_step(const plan *p, int s, int cooperative, void **params,
+                               cudaStream_t stream)
+{
+    const void *fn = (const void *)p->v->fn[s];
+    if (!p->cluster[s].x && !cooperative)
+        return cudaLaunchKernel(fn, p->grid[s], p->block[s], params, p->shared[s], stream);
+    cudaLaunchAttribute attr[2];
+    unsigned n = 0;
+    if (p->cluster[s].x) {
+        attr[n].id = cudaLaunchAttributeClusterDimension;
+        attr[n].val.clusterDim.x = p->cluster[s].x;
+        attr[n].val.clusterDim.y = p->cluster[s].y;
+        attr[n].val.clusterDim.z = p->cluster[s].z;
+        n++;
+    }
+    if (cooperative) {
+        attr[n].id = cudaLaunchAttributeCooperative;
+        attr[n].val.cooperative = 1;
+        n++;
+    }
+    cudaLaunchConfig_t cfg = {p->grid[s], p->block[s], p->shared[s], stream, attr, n};
+    return cudaLaunchKernelExC(&cfg, fn, params);
 }
 
 /* Whether work queued on stream is being captured into a CUDA graph (it cannot be waited for). */
@@ -360,8 +390,7 @@ tk_status tk_kernel_launch_dtype(tk_kernel *k, const char *dtype, const long lon
         int n = ts->n_args < 64 ? ts->n_args : 64;
         for (int j = 0; j < n; j++)
             params[j] = args[ts->args[j]];
-        e = cudaLaunchKernel((const void *)p->v->fn[s], p->grid[s], p->block[s], params,
-                             p->shared[s], stream);
+        e = launch_step(p, s, ts->cooperative, params, stream);
         if (e != cudaSuccess) {
             cudaGetLastError();
             return rt_fail(TK_ERR_LAUNCH, "%s.%s: launching %s (config %s): %s", d->family, d->op,

@@ -22,7 +22,7 @@ enum { MAX_STEPS = 16, MAX_ARGS = 64 };
 
 typedef struct parsed_step {
     expr **templ;
-    expr *grid[3], *block[3], *shared;
+    expr *grid[3], *block[3], *shared, *cluster[3];
 } parsed_step;
 
 /* A compiled variant: one per config (and device architecture). */
@@ -62,6 +62,7 @@ typedef struct plan {
     variant *v;
     dim3 grid[MAX_STEPS], block[MAX_STEPS];
     size_t shared[MAX_STEPS];
+    dim3 cluster[MAX_STEPS];           /* blocks per cluster; x 0: no clusters */
     void *var[MAX_ARGS];     /* per argument that fills a variable: its address on the device */
     size_t var_bytes[MAX_ARGS];        /* ... and how many bytes the launch copies there */
     long long count[MAX_ARGS];         /* per buffer: its elements (-1: not known) */

@@ -268,9 +268,25 @@ plan *rt_make_plan(tk_kernel *k, int device, int dt, const long long *problem,
                           dev.max_threads_per_block);
             goto fail;
         }
+        long long c[3] = {0, 0, 0};
+        for (int i = 0; i < 3 && ts->cluster_dims; i++) {
+            c[i] = 1;
+            if (ps->cluster[i] && eval_int(k, ps->cluster[i], ts->cluster[i], slots, 1, 16,
+                                           "cluster", &c[i])) {
+                *st = TK_ERR_UNSUPPORTED_CONFIG;
+                goto fail;
+            }
+        }
+        if (c[0] && (g[0] % c[0] || g[1] % c[1] || g[2] % c[2] || c[0] * c[1] * c[2] > 16)) {
+            *st = rt_fail(TK_ERR_UNSUPPORTED_CONFIG, "%s.%s: config %s: clusters of %lld x %lld "
+                          "x %lld blocks do not tile a grid of %lld x %lld x %lld (or exceed 16)",
+                          d->family, d->op, config, c[0], c[1], c[2], g[0], g[1], g[2]);
+            goto fail;
+        }
         p->grid[s] = (dim3){(unsigned)g[0], (unsigned)g[1], (unsigned)g[2]};
         p->block[s] = (dim3){(unsigned)b[0], (unsigned)b[1], (unsigned)b[2]};
         p->shared[s] = (size_t)sh;
+        p->cluster[s] = (dim3){(unsigned)c[0], (unsigned)c[1], (unsigned)c[2]};
     }
     int arch = dev.cc_major * 10 + dev.cc_minor;
     if (!(p->v = rt_get_variant(k, config, arch, slots, st)))
@@ -317,6 +333,19 @@ plan *rt_make_plan(tk_kernel *k, int device, int dt, const long long *problem,
                 goto fail;
             }
             p->v->shared_set[s] = (int)p->shared[s];
+        }
+    for (int s = 0; s < d->n_steps; s++)
+        if (p->cluster[s].x * p->cluster[s].y * p->cluster[s].z > 8) {
+            /* the non-portable cluster sizes (up to 16 blocks) need the kernel's consent */
+            cudaError_t e = cudaFuncSetAttribute((const void *)p->v->fn[s],
+                                                 cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+            if (e != cudaSuccess) {
+                cudaGetLastError();
+                *st = rt_fail(TK_ERR_UNSUPPORTED_CONFIG, "%s.%s: a cluster of %u blocks refused: "
+                              "%s", d->family, d->op, p->cluster[s].x * p->cluster[s].y *
+                              p->cluster[s].z, cudaGetErrorString(e));
+                goto fail;
+            }
         }
     *st = TK_OK;
     return p;

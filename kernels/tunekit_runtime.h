@@ -69,6 +69,9 @@ typedef struct tk_kernel_step {        /* one launch of the kernel (a pipeline h
     const char *shared;                /* dynamic shared memory, an expression; NULL: 0 */
     int n_args;
     const int *args;                   /* indices into the descriptor's args, in parameter order */
+    int cluster_dims;                  /* thread block clusters: 0 none, else 1 to 3 */
+    const char *cluster[3];            /* blocks per cluster, expressions */
+    int cooperative;                   /* a cooperative launch (the grid synchronises) */
 } tk_kernel_step;
 
 typedef struct tk_kernel_param {

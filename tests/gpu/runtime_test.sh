@@ -4,7 +4,9 @@
 # at once (tests/fixtures/runtime_threads.c), each checking every element; capture: saxpy's
 # inputs written bit for bit, kept when run again, skipped over the limit, and the capture tuned
 # (every config validated on the captured data) into the base's header; the descriptors from
-# the committed H100 results, NVRTC compiling into a cache of the test's own. Skips without a GPU.
+# the committed H100 results, NVRTC compiling into a cache of the test's own. Last,
+# cluster_reduce and grid_sync (tests/corpus) tuned here and launched through their headers:
+# thread block clusters and a cooperative grid. Skips without a GPU.
 source "$(dirname "$0")/lib.sh"
 need_gpu
 CUDA_HOME=${CUDA_HOME:-$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")}
@@ -50,4 +52,12 @@ c=sqlite3.connect(sys.argv[1])
 print(c.execute("select count(*) from evaluations where status = \x27ok\x27").fetchone()[0])' $tmp/cap.db)" = 20
 check "the base's header has the captured problem" $T header --space examples/vector/saxpy.yaml --db $tmp/cap.db -o $tmp/cap_tuned.h
 check "... n = 1000003 in its table" grep -q "1000003" $tmp/cap_tuned.h
+# launches that need cudaLaunchKernelEx (thread block clusters, a cooperative grid), through the
+# library from headers of runs made here (tests/fixtures/runtime_launch_ex.c)
+for c in cluster_reduce grid_sync; do
+    check "$c tuned here" $T run tests/corpus/$c/$c.yaml --db $tmp/ex.db --cache $tmp/cache
+    check "$c's header" $T header --space tests/corpus/$c/$c.yaml --db $tmp/ex.db -o $tmp/${c}_tuned.h
+done
+check "the launch_ex test builds" build $tmp/launch_ex tests/fixtures/runtime_launch_ex.c
+check "clusters and a cooperative grid through the library, every sum right" $tmp/launch_ex
 finish

@@ -2,8 +2,8 @@
  * parameters out of PTX (alignment, byte arrays, names that prefix each other), and what a
  * loaded user space evaluates for a binding and a config: NVRTC options and name expressions
  * (defines, templates from ctype), launch geometry, bytes and elements, tolerances, structs
- * passed by value (their layout per dtype, their pointers, their values' ranges), and the family
- * the loader attaches (parent side). */
+ * passed by value (their layout per dtype, their pointers, their values' ranges), clusters and
+ * cooperative launches against the device, and the family the loader attaches (parent side). */
 #include "check.h"
 
 #include <stdlib.h>
@@ -273,6 +273,55 @@ static void test_struct(void)
     user_space_free(sp);
 }
 
+/* thread block clusters and cooperative launches: read from the corpus's spaces, evaluated,
+ * and held against the device (compute capability, whole clusters, at most 16 blocks) */
+static void test_launch_attributes(void)
+{
+    space *sp = load("tests/corpus/cluster_reduce/cluster_reduce.yaml");
+    CHECK(sp != NULL);
+    if (!sp)
+        return;
+    const su_launch_spec *l = &sp->user->kernel.launches[0];
+    CHECK(l->cluster_dims == 1 && !l->cooperative);
+    device_info dev;
+    memset(&dev, 0, sizeof dev);
+    dev.cc_major = 9;
+    dev.max_threads_per_block = 1024;
+    space_binding b = {"cluster_sum", "f32", &sp->problems[0], &dev};
+    int choice[4];
+    char err[1024], why[400];
+    CHECK(space_config_parse(sp, "cl=8,items=4,n_short=0,threads=256", choice) == 0);
+    su_geometry g;
+    CHECK(space_user_geometry(sp, &b, choice, l, &g, err, sizeof err) == 0);
+    CHECK(g.cluster[0] == 8 && g.cluster[1] == 1 && g.cluster[2] == 1 && g.grid[0] % 8 == 0);
+    CHECK(su_geometry_fits(&g, &dev, why, sizeof why) == 1);
+    int what = -1;
+    g.grid[0] += 1;   /* not whole clusters */
+    CHECK(su_geometry_fits_at(&g, &dev, &what, why, sizeof why) == 0 && what == SU_LIMIT_CLUSTER);
+    CHECK(strstr(why, "not a multiple of cluster.x (8)") != NULL);
+    g.grid[0] = 64;
+    g.cluster[0] = 32;   /* beyond 16 blocks */
+    CHECK(su_geometry_fits(&g, &dev, why, sizeof why) == 0 && strstr(why, "at most 16 (8 portable)"));
+    g.cluster[0] = 16;
+    CHECK(su_geometry_fits(&g, &dev, why, sizeof why) == 1);
+    dev.cc_major = 8;   /* an A100 has no clusters */
+    CHECK(su_geometry_fits(&g, &dev, why, sizeof why) == 0 && strstr(why, "compute capability 9.0"));
+    user_space_free(sp);
+
+    if (!(sp = load("tests/corpus/grid_sync/grid_sync.yaml")))
+        return;
+    l = &sp->user->kernel.launches[0];
+    CHECK(l->cooperative == 1 && l->cluster_dims == 0);
+    dev.cc_major = 9;
+    dev.sm_count = 132;
+    space_binding b2 = {"sumsq_persistent", "f32", &sp->problems[0], &dev};
+    CHECK(space_config_parse(sp, "block=256,blocks_per_sm=4,n_short=0", choice) == 0);
+    CHECK(space_user_geometry(sp, &b2, choice, l, &g, err, sizeof err) == 0);
+    CHECK(g.cooperative == 1 && g.grid[0] == 528 && g.cluster[0] == 0);
+    CHECK(su_geometry_fits(&g, &dev, why, sizeof why) == 1);
+    user_space_free(sp);
+}
+
 int main(void)
 {
     test_types();
@@ -281,5 +330,6 @@ int main(void)
     test_templated();
     test_every_key();
     test_struct();
+    test_launch_attributes();
     return CHECK_DONE();
 }

@@ -333,12 +333,14 @@ int cmd_space(void)
             if (be) be->vt->close(be);
             return EXIT_BAD_INPUT;
         }
+        char cc_text[96];
+        snprintf(cc_text, sizeof cc_text, "a compute capability %s GPU (--cc, --backend)",
+                 opt.cc ? opt.cc : "9.0");
         if (dl && excluded > 0)
             printf("device:      %lld of the %lld configs exceed the limits of %s (recorded unsupported, not run); the first: %s\n",
-                   (long long)excluded, (long long)all, devp ? dev.name : "a compute capability 9.0 GPU (--cc, --backend)", why);
+                   (long long)excluded, (long long)all, devp ? dev.name : cc_text, why);
         else if (dl)
-            printf("device:      every config fits the limits of %s\n",
-                   devp ? dev.name : "a compute capability 9.0 GPU (--cc, --backend)");
+            printf("device:      every config fits the limits of %s\n", devp ? dev.name : cc_text);
     }
     space_binding bind = { sp->ops[0], sp->dtypes[0], &sp->problems[0], devp };
     space_iter it;
@@ -359,8 +361,9 @@ int cmd_space(void)
 
 /* ---- compile ---- */
 /* A device for compiling without one: a compute capability, the limits every CUDA GPU since
- * Volta has, and the per-SM registers and shared memory of that architecture; what it cannot
- * know (SM count, L2, memory) is 0 and not checked. */
+ * Volta has, the per-SM registers and shared memory of that architecture, and the SM count of
+ * its data-centre part (so that a grid sized from sm_count, a persistent kernel's, evaluates:
+ * 132 for 9.0, an H100 SXM's); what it cannot know (L2, memory) is 0 and not checked. */
 int device_from_cc(const char *cc, device_info *d)
 {
     int major = 0, minor = 0;
@@ -379,6 +382,12 @@ int device_from_cc(const char *cc, device_info *d)
     d->regs_per_sm = 65536;
     d->smem_per_sm = cc_num >= 90 ? 233472 : cc_num == 80 || cc_num == 87 ? 167936
                    : cc_num >= 86 ? 102400 : cc_num == 75 ? 65536 : 98304;
+    /* V100, T4, A100, A40, L40S, H100 SXM, B200 */
+    static const int sms[][2] = {{70, 80}, {75, 40}, {80, 108}, {86, 84}, {89, 142}, {90, 132},
+                                 {100, 148}};
+    for (size_t i = 0; i < sizeof sms / sizeof *sms; i++)
+        if (sms[i][0] == cc_num)
+            d->sm_count = sms[i][1];
     return 0;
 }
 

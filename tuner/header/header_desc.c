@@ -200,7 +200,13 @@ int header_put_descriptor(FILE *f, const struct space *sp, const char *lower, in
             fprintf(f, i < 2 ? ", " : " },\n      ");
         }
         put_opt_string(f, l->has_shared ? l->shared.text : NULL);
-        fprintf(f, ", %d, %s_desc_takes%d },\n", l->n_args, lower, s);
+        fprintf(f, ", %d, %s_desc_takes%d", l->n_args, lower, s);
+        fprintf(f, ",\n      %d, { ", l->cluster_dims);
+        for (int i = 0; i < 3; i++) {
+            put_opt_string(f, i < l->cluster_dims ? l->cluster[i].text : NULL);
+            fprintf(f, i < 2 ? ", " : " }, ");
+        }
+        fprintf(f, "%d },\n", l->cooperative);
     }
     fprintf(f, "};\n");
     /* the winners */

@@ -369,21 +369,13 @@ static cudaError_t allow_shared(const umod *m, int l, int64_t shared)
                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
 }
 
-static cudaError_t launch_one(const umod *m, int l, const su_geometry *g, void **params,
-                              cudaStream_t stream)
-{
-    dim3 grid = {(unsigned)g->grid[0], (unsigned)g->grid[1], (unsigned)g->grid[2]};
-    dim3 block = {(unsigned)g->block[0], (unsigned)g->block[1], (unsigned)g->block[2]};
-    return cudaLaunchKernel((const void *)m->fn[l], grid, block, params, (size_t)g->shared,
-                            stream);
-}
 
 /* Every launch of the module in order on stream. */
 static cudaError_t launch_all(op_instance *in, const umod *m, cudaStream_t stream)
 {
     cudaError_t e = cudaSuccess;
     for (int l = 0; l < m->n_launches && e == cudaSuccess; l++)
-        e = launch_one(m, l, &in->geometry[l], in->params[l], stream);
+        e = uk_launch(m->fn[l], &in->geometry[l], in->params[l], stream);
     return e;
 }
 
@@ -574,6 +566,12 @@ static tk_status uf_bind_variant(op_instance *in, const char *config, const char
             snprintf(err, len, "%s%" PRId64 " bytes of dynamic shared memory refused: %s", who,
                      g->shared, cudaGetErrorString(e));
             return TK_ERR_UNSUPPORTED_CONFIG;
+        }
+        char why[400];
+        tk_status st = uk_launch_fits(in->variant.fn[l], g, why, sizeof why);
+        if (st != TK_OK) {
+            snprintf(err, len, "%s%s", who, why);
+            return st;
         }
     }
     /* the variables' contents: the module is new (or the last validation changed them) */

@@ -4,7 +4,9 @@
  * launch's kernel by the lowered name the module's metadata records, its attributes, and the
  * module variables the arguments fill) and unloaded, the text of a CUDA failure, and an
  * argument passed by value (a scalar of any element type, or a struct with its pointers) stored
- * as the kernel takes it. */
+ * as the kernel takes it, and the one launch (clusters and cooperative launches included) with
+ * what it needs of the device. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,4 +188,94 @@ int uk_scalar_store(op_instance *in, const su_arg *a, const int *choice, uint64_
     *slot = 0;
     store_as(a->type == SU_DTYPE ? su_type_parse(in->dtype) : a->type, &v, slot);
     return 0;
+}
+
+cudaError_t uk_launch(cudaKernel_t fn, const su_geometry *g, void **params, cudaStream_t stream)
+{
+    dim3 grid = {(unsigned)g->grid[0], (unsigned)g->grid[1], (unsigned)g->grid[2]};
+    dim3 block = {(unsigned)g->block[0], (unsigned)g->block[1], (unsigned)g->block[2]};
+    if (!g->cluster[0] && !g->cooperative)
+        return cudaLaunchKernel((const void *)fn, grid, block, params, (size_t)g->shared, stream);
+    cudaLaunchAttribute attr[2];
+    int n = 0;
+    if (g->cluster[0]) {
+        attr[n].id = cudaLaunchAttributeClusterDimension;
+        attr[n].val.clusterDim.x = (unsigned)g->cluster[0];
+        attr[n].val.clusterDim.y = (unsigned)g->cluster[1];
+        attr[n].val.clusterDim.z = (unsigned)g->cluster[2];
+        n++;
+    }
+    if (g->cooperative) {
+        attr[n].id = cudaLaunchAttributeCooperative;
+        attr[n].val.cooperative = 1;
+        n++;
+    }
+    cudaLaunchConfig_t cfg = {grid, block, (size_t)g->shared, stream, attr, (unsigned)n};
+    return cudaLaunchKernelExC(&cfg, (const void *)fn, params);
+}
+
+tk_status uk_launch_fits(cudaKernel_t fn, const su_geometry *g, char *why, size_t len)
+{
+    cudaError_t e;
+    if (g->cluster[0]) {
+        int64_t blocks = g->cluster[0] * g->cluster[1] * g->cluster[2];
+        if (blocks > SU_CLUSTER_PORTABLE &&
+            (e = cudaFuncSetAttribute((const void *)fn,
+                                      cudaFuncAttributeNonPortableClusterSizeAllowed, 1)) !=
+                cudaSuccess) {
+            cudaGetLastError();
+            snprintf(why, len, "a cluster of %" PRId64 " blocks: the non-portable cluster size "
+                     "was refused: %s", blocks, cudaGetErrorString(e));
+            return TK_ERR_UNSUPPORTED_CONFIG;
+        }
+        dim3 grid = {(unsigned)g->grid[0], (unsigned)g->grid[1], (unsigned)g->grid[2]};
+        dim3 block = {(unsigned)g->block[0], (unsigned)g->block[1], (unsigned)g->block[2]};
+        cudaLaunchAttribute attr;
+        attr.id = cudaLaunchAttributeClusterDimension;
+        attr.val.clusterDim.x = (unsigned)g->cluster[0];
+        attr.val.clusterDim.y = (unsigned)g->cluster[1];
+        attr.val.clusterDim.z = (unsigned)g->cluster[2];
+        cudaLaunchConfig_t cfg = {grid, block, (size_t)g->shared, 0, &attr, 1};
+        int clusters = 0;
+        if ((e = cudaOccupancyMaxActiveClusters(&clusters, (const void *)fn, &cfg)) !=
+            cudaSuccess) {
+            cudaGetLastError();
+            snprintf(why, len, "a cluster of %" PRId64 " blocks: %s", blocks,
+                     cudaGetErrorString(e));
+            return TK_ERR_UNSUPPORTED_CONFIG;
+        }
+        if (clusters < 1) {
+            snprintf(why, len, "a cluster of %" PRId64 " blocks of %" PRId64 " threads (%" PRId64
+                     " bytes of dynamic shared memory each) cannot be resident on the device at "
+                     "once", blocks, g->block[0] * g->block[1] * g->block[2], g->shared);
+            return TK_ERR_UNSUPPORTED_CONFIG;
+        }
+    }
+    if (g->cooperative) {
+        int per_sm = 0, device = 0, sm_count = 0;
+        if ((e = cudaGetDevice(&device)) != cudaSuccess ||
+            (e = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device)) !=
+                cudaSuccess) {
+            cudaGetLastError();
+            snprintf(why, len, "the device's multiprocessors: %s", cudaGetErrorString(e));
+            return TK_ERR_CUDA;
+        }
+        int64_t threads = g->block[0] * g->block[1] * g->block[2];
+        int64_t blocks = g->grid[0] * g->grid[1] * g->grid[2];
+        if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)fn,
+                                                               (int)threads,
+                                                               (size_t)g->shared)) !=
+            cudaSuccess) {
+            cudaGetLastError();
+            snprintf(why, len, "the occupancy of a cooperative launch: %s", cudaGetErrorString(e));
+            return TK_ERR_CUDA;
+        }
+        if (blocks > (int64_t)per_sm * sm_count) {
+            snprintf(why, len, "a cooperative grid of %" PRId64 " blocks: at most %d (%d a "
+                     "multiprocessor x %d) can be resident at once", blocks, per_sm * sm_count,
+                     per_sm, sm_count);
+            return TK_ERR_UNSUPPORTED_CONFIG;
+        }
+    }
+    return TK_OK;
 }

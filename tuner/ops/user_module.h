@@ -81,6 +81,14 @@ int uk_cuda_fail(cudaError_t e, const char *what, char *err, size_t len);
  * now). 0 or -1 + err. */
 int uk_value_store(op_instance *in, const su_arg *a, const int *choice, unsigned char **slot,
                    size_t *cap, char *err, size_t len);
+/* Launches fn with geometry g on stream: with its cluster dimension and as a cooperative launch
+ * where g asks (cudaLaunchKernelExC), else as cudaLaunchKernel does. The tuned kernel, the
+ * reference and the check kernels all launch here. */
+cudaError_t uk_launch(cudaKernel_t fn, const su_geometry *g, void **params, cudaStream_t stream);
+/* Whether the compiled fn can run with g on the current device: a cluster must fit on it at
+ * once (a non-portable size is asked for), a cooperative grid must be resident whole. TK_OK,
+ * TK_ERR_UNSUPPORTED_CONFIG with why, or TK_ERR_CUDA. */
+tk_status uk_launch_fits(cudaKernel_t fn, const su_geometry *g, char *why, size_t len);
 /* A plain scalar a (of any element type) at config choice into an 8-byte slot. */
 int uk_scalar_store(op_instance *in, const su_arg *a, const int *choice, uint64_t *slot,
                     char *err, size_t len);

@@ -87,15 +87,12 @@ static int run_check(op_instance *in, int i, const int *choice, void **result, s
     su_geometry g;
     if (space_user_geometry(sp, &in->bind, choice, l, &g, err, len) != 0)
         return -1;
-    dim3 grid = {(unsigned)g.grid[0], (unsigned)g.grid[1], (unsigned)g.grid[2]};
-    dim3 block = {(unsigned)g.block[0], (unsigned)g.block[1], (unsigned)g.block[2]};
     if ((e = ug_poison(type, *result, *count, 0)) == cudaSuccess &&
         (g.shared <= 48 * 1024 ||
          (e = cudaFuncSetAttribute((const void *)m->fn[0],
                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    (int)g.shared)) == cudaSuccess) &&
-        (e = cudaLaunchKernel((const void *)m->fn[0], grid, block, in->check_params,
-                              (size_t)g.shared, 0)) == cudaSuccess)
+        (e = uk_launch(m->fn[0], &g, in->check_params, 0)) == cudaSuccess)
         e = cudaDeviceSynchronize();
     if (e != cudaSuccess) {
         char what[200];

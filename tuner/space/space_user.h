@@ -139,6 +139,11 @@ typedef struct su_launch_spec {
     su_expr grid[3], block[3];
     int has_shared;
     su_expr shared;
+    int cluster_dims;        /* `cluster:` (thread block clusters, compute capability 9.0): 0
+                                when not given, else 1 to 3 expressions */
+    su_expr cluster[3];
+    int cooperative;         /* `cooperative: true`: a cooperative launch (a grid that
+                                synchronises, cg::this_grid().sync()) */
     int n_args;
     int *args;
     int line, col;
@@ -223,9 +228,12 @@ int space_user_eval_int(const struct space *sp, const struct space_binding *b, c
 typedef struct su_geometry {
     int64_t grid[3], block[3];
     int64_t shared;
+    int64_t cluster[3];      /* blocks per cluster along each axis; all 0: no clusters */
+    int cooperative;
 } su_geometry;
-/* Evaluates launch l's grid, block (each >= 1) and dynamic shared memory (>= 0). Whether they
- * fit the device is su_geometry_fits. 0, or -1 with err at the expression. */
+/* Evaluates launch l's grid, block (each >= 1), dynamic shared memory (>= 0) and cluster (each
+ * >= 1 when given). Whether they fit the device is su_geometry_fits. 0, or -1 with err at the
+ * expression. */
 int space_user_geometry(const struct space *sp, const struct space_binding *b, const int *choice,
                         const su_launch_spec *l, su_geometry *out, char *err, size_t len);
 /* 1 when g fits dev's limits (block and grid along each axis, threads per block, dynamic shared
@@ -234,8 +242,10 @@ int space_user_geometry(const struct space *sp, const struct space_binding *b, c
 int su_geometry_fits(const su_geometry *g, const struct device_info *dev, char *why,
                      size_t why_len);
 /* The same, saying which limit (*what: SU_LIMIT_GRID + axis, SU_LIMIT_BLOCK + axis (block[0]
- * for threads per block), SU_LIMIT_SHARED). */
-enum { SU_LIMIT_GRID = 0, SU_LIMIT_BLOCK = 3, SU_LIMIT_SHARED = 6 };
+ * for threads per block), SU_LIMIT_SHARED, SU_LIMIT_CLUSTER + axis). Clusters: compute
+ * capability 9.0 on, a grid of whole clusters, at most SU_CLUSTER_MAX blocks a cluster. */
+enum { SU_LIMIT_GRID = 0, SU_LIMIT_BLOCK = 3, SU_LIMIT_SHARED = 6, SU_LIMIT_CLUSTER = 7 };
+enum { SU_CLUSTER_PORTABLE = 8, SU_CLUSTER_MAX = 16 };
 int su_geometry_fits_at(const su_geometry *g, const struct device_info *dev, int *what,
                         char *why, size_t why_len);
 /* Whether every launch of the tuned kernel fits the binding's device at config choice: 1, 0

@@ -314,12 +314,12 @@ static int read_check(su_ctx *c, const ynode *v, const char *where, su_arg *a,
 {
     static const char *const keys[] = {"source", "function", "template", "defines", "options",
                                        "include_dirs", "grid", "block", "shared_bytes", "args",
-                                       "result"};
+                                       "result", "cluster", "cooperative"};
     static const char *const result_keys[] = {"name", "buffer", "count", "tolerance"};
     loader *L = c->L;
     char w[200];
     snprintf(w, sizeof w, "%s.check", where);
-    if (sl_expect_kind(L, v, YNODE_MAP, w) != 0 || sl_check_keys(L, v, w, keys, 11) != 0)
+    if (sl_expect_kind(L, v, YNODE_MAP, w) != 0 || sl_check_keys(L, v, w, keys, 13) != 0)
         return -1;
     su_check *ck = a->check = calloc(1, sizeof *ck);
     if (!ck)

@@ -91,6 +91,16 @@ int space_user_geometry(const space *sp, const space_binding *b, const int *choi
         space_user_eval_int(sp, b, choice, &l->shared, 0, INT64_MAX, "shared_bytes",
                             &out->shared, err, len) != 0)
         return -1;
+    for (int i = 0; i < 3; i++) {
+        out->cluster[i] = l->cluster_dims ? 1 : 0;
+        if (i < l->cluster_dims) {
+            snprintf(what, sizeof what, "cluster.%s", axis[i]);
+            if (space_user_eval_int(sp, b, choice, &l->cluster[i], 1, INT64_MAX, what,
+                                    &out->cluster[i], err, len) != 0)
+                return -1;
+        }
+    }
+    out->cooperative = l->cooperative;
     return 0;
 }
 
@@ -140,6 +150,30 @@ int su_geometry_fits_at(const su_geometry *g, const device_info *dev, int *what,
                  "%" PRId64 " on the device", g->shared, smem_max);
         return 0;
     }
+    if (!g->cluster[0])
+        return 1;
+    /* thread block clusters: compute capability 9.0 on, whole clusters along every axis, at most
+     * 8 blocks (portable) or 16 (the non-portable size Hopper allows, which the launch asks for) */
+    *what = SU_LIMIT_CLUSTER;
+    if (dev && dev->cc_major < 9) {
+        snprintf(why, len, "thread block clusters need compute capability 9.0; the device has "
+                 "%d.%d", dev->cc_major, dev->cc_minor);
+        return 0;
+    }
+    for (int i = 0; i < 3; i++)
+        if (g->grid[i] % g->cluster[i]) {
+            *what = SU_LIMIT_CLUSTER + i;
+            snprintf(why, len, "grid.%s is %" PRId64 ", not a multiple of cluster.%s (%" PRId64
+                     ")", axis[i], g->grid[i], axis[i], g->cluster[i]);
+            return 0;
+        }
+    int64_t blocks = g->cluster[0] * g->cluster[1] * g->cluster[2];
+    if (blocks > SU_CLUSTER_MAX) {
+        snprintf(why, len, "a cluster of %" PRId64 " x %" PRId64 " x %" PRId64 " = %" PRId64
+                 " blocks: at most %d (%d portable)", g->cluster[0], g->cluster[1],
+                 g->cluster[2], blocks, SU_CLUSTER_MAX, SU_CLUSTER_PORTABLE);
+        return 0;
+    }
     return 1;
 }
 
@@ -152,6 +186,8 @@ static const su_expr *limit_expr(const su_launch_spec *l, int what)
         return &l->block[what - SU_LIMIT_BLOCK];
     if (what == SU_LIMIT_SHARED && l->has_shared)
         return &l->shared;
+    if (what >= SU_LIMIT_CLUSTER && what < SU_LIMIT_CLUSTER + l->cluster_dims)
+        return &l->cluster[what - SU_LIMIT_CLUSTER];
     return &l->block[0];
 }
 

@@ -86,6 +86,8 @@ static void launch_clear(su_launch_spec *l)
         su_expr_clear(&l->block[i]);
     }
     su_expr_clear(&l->shared);
+    for (int i = 0; i < 3; i++)
+        su_expr_clear(&l->cluster[i]);
     free(l->args);
     memset(l, 0, sizeof *l);
 }
@@ -399,6 +401,13 @@ static void tb_kernel(text_buf *t, const su_kernel *k)
         for (int i = 0; i < l->block_dims; i++)
             tb_add(t, l->block[i].text);
         tb_add(t, l->has_shared ? l->shared.text : "0");
+        if (l->cluster_dims) {
+            tb_add(t, "|cluster");
+            for (int i = 0; i < l->cluster_dims; i++)
+                tb_add(t, l->cluster[i].text);
+        }
+        if (l->cooperative)
+            tb_add(t, "|cooperative");
         if (k->n_launches > 1) {
             tb_add(t, "|takes");
             for (int i = 0; i < l->n_args; i++)

@@ -113,6 +113,16 @@ int su_read_launch(su_ctx *c, const su_kernel *k, const ynode *map, const char *
             return -1;
         l->has_shared = 1;
     }
+    if ((v = ynode_get(map, "cluster"))) {
+        snprintf(w, sizeof w, "%s.cluster", where);
+        if (su_read_dims(c, v, w, l->cluster, &l->cluster_dims) != 0)
+            return -1;
+    }
+    if ((v = ynode_get(map, "cooperative"))) {
+        snprintf(w, sizeof w, "%s.cooperative", where);
+        if (sl_get_bool(L, v, w, &l->cooperative) != 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -290,8 +300,9 @@ int su_read_kernel(su_ctx *c, const ynode *map, su_kernel *k, const char *where,
             return -1;
         return all_parameter_args(c, map, &k->launches[0]);
     }
-    static const char *const single[] = {"function", "template", "grid", "block", "shared_bytes"};
-    for (int i = 0; i < 5; i++)
+    static const char *const single[] = {"function", "template", "grid", "block", "shared_bytes",
+                                         "cluster", "cooperative"};
+    for (int i = 0; i < 7; i++)
         if (ynode_get(map, single[i]))
             return sl_fail_at(L, ynode_get(map, single[i]), "%s.%s: give it in each of "
                               "launches, not beside them", where, single[i]);
@@ -306,13 +317,13 @@ int su_read_kernel(su_ctx *c, const ynode *map, su_kernel *k, const char *where,
     if (!(k->launches = calloc((size_t)launches->n, sizeof *k->launches)))
         return sl_fail_at(L, launches, "out of memory");
     static const char *const keys[] = {"function", "template", "grid", "block", "shared_bytes",
-                                       "args"};
+                                       "args", "cluster", "cooperative"};
     for (int i = 0; i < launches->n; i++) {
         const ynode *lm = launches->items[i];
         char lw[200];
         snprintf(lw, sizeof lw, "%s[%d]", w, i);
         k->n_launches = i + 1;
-        if (sl_expect_kind(L, lm, YNODE_MAP, lw) != 0 || sl_check_keys(L, lm, lw, keys, 6) != 0 ||
+        if (sl_expect_kind(L, lm, YNODE_MAP, lw) != 0 || sl_check_keys(L, lm, lw, keys, 8) != 0 ||
             su_read_launch(c, k, lm, lw, 1, &k->launches[i]) != 0)
             return -1;
         const ynode *v = ynode_get(lm, "args");

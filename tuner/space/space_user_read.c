@@ -20,7 +20,8 @@
 static const char *const kernel_keys[] = {"source", "function", "template", "defines", "options",
                                           "include_dirs", "family", "args", "grid", "block",
                                           "shared_bytes", "bytes", "elements", "flops", "peer",
-                                          "compiler", "launches", "name"};
+                                          "compiler", "launches", "name", "cluster",
+                                          "cooperative"};
 
 int su_load_head(loader *L, const ynode *kernel, const ynode *dtypes)
 {
@@ -180,7 +181,7 @@ static int read_reference(su_ctx *c, const ynode *ref)
     static const char *const keys[] = {"config", "kernel", "file"};
     static const char *const ref_kernel_keys[] = {"source", "function", "template", "defines",
                                                   "options", "include_dirs", "grid", "block",
-                                                  "shared_bytes"};
+                                                  "shared_bytes", "cluster", "cooperative"};
     loader *L = c->L;
     space *sp = L->sp;
     space_user *u = c->u;
@@ -236,7 +237,7 @@ static int read_reference(su_ctx *c, const ynode *ref)
     if (strcmp(kind, "kernel") == 0) {
         u->ref = SU_REF_KERNEL;
         if (sl_expect_kind(L, v, YNODE_MAP, "reference.kernel") != 0 ||
-            sl_check_keys(L, v, "reference.kernel", ref_kernel_keys, 9) != 0)
+            sl_check_keys(L, v, "reference.kernel", ref_kernel_keys, 11) != 0)
             return -1;
         if (u->kernel.n_launches > 1)
             return sl_fail_at(L, v, "reference.kernel: a pipeline's reference is a config of "
