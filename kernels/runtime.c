@@ -20,6 +20,7 @@
 #include "core/device.h"
 #include "expr/expr.h"
 #include "core/cuda_device.h"
+#include "core/cuda_launch.h"
 
 /* ---- the kernel ---- */
 
@@ -203,32 +204,6 @@ tk_status tk_kernel_open(tk_kernel **out, const tk_kernel_desc *d)
     return TK_OK;
 }
 
-/* Step s of plan p on stream: with its cluster dimension and as a cooperative launch where the
- * step asks (cudaLaunchKernelExC), else as cudaLaunchKernel does. */
-static cudaError_t launch_step(const plan *p, int s, int cooperative, void **params,
-                               cudaStream_t stream)
-{
-    const void *fn = (const void *)p->v->fn[s];
-    if (!p->cluster[s].x && !cooperative)
-        return cudaLaunchKernel(fn, p->grid[s], p->block[s], params, p->shared[s], stream);
-    cudaLaunchAttribute attr[2];
-    unsigned n = 0;
-    if (p->cluster[s].x) {
-        attr[n].id = cudaLaunchAttributeClusterDimension;
-        attr[n].val.clusterDim.x = p->cluster[s].x;
-        attr[n].val.clusterDim.y = p->cluster[s].y;
-        attr[n].val.clusterDim.z = p->cluster[s].z;
-        n++;
-    }
-    if (cooperative) {
-        attr[n].id = cudaLaunchAttributeCooperative;
-        attr[n].val.cooperative = 1;
-        n++;
-    }
-    cudaLaunchConfig_t cfg = {p->grid[s], p->block[s], p->shared[s], stream, attr, n};
-    return cudaLaunchKernelExC(&cfg, fn, params);
-}
-
 /* Whether work queued on stream is being captured into a CUDA graph (it cannot be waited for). */
 static int stream_in_graph(cudaStream_t stream)
 {
@@ -390,7 +365,8 @@ tk_status tk_kernel_launch_dtype(tk_kernel *k, const char *dtype, const long lon
         int n = ts->n_args < 64 ? ts->n_args : 64;
         for (int j = 0; j < n; j++)
             params[j] = args[ts->args[j]];
-        e = launch_step(p, s, ts->cooperative, params, stream);
+        e = cuda_launch((const void *)p->v->fn[s], p->grid[s], p->block[s], p->shared[s],
+                        p->cluster[s], ts->cooperative, params, stream);
         if (e != cudaSuccess) {
             cudaGetLastError();
             return rt_fail(TK_ERR_LAUNCH, "%s.%s: launching %s (config %s): %s", d->family, d->op,

@@ -15,6 +15,7 @@
 #include "core/device.h"
 #include "expr/expr.h"
 #include "core/cuda_device.h"
+#include "core/cuda_launch.h"
 
 /* The device attributes an expression may read, in slot order (as space_enum.c's). */
 const char *const rt_device_slot_names[N_DEVICE_SLOTS] = {
@@ -334,19 +335,17 @@ plan *rt_make_plan(tk_kernel *k, int device, int dt, const long long *problem,
             }
             p->v->shared_set[s] = (int)p->shared[s];
         }
-    for (int s = 0; s < d->n_steps; s++)
-        if (p->cluster[s].x * p->cluster[s].y * p->cluster[s].z > 8) {
-            /* the non-portable cluster sizes (up to 16 blocks) need the kernel's consent */
-            cudaError_t e = cudaFuncSetAttribute((const void *)p->v->fn[s],
-                                                 cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-            if (e != cudaSuccess) {
-                cudaGetLastError();
-                *st = rt_fail(TK_ERR_UNSUPPORTED_CONFIG, "%s.%s: a cluster of %u blocks refused: "
-                              "%s", d->family, d->op, p->cluster[s].x * p->cluster[s].y *
-                              p->cluster[s].z, cudaGetErrorString(e));
-                goto fail;
-            }
+    for (int s = 0; s < d->n_steps; s++) {
+        /* the non-portable cluster sizes (9 to 16 blocks) need the kernel's consent */
+        cudaError_t e = cuda_launch_allow_cluster((const void *)p->v->fn[s], p->cluster[s]);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            *st = rt_fail(TK_ERR_UNSUPPORTED_CONFIG, "%s.%s: a cluster of %u blocks refused: %s",
+                          d->family, d->op, p->cluster[s].x * p->cluster[s].y * p->cluster[s].z,
+                          cudaGetErrorString(e));
+            goto fail;
         }
+    }
     *st = TK_OK;
     return p;
 fail:

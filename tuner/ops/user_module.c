@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
+#include "core/cuda_launch.h"
 #include "core/module_meta.h"
 #include "tk_check.h"
 #include "user_module.h"
@@ -190,28 +191,20 @@ int uk_scalar_store(op_instance *in, const su_arg *a, const int *choice, uint64_
     return 0;
 }
 
+/* g's grid, block and cluster as dim3s. */
+static void dims(const su_geometry *g, dim3 *grid, dim3 *block, dim3 *cluster)
+{
+    *grid = (dim3){(unsigned)g->grid[0], (unsigned)g->grid[1], (unsigned)g->grid[2]};
+    *block = (dim3){(unsigned)g->block[0], (unsigned)g->block[1], (unsigned)g->block[2]};
+    *cluster = (dim3){(unsigned)g->cluster[0], (unsigned)g->cluster[1], (unsigned)g->cluster[2]};
+}
+
 cudaError_t uk_launch(cudaKernel_t fn, const su_geometry *g, void **params, cudaStream_t stream)
 {
-    dim3 grid = {(unsigned)g->grid[0], (unsigned)g->grid[1], (unsigned)g->grid[2]};
-    dim3 block = {(unsigned)g->block[0], (unsigned)g->block[1], (unsigned)g->block[2]};
-    if (!g->cluster[0] && !g->cooperative)
-        return cudaLaunchKernel((const void *)fn, grid, block, params, (size_t)g->shared, stream);
-    cudaLaunchAttribute attr[2];
-    int n = 0;
-    if (g->cluster[0]) {
-        attr[n].id = cudaLaunchAttributeClusterDimension;
-        attr[n].val.clusterDim.x = (unsigned)g->cluster[0];
-        attr[n].val.clusterDim.y = (unsigned)g->cluster[1];
-        attr[n].val.clusterDim.z = (unsigned)g->cluster[2];
-        n++;
-    }
-    if (g->cooperative) {
-        attr[n].id = cudaLaunchAttributeCooperative;
-        attr[n].val.cooperative = 1;
-        n++;
-    }
-    cudaLaunchConfig_t cfg = {grid, block, (size_t)g->shared, stream, attr, (unsigned)n};
-    return cudaLaunchKernelExC(&cfg, (const void *)fn, params);
+    dim3 grid, block, cluster;
+    dims(g, &grid, &block, &cluster);
+    return cuda_launch((const void *)fn, grid, block, (size_t)g->shared, cluster, g->cooperative,
+                       params, stream);
 }
 
 tk_status uk_launch_fits(cudaKernel_t fn, const su_geometry *g, char *why, size_t len)
@@ -219,23 +212,17 @@ tk_status uk_launch_fits(cudaKernel_t fn, const su_geometry *g, char *why, size_
     cudaError_t e;
     if (g->cluster[0]) {
         int64_t blocks = g->cluster[0] * g->cluster[1] * g->cluster[2];
-        if (blocks > SU_CLUSTER_PORTABLE &&
-            (e = cudaFuncSetAttribute((const void *)fn,
-                                      cudaFuncAttributeNonPortableClusterSizeAllowed, 1)) !=
-                cudaSuccess) {
+        dim3 grid, block, cluster;
+        dims(g, &grid, &block, &cluster);
+        if ((e = cuda_launch_allow_cluster((const void *)fn, cluster)) != cudaSuccess) {
             cudaGetLastError();
             snprintf(why, len, "a cluster of %" PRId64 " blocks: the non-portable cluster size "
                      "was refused: %s", blocks, cudaGetErrorString(e));
             return TK_ERR_UNSUPPORTED_CONFIG;
         }
-        dim3 grid = {(unsigned)g->grid[0], (unsigned)g->grid[1], (unsigned)g->grid[2]};
-        dim3 block = {(unsigned)g->block[0], (unsigned)g->block[1], (unsigned)g->block[2]};
-        cudaLaunchAttribute attr;
-        attr.id = cudaLaunchAttributeClusterDimension;
-        attr.val.clusterDim.x = (unsigned)g->cluster[0];
-        attr.val.clusterDim.y = (unsigned)g->cluster[1];
-        attr.val.clusterDim.z = (unsigned)g->cluster[2];
-        cudaLaunchConfig_t cfg = {grid, block, (size_t)g->shared, 0, &attr, 1};
+        cudaLaunchAttribute attr[2];
+        unsigned n = cuda_launch_attributes(cluster, 0, attr);
+        cudaLaunchConfig_t cfg = {grid, block, (size_t)g->shared, 0, attr, n};
         int clusters = 0;
         if ((e = cudaOccupancyMaxActiveClusters(&clusters, (const void *)fn, &cfg)) !=
             cudaSuccess) {

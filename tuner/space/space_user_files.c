@@ -114,6 +114,21 @@ void su_kernel_clear(su_kernel *k)
     memset(k, 0, sizeof *k);
 }
 
+void su_field_clear(su_field *f)
+{
+    if (!f)
+        return;
+    free(f->name);
+    free(f->target);
+    for (int i = 0; f->kind == SU_FIELD_VALUE && f->values && i < f->n; i++)
+        su_expr_clear(&f->values[i]);
+    free(f->values);
+    for (int i = 0; f->kind == SU_FIELD_STRUCT && f->members && i < f->n; i++)
+        su_field_clear(&f->members[i]);
+    free(f->members);
+    memset(f, 0, sizeof *f);
+}
+
 void su_arg_clear(su_arg *a)
 {
     free(a->name);

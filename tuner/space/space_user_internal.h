@@ -25,6 +25,7 @@ int su_is_dir(const char *path);
 void su_expr_clear(su_expr *x);
 void su_kernel_clear(su_kernel *k);
 void su_arg_clear(su_arg *a);
+void su_field_clear(su_field *f);
 
 /* Computes u->hash (space_user_hash) once everything is read. -1 with the loader's error. */
 int su_compute_hash(loader *L, space_user *u);
@@ -87,4 +88,3 @@ int su_read_struct(su_ctx *c, const ynode *n, su_arg *a, const char *where);
 int su_resolve_pointers(loader *L, space_user *u);
 /* The first value of the struct field f that reads a parameter, or NULL (*which: its name). */
 const su_expr *su_record_reads_params(const space *sp, const su_field *f, const char **which);
-void su_field_clear(su_field *f);

@@ -2,9 +2,9 @@
  * kernel.args, docs/user-kernels.md "Structs passed by value"): reading its fields as the space
  * file lists them (values and fixed-size arrays of every element type, pointers to the space's
  * buffers or null, nested structs, an `align:` where the C type has one of its own), resolving
- * the pointers once every argument is read, the struct's layout under the C rules for a
- * binding's dtype with the walk over its leaves that checking and packing share, and freeing
- * it. */
+ * the pointers once every argument is read, and the struct's layout under the C rules for a
+ * binding's dtype with the walk over its leaves that checking and packing share (freeing it is
+ * space_user_files.c's, with the rest of what the loader built). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,21 +12,6 @@
 #include "space_user_internal.h"
 
 enum { SU_MAX_FIELDS = 256, SU_MAX_DEPTH = 8, SU_MAX_ARRAY = 1024 };
-
-void su_field_clear(su_field *f)
-{
-    if (!f)
-        return;
-    free(f->name);
-    free(f->target);
-    for (int i = 0; f->kind == SU_FIELD_VALUE && f->values && i < f->n; i++)
-        su_expr_clear(&f->values[i]);
-    free(f->values);
-    for (int i = 0; f->kind == SU_FIELD_STRUCT && f->members && i < f->n; i++)
-        su_field_clear(&f->members[i]);
-    free(f->members);
-    memset(f, 0, sizeof *f);
-}
 
 /* The type key of a field: the one key besides name and align. */
 static const char *field_key(const ynode *n, const ynode **value)
