@@ -174,6 +174,8 @@ static int fill_capture(const char *tmp, long long max_bytes, const capture_job 
     for (int i = 0; i < d->n_args && i < 64; i++) {
         const tk_kernel_arg *a = &d->args[i];
         const char *t = strcmp(a->type, "dtype") == 0 ? dtype : a->type;
+        if (!a->is_buffer && strcmp(a->type, "pointer") == 0)
+            continue;   /* a buffer passed again (or null): its space says which */
         if (!a->is_buffer && strcmp(a->type, "struct") == 0) {
             strcpy(note, "FAILED");
             snprintf(why, why_len, "%s is a struct passed by value: a capture keeps scalars and "
@@ -294,7 +296,7 @@ static int fill_capture(const char *tmp, long long max_bytes, const capture_job 
     int any = 0;
     for (int i = 0; i < d->n_args; i++) {
         const tk_kernel_arg *a = &d->args[i];
-        if (a->is_buffer && !a->input)
+        if ((a->is_buffer && !a->input) || (!a->is_buffer && strcmp(a->type, "pointer") == 0))
             continue;
         if (!any++)
             fputs("inputs:\n", f);

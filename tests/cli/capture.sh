@@ -44,6 +44,9 @@ same "a dtype the kernel does not have" "$(line 'bad dtype')" "bad dtype: invali
 same "a struct passed by value is not captured, saying why" "$(line struct)" \
     "struct: invalid argument vector.saxpy: capture FAILED ($C/f32-n=10): a is a struct passed by value: a capture keeps scalars and buffers, not a struct's fields"
 same "... in its folder, alone" "$(ls $C/f32-n=10)" "FAILED"
+same "a pointer argument (a buffer passed again) is captured" "$(line pointer)" "pointer: ok"
+same "... without a file or a value of its own" "$(cd $C/f32-n=11 && ls | tr '\n' ' '; grep -c '^  x:' space.yaml)" \
+    "space.yaml y.bin 0"
 same "a reference of files becomes the launched config" \
     "$(sed -n '/^reference:/,/^inputs:/p' $C/f32-n=9/space.yaml | sed -n 2p)" "  config: { block_size: 128, items: 1 }"
 

@@ -271,6 +271,18 @@ static void test_struct(void)
     CHECK(strstr(err, "kernel.args flag.value: 5000 does not fit in u8") != NULL);
     flag->value = keep;
     user_space_free(sp);
+
+    /* pointer arguments: a buffer passed a second time stays a parameter of its own; null */
+    if (!(sp = load("tests/gpu/user/struct_echo.yaml")))
+        return;
+    u = sp->user;
+    l = &u->kernel.launches[0];
+    CHECK(u->n_args == 7 && u->args[3].is_pointer && u->args[4].is_pointer);
+    CHECK(l->n_args == 5 && l->args[3] == 3 && l->args[4] == 4);   /* a, flag, beta, x_again, none */
+    CHECK(u->args[3].record->members[0].buffer == 5 && u->args[4].record->members[0].buffer == -1);
+    CHECK(su_arg_pointed_to(u, 5) && su_arg_pointed_to(u, 6));   /* through a's fields */
+    CHECK(space_user_value_size(sp, &b, &u->args[3], &size, err, sizeof err) == 0 && size == 8);
+    user_space_free(sp);
 }
 
 /* thread block clusters and cooperative launches: read from the corpus's spaces, evaluated,

@@ -231,6 +231,11 @@ int cmd_space(void)
         static const char *const reduce_names[] = {"sum", "min", "max"};
         for (int i = 0; i < u->n_args; i++) {
             const su_arg *a = &u->args[i];
+            if (a->is_pointer) {
+                const su_field *f = &a->record->members[0];
+                printf("  %-12s pointer %s\n", a->name, f->target ? f->target : "null");
+                continue;
+            }
             if (a->record) {
                 print_struct(a, sp->dtypes[0]);
                 continue;

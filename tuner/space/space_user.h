@@ -109,6 +109,9 @@ typedef struct su_arg {
     su_expr value;           /* a plain scalar's value */
     su_field *record;        /* a struct passed by value (`struct:`, a STRUCT field whose
                                 members are its fields), else NULL; its type is then -1 */
+    int is_pointer;          /* `pointer:` (a buffer passed a second time, or null): record is
+                                then a struct of that one pointer, which leaves the buffer a
+                                parameter of its own */
 } su_arg;
 
 /* The layout of a struct argument (record: a STRUCT field) for a binding's dtype (the su_type

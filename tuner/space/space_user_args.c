@@ -165,6 +165,7 @@ int su_read_arg(su_ctx *c, const ynode *n, su_arg *a, int index)
                                               "tolerance", "symbol", "compare"};
     static const char *const scalar_keys[] = {"name", "scalar", "value"};
     static const char *const struct_keys[] = {"name", "struct"};
+    static const char *const pointer_keys[] = {"name", "pointer"};
     loader *L = c->L;
     char where[160];
     snprintf(where, sizeof where, "kernel.args[%d]", index);
@@ -187,12 +188,15 @@ int su_read_arg(su_ctx *c, const ynode *n, su_arg *a, int index)
         return sl_fail_at(L, v, "out of memory");
     snprintf(where, sizeof where, "kernel.args %s", name);
     const ynode *buf = ynode_get(n, "buffer"), *sc = ynode_get(n, "scalar");
-    const ynode *st = ynode_get(n, "struct");
-    if (!!buf + !!sc + !!st != 1)
-        return sl_fail_at(L, n, "%s: give exactly one of buffer: TYPE, scalar: TYPE or struct: "
-                                "[FIELDS]", where);
+    const ynode *st = ynode_get(n, "struct"), *ptr = ynode_get(n, "pointer");
+    if (!!buf + !!sc + !!st + !!ptr != 1)
+        return sl_fail_at(L, n, "%s: give exactly one of buffer: TYPE, scalar: TYPE, struct: "
+                                "[FIELDS] or pointer: BUFFER", where);
     if (st)
         return sl_check_keys(L, n, where, struct_keys, 2) != 0 ? -1 : su_read_struct(c, n, a, where);
+    if (ptr)
+        return sl_check_keys(L, n, where, pointer_keys, 2) != 0 ? -1
+                                                                : su_read_pointer(c, n, a, where);
     if (sc)
         return sl_check_keys(L, n, where, scalar_keys, 3) != 0 ? -1 : su_read_scalar(c, n, a, where);
     a->is_buffer = 1;

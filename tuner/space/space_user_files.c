@@ -457,7 +457,8 @@ static void tb_arg(text_buf *t, loader *L, const su_arg *a, int *rc)
     snprintf(line, sizeof line, "%s %d %d %d %d %.17g %.17g", a->name, a->is_buffer, a->type,
              a->output, (int)a->init, a->a, a->b);
     tb_add(t, line);
-    tb_add(t, a->is_buffer ? a->count.text : a->record ? "|struct" : a->value.text);
+    tb_add(t, a->is_buffer ? a->count.text : a->is_pointer ? "|pointer" : a->record ? "|struct"
+                                                                                : a->value.text);
     if (a->record)
         tb_record(t, a->record);
     if (a->symbol) {

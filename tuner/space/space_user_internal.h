@@ -84,6 +84,8 @@ int su_read_scalar(su_ctx *c, const ynode *n, su_arg *a, const char *where);
 /* -- structs passed by value (space_user_struct.c) -- */
 /* { struct: [FIELD, ...] } into a (a->record). */
 int su_read_struct(su_ctx *c, const ynode *n, su_arg *a, const char *where);
+/* { pointer: BUFFER | null } into a (a->record of that one pointer, a->is_pointer). */
+int su_read_pointer(su_ctx *c, const ynode *n, su_arg *a, const char *where);
 /* Points every struct's pointer fields at their buffers, once all of kernel.args is read. */
 int su_resolve_pointers(loader *L, space_user *u);
 /* The first value of the struct field f that reads a parameter, or NULL (*which: its name). */

@@ -320,8 +320,8 @@ static int read_inputs(loader *L, space_user *u)
             else if (!strchr(a->file, '{') && stat(a->file, &st) != 0)
                 rc = sl_fail_at(L, file, "%s: %s: %s", w, a->file, strerror(errno));
         } else if (a->record && value) {
-            rc = sl_fail_at(L, value, "%s: %s is a struct: a capture gives no value for it", w,
-                            a->name);
+            rc = sl_fail_at(L, value, "%s: %s is a %s: a capture gives no value for it", w,
+                            a->name, a->is_pointer ? "pointer" : "struct");
             break;
         } else if (!a->is_buffer && value && !file) {
             su_ctx c = {L, u, 0, "a captured value is a number"};

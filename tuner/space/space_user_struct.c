@@ -147,6 +147,38 @@ static int read_members(su_ctx *c, const ynode *seq, su_field *f, const char *wh
     return 0;
 }
 
+int su_read_pointer(su_ctx *c, const ynode *n, su_arg *a, const char *where)
+{
+    a->is_buffer = 0;
+    a->type = -1;
+    a->is_pointer = 1;
+    if (!(a->record = calloc(1, sizeof *a->record)) ||
+        !(a->record->members = calloc(1, sizeof *a->record->members)))
+        return sl_fail_at(c->L, n, "out of memory");
+    a->record->kind = SU_FIELD_STRUCT;
+    a->record->buffer = -1;
+    a->record->n = 1;
+    a->record->line = n->line;
+    a->record->col = n->col;
+    su_field *f = &a->record->members[0];
+    f->kind = SU_FIELD_POINTER;
+    f->buffer = -1;
+    const ynode *v = ynode_get(n, "pointer");
+    f->line = v->line;
+    f->col = v->col;
+    char w[200];
+    snprintf(w, sizeof w, "%s.pointer", where);
+    if (sl_expect_kind(c->L, v, YNODE_SCALAR, w) != 0)
+        return -1;
+    if (strcmp(v->text, "null") == 0 || strcmp(v->text, "~") == 0)
+        return 0;
+    if (!su_is_identifier(v->text))
+        return sl_fail_at(c->L, v, "%s: '%.60s' is not a buffer's name (or null)", w, v->text);
+    if (!(f->target = strdup(v->text)))
+        return sl_fail_at(c->L, v, "out of memory");
+    return 0;
+}
+
 int su_read_struct(su_ctx *c, const ynode *n, su_arg *a, const char *where)
 {
     a->is_buffer = 0;
@@ -189,8 +221,11 @@ static int resolve(loader *L, space_user *u, const su_arg *owner, su_field *f)
     if (f->kind != SU_FIELD_POINTER || !f->target)
         return 0;
     char who[200];
-    snprintf(who, sizeof who, "kernel.args %s.struct%s%s", owner->name, f->name ? " " : "",
-             f->name ? f->name : "");
+    if (owner->is_pointer)
+        snprintf(who, sizeof who, "kernel.args %s", owner->name);
+    else
+        snprintf(who, sizeof who, "kernel.args %s.struct%s%s", owner->name, f->name ? " " : "",
+                 f->name ? f->name : "");
     for (int i = 0; i < u->n_args; i++) {
         const su_arg *b = &u->args[i];
         if (strcmp(b->name, f->target) != 0)
@@ -228,7 +263,7 @@ static int points_to(const su_field *f, int i)
 int su_arg_pointed_to(const space_user *u, int i)
 {
     for (int j = 0; j < u->n_args; j++)
-        if (u->args[j].record && points_to(u->args[j].record, i))
+        if (u->args[j].record && !u->args[j].is_pointer && points_to(u->args[j].record, i))
             return 1;
     return 0;
 }
