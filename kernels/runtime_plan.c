@@ -278,6 +278,12 @@ plan *rt_make_plan(tk_kernel *k, int device, int dt, const long long *problem,
                 goto fail;
             }
         }
+        if (c[0] && dev.cc_major < 9) {
+            *st = rt_fail(TK_ERR_UNSUPPORTED_CONFIG, "%s.%s: config %s: thread block clusters "
+                          "need compute capability 9.0, %s has %d.%d", d->family, d->op, config,
+                          dev.name, dev.cc_major, dev.cc_minor);
+            goto fail;
+        }
         if (c[0] && (g[0] % c[0] || g[1] % c[1] || g[2] % c[2] || c[0] * c[1] * c[2] > 16)) {
             *st = rt_fail(TK_ERR_UNSUPPORTED_CONFIG, "%s.%s: config %s: clusters of %lld x %lld "
                           "x %lld blocks do not tile a grid of %lld x %lld x %lld (or exceed 16)",

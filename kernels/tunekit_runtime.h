@@ -35,7 +35,7 @@ extern "C" {
 /* Defined here so that a generated header, included after this one, defines its descriptor. */
 #define TUNEKIT_RUNTIME_H 1
 /* The descriptor layout this library reads; a generated header says which one it wrote. */
-#define TK_KERNEL_DESC_ABI 2
+#define TK_KERNEL_DESC_ABI 3
 
 /* ---- the descriptor (what `tuner header --space` writes) ---- */
 

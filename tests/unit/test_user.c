@@ -241,6 +241,22 @@ static void test_struct(void)
             CHECK(got.offset[i] == want[d][i]);
         CHECK(got.type[1] == dtypes[d] && got.type[7] == -1 && got.type[3] == SU_I64);
     }
+    /* align: on a value is alignas on the member (where it starts, not its size); on a struct,
+     * an aligned type (its size rounds up): struct { alignas(16) float a; float b; } is 16 bytes
+     * with b at 4, struct __align__(16) { float c[3]; } is 16 bytes */
+    {
+        su_field m[2] = {{.kind = SU_FIELD_VALUE, .type = SU_F32, .n = 1, .align = 16},
+                         {.kind = SU_FIELD_VALUE, .type = SU_F32, .n = 1}};
+        su_field rec = {.kind = SU_FIELD_STRUCT, .n = 2, .members = m};
+        leaves got = {0};
+        size_t sz = 0, al = 0;
+        CHECK(su_struct_layout(&rec, -1, &sz, &al, collect, &got) == 0);
+        CHECK(sz == 16 && al == 16 && got.n == 2 && got.offset[1] == 4);
+        su_field c3 = {.kind = SU_FIELD_VALUE, .type = SU_F32, .n = 3, .is_array = 1};
+        su_field inner = {.kind = SU_FIELD_STRUCT, .n = 1, .members = &c3, .align = 16};
+        su_field outer = {.kind = SU_FIELD_STRUCT, .n = 1, .members = &inner};
+        CHECK(su_struct_layout(&outer, -1, &sz, &al, NULL, NULL) == 0 && sz == 16 && al == 16);
+    }
     /* a dtype field without an element dtype has no layout */
     size_t size, align;
     CHECK(su_struct_layout(u->args[1].record, -1, &size, &align, NULL, NULL) == -1);
@@ -268,7 +284,7 @@ static void test_struct(void)
     keep = flag->value;
     flag->value = rec->members[6].values[0];
     CHECK(space_user_scalar_check(sp, &b, choice, flag, err, sizeof err) == -1);
-    CHECK(strstr(err, "kernel.args flag.value: 5000 does not fit in u8") != NULL);
+    CHECK(strstr(err, "kernel.args flag.value: 5000 does not fit in bool (0 or 1)") != NULL);
     flag->value = keep;
     user_space_free(sp);
 

@@ -177,7 +177,7 @@ int cmd_strategies(void)
 static int print_leaf(void *ctx, const su_field *f, int element, int type, size_t offset)
 {
     (void)ctx;
-    printf("      +%-4zu %-4s ", offset, type < 0 ? "ptr" : su_type_name(type));
+    printf("      +%-4zu %-4s ", offset, type < 0 ? "ptr" : f->is_bool ? "bool" : su_type_name(type));
     if (f->name)
         printf("%s", f->name);
     if (f->is_array)
@@ -241,7 +241,7 @@ int cmd_space(void)
                 continue;
             }
             printf("  %-12s %s %s %s%s", a->name, a->is_buffer ? "buffer" : "scalar",
-                   a->type == SU_DTYPE ? "dtype" : su_type_name(a->type),
+                   a->type == SU_DTYPE ? "dtype" : a->is_bool ? "bool" : su_type_name(a->type),
                    a->is_buffer ? a->count.text : a->value.text, a->output ? "  (output)" : "");
             if (a->symbol) printf("  (fills the variable %s)", a->symbol);
             if (a->is_buffer && a->init == SU_INIT_FILE) printf("  (from %s)", a->file);

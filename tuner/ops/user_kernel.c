@@ -431,6 +431,12 @@ static int compute_reference(op_instance *in, const char *ref_module, const char
     }
     for (int l = 0; l < m.n_launches && e == cudaSuccess; l++)
         e = allow_shared(&m, l, in->geometry[l].shared);
+    /* a cluster or cooperative reference must be able to run here, as a variant must */
+    for (int l = 0; l < m.n_launches && e == cudaSuccess; l++)
+        if (uk_launch_fits(m.fn[l], &in->geometry[l], why, sizeof why) != TK_OK) {
+            uk_mod_unload(&m);
+            goto fail;
+        }
     if (e == cudaSuccess)
         e = launch_all(in, &m, 0);
     if (e == cudaSuccess)

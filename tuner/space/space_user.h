@@ -71,6 +71,7 @@ typedef struct su_field {
     su_field_kind kind;
     char *name;              /* `name:`, or NULL: for messages only */
     int type;                /* VALUE: su_type, or SU_DTYPE */
+    int is_bool;             /* VALUE: `bool` (a u8 that must be 0 or 1) */
     int n;                   /* VALUE: elements (1, or an array's length); STRUCT: members */
     int is_array;            /* VALUE: given as a list (an array, even of one element) */
     su_expr *values;         /* VALUE: n expressions */
@@ -107,6 +108,7 @@ typedef struct su_arg {
     int cmp_line, cmp_col;
     /* scalars */
     su_expr value;           /* a plain scalar's value */
+    int is_bool;             /* `scalar: bool` (a u8 that must be 0 or 1) */
     su_field *record;        /* a struct passed by value (`struct:`, a STRUCT field whose
                                 members are its fields), else NULL; its type is then -1 */
     int is_pointer;          /* `pointer:` (a buffer passed a second time, or null): record is

@@ -142,8 +142,8 @@ int su_read_scalar(su_ctx *c, const ynode *n, su_arg *a, const char *where)
         return -1;
     /* every element type, `bool` (one byte: 0 or 1, as nvcc passes it) and the dtype (`T alpha`
      * of a template over the element type) */
-    a->type = strcmp(type, "dtype") == 0 ? SU_DTYPE : strcmp(type, "bool") == 0 ? SU_U8
-                                                                               : su_type_parse(type);
+    a->is_bool = strcmp(type, "bool") == 0;
+    a->type = strcmp(type, "dtype") == 0 ? SU_DTYPE : a->is_bool ? SU_U8 : su_type_parse(type);
     if (a->type < 0) {
         char names[256] = "";
         for (int t = 0; t < SU_TYPE_COUNT; t++)
@@ -164,7 +164,7 @@ int su_read_arg(su_ctx *c, const ynode *n, su_arg *a, int index)
     static const char *const buffer_keys[] = {"name", "buffer", "count", "init", "output",
                                               "tolerance", "symbol", "compare"};
     static const char *const scalar_keys[] = {"name", "scalar", "value"};
-    static const char *const struct_keys[] = {"name", "struct"};
+    static const char *const struct_keys[] = {"name", "struct", "align"};
     static const char *const pointer_keys[] = {"name", "pointer"};
     loader *L = c->L;
     char where[160];
@@ -193,7 +193,7 @@ int su_read_arg(su_ctx *c, const ynode *n, su_arg *a, int index)
         return sl_fail_at(L, n, "%s: give exactly one of buffer: TYPE, scalar: TYPE, struct: "
                                 "[FIELDS] or pointer: BUFFER", where);
     if (st)
-        return sl_check_keys(L, n, where, struct_keys, 2) != 0 ? -1 : su_read_struct(c, n, a, where);
+        return sl_check_keys(L, n, where, struct_keys, 3) != 0 ? -1 : su_read_struct(c, n, a, where);
     if (ptr)
         return sl_check_keys(L, n, where, pointer_keys, 2) != 0 ? -1
                                                                 : su_read_pointer(c, n, a, where);

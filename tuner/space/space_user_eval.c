@@ -450,9 +450,10 @@ int64_t space_user_flops(const space *sp, const space_binding *b, char *err, siz
 /* ---- the checks once the device is known ---- */
 
 /* Checks a scalar's value fits its type. */
-/* Checks that x's value fits type t (resolved); what names it in messages. */
+/* Checks that x's value fits type t (resolved; boolean: a bool, 0 or 1); what names it in
+ * messages. */
 static int value_check(const space *sp, const space_binding *b, const int *choice, int t,
-                       const su_expr *x, const char *what, char *err, size_t len)
+                       int boolean, const su_expr *x, const char *what, char *err, size_t len)
 {
     value v;
     if (space_user_eval(sp, b, choice, x, &v, err, len) != 0)
@@ -490,9 +491,11 @@ static int value_check(const space *sp, const space_binding *b, const int *choic
     case SU_U32: hi = UINT32_MAX; break;
     default: break;
     }
+    if (boolean)
+        hi = 1;
     if (v.i < lo || v.i > hi) {
         space_errorf(err, len, sp->path, x->line, x->col, "%s: %" PRId64 " does not fit in %s",
-                     what, v.i, su_type_name(t));
+                     what, v.i, boolean ? "bool (0 or 1)" : su_type_name(t));
         return -1;
     }
     return 0;
@@ -518,8 +521,8 @@ static int check_leaf(void *ctx, const su_field *f, int element, int type, size_
         snprintf(index, sizeof index, "[%d]", element);
     snprintf(what, sizeof what, "kernel.args %s.struct%s%s%s", c->a->name, f->name ? " " : "",
              f->name ? f->name : "", index);
-    return value_check(c->sp, c->b, c->choice, type, &f->values[element], what, c->err, c->len)
-               ? -2 : 0;
+    return value_check(c->sp, c->b, c->choice, type, f->is_bool, &f->values[element], what, c->err,
+                       c->len) ? -2 : 0;
 }
 
 int space_user_value_size(const space *sp, const space_binding *b, const su_arg *a,
@@ -556,7 +559,7 @@ int space_user_scalar_check(const space *sp, const space_binding *b, const int *
     }
     char what[160];
     snprintf(what, sizeof what, "kernel.args %s.value", a->name);
-    return value_check(sp, b, choice, arg_type(a, b), &a->value, what, err, len);
+    return value_check(sp, b, choice, arg_type(a, b), a->is_bool, &a->value, what, err, len);
 }
 
 /* A check kernel's expressions for a config: its scalars, its result's count, its geometry. */

@@ -96,7 +96,7 @@ static int read_field(su_ctx *c, const ynode *n, su_field *f, const char *where,
     if (strcmp(key, "dtype") == 0)
         f->type = SU_DTYPE;
     else if (strcmp(key, "bool") == 0)
-        f->type = SU_U8;
+        f->type = SU_U8, f->is_bool = 1;
     else if ((f->type = su_type_parse(key)) < 0) {
         char names[256] = "";
         for (int t = 0; t < SU_TYPE_COUNT; t++)
@@ -190,6 +190,17 @@ int su_read_struct(su_ctx *c, const ynode *n, su_arg *a, const char *where)
     a->record->line = n->line;
     a->record->col = n->col;
     char w[200];
+    const ynode *v = ynode_get(n, "align");
+    if (v) {   /* the argument's own type is aligned: struct __align__(16) Params */
+        int64_t al;
+        snprintf(w, sizeof w, "%s.align", where);
+        if (sl_get_int(c->L, v, w, &al) != 0)
+            return -1;
+        if (al < 1 || al > 256 || (al & (al - 1)))
+            return sl_fail_at(c->L, v, "%s: %lld is not a power of two from 1 to 256", w,
+                              (long long)al);
+        a->record->align = (int)al;
+    }
     snprintf(w, sizeof w, "%s.struct", where);
     int total = 0;
     return read_members(c, ynode_get(n, "struct"), a->record, w, 0, &total);
@@ -232,7 +243,7 @@ static int resolve(loader *L, space_user *u, const su_arg *owner, su_field *f)
             continue;
         if (!b->is_buffer)
             return fail_at(L, f, "%s: pointer: %s is a %s, not a buffer", who, f->target,
-                           b->record ? "struct" : "scalar");
+                           b->is_pointer ? "pointer" : b->record ? "struct" : "scalar");
         if (b->symbol)
             return fail_at(L, f, "%s: pointer: %s fills the variable %s, which the kernel reads "
                            "by name, not through a pointer", who, f->target, b->symbol);
@@ -308,9 +319,11 @@ static int layout(const su_field *f, int dtype, size_t base, size_t *size, size_
                 al = mal;
         }
     }
+    /* align: on a value or pointer is alignas(N) on the member: where it starts, not its size;
+     * on a struct it is an aligned type (__align__(16), float4): its size rounds up too */
     if (f->align && (size_t)f->align > al)
         al = (size_t)f->align;
-    *size = round_up(sz, al);
+    *size = f->kind == SU_FIELD_STRUCT ? round_up(sz, al) : sz;
     *align = al;
     return 0;
 }
