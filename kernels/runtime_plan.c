@@ -272,22 +272,17 @@ plan *rt_make_plan(tk_kernel *k, int device, int dt, const long long *problem,
         long long c[3] = {0, 0, 0};
         for (int i = 0; i < 3 && ts->cluster_dims; i++) {
             c[i] = 1;
-            if (ps->cluster[i] && eval_int(k, ps->cluster[i], ts->cluster[i], slots, 1, 16,
-                                           "cluster", &c[i])) {
+            if (ps->cluster[i] && eval_int(k, ps->cluster[i], ts->cluster[i], slots, 1,
+                                           DEVICE_CLUSTER_MAX, "cluster", &c[i])) {
                 *st = TK_ERR_UNSUPPORTED_CONFIG;
                 goto fail;
             }
         }
-        if (c[0] && dev.cc_major < 9) {
-            *st = rt_fail(TK_ERR_UNSUPPORTED_CONFIG, "%s.%s: config %s: thread block clusters "
-                          "need compute capability 9.0, %s has %d.%d", d->family, d->op, config,
-                          dev.name, dev.cc_major, dev.cc_minor);
-            goto fail;
-        }
-        if (c[0] && (g[0] % c[0] || g[1] % c[1] || g[2] % c[2] || c[0] * c[1] * c[2] > 16)) {
-            *st = rt_fail(TK_ERR_UNSUPPORTED_CONFIG, "%s.%s: config %s: clusters of %lld x %lld "
-                          "x %lld blocks do not tile a grid of %lld x %lld x %lld (or exceed 16)",
-                          d->family, d->op, config, c[0], c[1], c[2], g[0], g[1], g[2]);
+        char why[200];
+        const int64_t gi[3] = {g[0], g[1], g[2]}, ci[3] = {c[0], c[1], c[2]};
+        if (c[0] && device_cluster_check(dev.cc_major, dev.cc_minor, gi, ci, why, sizeof why) >= 0) {
+            *st = rt_fail(TK_ERR_UNSUPPORTED_CONFIG, "%s.%s: config %s: %s", d->family, d->op,
+                          config, why);
             goto fail;
         }
         p->grid[s] = (dim3){(unsigned)g[0], (unsigned)g[1], (unsigned)g[2]};

@@ -1,6 +1,7 @@
 /* cuda_launch.c: a kernel launch with a cluster dimension or as a cooperative launch
  * (cuda_launch.h). */
 #include "cuda_launch.h"
+#include "device.h"
 
 unsigned cuda_launch_attributes(dim3 cluster, int cooperative, cudaLaunchAttribute attr[2])
 {
@@ -22,7 +23,7 @@ unsigned cuda_launch_attributes(dim3 cluster, int cooperative, cudaLaunchAttribu
 
 cudaError_t cuda_launch_allow_cluster(const void *fn, dim3 cluster)
 {
-    if (cluster.x * cluster.y * cluster.z <= 8)
+    if (cluster.x * cluster.y * cluster.z <= DEVICE_CLUSTER_PORTABLE)
         return cudaSuccess;
     return cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
 }

@@ -1,6 +1,9 @@
 /* device.c: the device attributes expressions may name (device.h), looked up by name in one
  * table so the space loader, the enumerator and user kernels agree on the list; what makes
- * two cards one GPU model; and the GPU's peak FP32 and FP64 rates by compute capability. */
+ * two cards one GPU model; the GPU's peak FP32 and FP64 rates by compute capability; and
+ * what thread block clusters a device allows. */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include "device.h"
 
@@ -35,6 +38,31 @@ int64_t device_smem_per_block(int cc_major, int cc_minor)
     if (cc == 75) return 65536;                               /* Turing: 64 KiB */
     if (cc >= 70) return 98304;                               /* Volta: 96 KiB */
     return 49152;
+}
+
+int device_cluster_check(int cc_major, int cc_minor, const int64_t grid[3],
+                         const int64_t cluster[3], char *why, size_t len)
+{
+    static const char *const axis[] = {"x", "y", "z"};
+    if (cc_major >= 0 && cc_major < 9) {
+        snprintf(why, len, "thread block clusters need compute capability 9.0; the device has "
+                 "%d.%d", cc_major, cc_minor);
+        return 3;
+    }
+    for (int i = 0; i < 3; i++)
+        if (grid[i] % cluster[i]) {
+            snprintf(why, len, "grid.%s is %" PRId64 ", not a multiple of cluster.%s (%" PRId64
+                     ")", axis[i], grid[i], axis[i], cluster[i]);
+            return i;
+        }
+    int64_t blocks = cluster[0] * cluster[1] * cluster[2];
+    if (blocks > DEVICE_CLUSTER_MAX) {
+        snprintf(why, len, "a cluster of %" PRId64 " x %" PRId64 " x %" PRId64 " = %" PRId64
+                 " blocks: at most %d (%d portable)", cluster[0], cluster[1], cluster[2], blocks,
+                 DEVICE_CLUSTER_MAX, DEVICE_CLUSTER_PORTABLE);
+        return 3;
+    }
+    return -1;
 }
 
 static int64_t device_attr_value(const device_info *dev, device_attr attr)

@@ -38,6 +38,17 @@ int device_attr_lookup(const device_info *dev, const char *name, value *out);
  * than stored so that a recorded device (replay) answers exactly as the live one. */
 int64_t device_smem_per_block(int cc_major, int cc_minor);
 
+/* Thread block clusters: at most DEVICE_CLUSTER_PORTABLE blocks portably, DEVICE_CLUSTER_MAX with
+ * the kernel's consent to non-portable sizes (Hopper). */
+enum { DEVICE_CLUSTER_PORTABLE = 8, DEVICE_CLUSTER_MAX = 16 };
+/* Whether clusters of cluster[] blocks can tile grid[] on a device of compute capability
+ * cc_major.cc_minor (cc_major < 0: not known, not checked): compute capability 9.0 on, whole
+ * clusters along every axis, at most DEVICE_CLUSTER_MAX blocks a cluster. -1 when they can,
+ * else the axis (0-2) of a grid that is not whole clusters, or 3, with why (one line). The
+ * tuner's space checks and libtunekit's plans both ask here. */
+int device_cluster_check(int cc_major, int cc_minor, const int64_t grid[3],
+                         const int64_t cluster[3], char *why, size_t len);
+
 /* The GPU's peak floating-point rate in FLOP/s, FP64 when fp64 is non-zero, else FP32: SMs x SM
  * clock x 2 (a fused multiply-add is two operations) x the lanes per SM of the compute
  * capability (device.c has the table). 0 when the compute capability is not in the table or the

@@ -360,14 +360,6 @@ static int prepare_outputs(op_instance *in, int vars_only, char *err, size_t len
     return 0;
 }
 
-/* Dynamic shared memory above 48 KiB needs the kernel's consent. */
-static cudaError_t allow_shared(const umod *m, int l, int64_t shared)
-{
-    if (shared <= 48 * 1024)
-        return cudaSuccess;
-    return cudaFuncSetAttribute((const void *)m->fn[l],
-                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
-}
 
 
 /* Every launch of the module in order on stream. */
@@ -429,16 +421,13 @@ static int compute_reference(op_instance *in, const char *ref_module, const char
         uk_mod_unload(&m);
         goto fail;
     }
-    for (int l = 0; l < m.n_launches && e == cudaSuccess; l++)
-        e = allow_shared(&m, l, in->geometry[l].shared);
-    /* a cluster or cooperative reference must be able to run here, as a variant must */
-    for (int l = 0; l < m.n_launches && e == cudaSuccess; l++)
-        if (uk_launch_fits(m.fn[l], &in->geometry[l], why, sizeof why) != TK_OK) {
+    /* the reference must be able to run here, as a variant must */
+    for (int l = 0; l < m.n_launches; l++)
+        if (uk_launch_ready(m.fn[l], &in->geometry[l], why, sizeof why) != TK_OK) {
             uk_mod_unload(&m);
             goto fail;
         }
-    if (e == cudaSuccess)
-        e = launch_all(in, &m, 0);
+    e = launch_all(in, &m, 0);
     if (e == cudaSuccess)
         e = cudaDeviceSynchronize();
     if (e != cudaSuccess) {
@@ -566,15 +555,8 @@ static tk_status uf_bind_variant(op_instance *in, const char *config, const char
                      smem_max);
             return TK_ERR_UNSUPPORTED_CONFIG;
         }
-        cudaError_t e = allow_shared(&in->variant, l, g->shared);
-        if (e != cudaSuccess) {
-            cudaGetLastError();
-            snprintf(err, len, "%s%" PRId64 " bytes of dynamic shared memory refused: %s", who,
-                     g->shared, cudaGetErrorString(e));
-            return TK_ERR_UNSUPPORTED_CONFIG;
-        }
         char why[400];
-        tk_status st = uk_launch_fits(in->variant.fn[l], g, why, sizeof why);
+        tk_status st = uk_launch_ready(in->variant.fn[l], g, why, sizeof why);
         if (st != TK_OK) {
             snprintf(err, len, "%s%s", who, why);
             return st;

@@ -207,9 +207,17 @@ cudaError_t uk_launch(cudaKernel_t fn, const su_geometry *g, void **params, cuda
                        params, stream);
 }
 
-tk_status uk_launch_fits(cudaKernel_t fn, const su_geometry *g, char *why, size_t len)
+tk_status uk_launch_ready(cudaKernel_t fn, const su_geometry *g, char *why, size_t len)
 {
     cudaError_t e;
+    if (g->shared > 48 * 1024 &&
+        (e = cudaFuncSetAttribute((const void *)fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)g->shared)) != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(why, len, "%" PRId64 " bytes of dynamic shared memory refused: %s", g->shared,
+                 cudaGetErrorString(e));
+        return TK_ERR_UNSUPPORTED_CONFIG;
+    }
     if (g->cluster[0]) {
         int64_t blocks = g->cluster[0] * g->cluster[1] * g->cluster[2];
         dim3 grid, block, cluster;

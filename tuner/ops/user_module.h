@@ -85,10 +85,12 @@ int uk_value_store(op_instance *in, const su_arg *a, const int *choice, unsigned
  * where g asks (cudaLaunchKernelExC), else as cudaLaunchKernel does. The tuned kernel, the
  * reference and the check kernels all launch here. */
 cudaError_t uk_launch(cudaKernel_t fn, const su_geometry *g, void **params, cudaStream_t stream);
-/* Whether the compiled fn can run with g on the current device: a cluster must fit on it at
- * once (a non-portable size is asked for), a cooperative grid must be resident whole. TK_OK,
- * TK_ERR_UNSUPPORTED_CONFIG with why, or TK_ERR_CUDA. */
-tk_status uk_launch_fits(cudaKernel_t fn, const su_geometry *g, char *why, size_t len);
+/* Readies the compiled fn to launch with g on the current device, or says why it cannot: dynamic
+ * shared memory past 48 KiB and a non-portable cluster size are asked for, a cluster must fit
+ * on the device at once, a cooperative grid must be resident whole. The variant, the reference
+ * and check kernels all pass here before they launch. TK_OK, TK_ERR_UNSUPPORTED_CONFIG with
+ * why, or TK_ERR_CUDA. */
+tk_status uk_launch_ready(cudaKernel_t fn, const su_geometry *g, char *why, size_t len);
 /* A plain scalar a (of any element type) at config choice into an 8-byte slot. */
 int uk_scalar_store(op_instance *in, const su_arg *a, const int *choice, uint64_t *slot,
                     char *err, size_t len);

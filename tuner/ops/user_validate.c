@@ -88,16 +88,12 @@ static int run_check(op_instance *in, int i, const int *choice, void **result, s
     if (space_user_geometry(sp, &in->bind, choice, l, &g, err, len) != 0)
         return -1;
     char why[400];
-    if (uk_launch_fits(m->fn[0], &g, why, sizeof why) != TK_OK) {
+    if (uk_launch_ready(m->fn[0], &g, why, sizeof why) != TK_OK) {
         snprintf(err, len, "the check kernel of %s (%s) cannot run here: %s", u->args[i].name,
                  l->function, why);
         return -1;
     }
     if ((e = ug_poison(type, *result, *count, 0)) == cudaSuccess &&
-        (g.shared <= 48 * 1024 ||
-         (e = cudaFuncSetAttribute((const void *)m->fn[0],
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   (int)g.shared)) == cudaSuccess) &&
         (e = uk_launch(m->fn[0], &g, in->check_params, 0)) == cudaSuccess)
         e = cudaDeviceSynchronize();
     if (e != cudaSuccess) {

@@ -219,9 +219,6 @@ static double color_pos(double v, double lo, double hi, int log_scale)
     return (v - lo) / (hi - lo);
 }
 
-/* Heatmap cells are paths with their own fill (a colour is shared by few cells, so a class
- * would not pay), their corners rounded like every coordinate so that neighbours share their
- * edges exactly. */
 /* A box from (x0, y0) to (x1, y1) as a closed subpath of a path's d. */
 static void put_box(svg *s, double x0, double y0, double x1, double y1)
 {
@@ -233,6 +230,9 @@ static void put_box(svg *s, double x0, double y0, double x1, double y1)
     sv_putf(s, "M%s %sH%sV%sH%sz", a, b, c, d, a);
 }
 
+/* Heatmap cells are paths with their own fill (a colour is shared by few cells, so a class
+ * would not pay), their corners rounded like every coordinate so that neighbours share their
+ * edges exactly. */
 static void put_cell(svg *s, double x0, double y0, double x1, double y1, const char *fill,
                      const char *title)
 {

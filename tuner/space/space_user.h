@@ -247,10 +247,9 @@ int space_user_geometry(const struct space *sp, const struct space_binding *b, c
 int su_geometry_fits(const su_geometry *g, const struct device_info *dev, char *why,
                      size_t why_len);
 /* The same, saying which limit (*what: SU_LIMIT_GRID + axis, SU_LIMIT_BLOCK + axis (block[0]
- * for threads per block), SU_LIMIT_SHARED, SU_LIMIT_CLUSTER + axis). Clusters: compute
- * capability 9.0 on, a grid of whole clusters, at most SU_CLUSTER_MAX blocks a cluster. */
+ * for threads per block), SU_LIMIT_SHARED, SU_LIMIT_CLUSTER + axis; clusters as
+ * device_cluster_check has them). */
 enum { SU_LIMIT_GRID = 0, SU_LIMIT_BLOCK = 3, SU_LIMIT_SHARED = 6, SU_LIMIT_CLUSTER = 7 };
-enum { SU_CLUSTER_PORTABLE = 8, SU_CLUSTER_MAX = 16 };
 int su_geometry_fits_at(const su_geometry *g, const struct device_info *dev, int *what,
                         char *why, size_t why_len);
 /* Whether every launch of the tuned kernel fits the binding's device at config choice: 1, 0

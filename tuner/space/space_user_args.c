@@ -120,15 +120,9 @@ static int read_buffer_type(loader *L, const ynode *n, const char *where, int *t
     const char *name;
     if (sl_get_string(L, n, where, &name) != 0)
         return -1;
-    if (strcmp(name, "dtype") == 0) {
-        *type = SU_DTYPE;
+    char names[256];
+    if ((*type = su_type_read(name, 0, NULL, names, sizeof names)) >= 0)
         return 0;
-    }
-    if ((*type = su_type_parse(name)) >= 0)
-        return 0;
-    char names[256] = "";
-    for (int t = 0; t < SU_TYPE_COUNT; t++)
-        snprintf(names + strlen(names), sizeof names - strlen(names), "%s, ", su_type_name(t));
     return sl_fail_at(L, n, "%s: unknown type '%.60s' (expected %sor dtype)", where, name, names);
 }
 
@@ -142,12 +136,8 @@ int su_read_scalar(su_ctx *c, const ynode *n, su_arg *a, const char *where)
         return -1;
     /* every element type, `bool` (one byte: 0 or 1, as nvcc passes it) and the dtype (`T alpha`
      * of a template over the element type) */
-    a->is_bool = strcmp(type, "bool") == 0;
-    a->type = strcmp(type, "dtype") == 0 ? SU_DTYPE : a->is_bool ? SU_U8 : su_type_parse(type);
-    if (a->type < 0) {
-        char names[256] = "";
-        for (int t = 0; t < SU_TYPE_COUNT; t++)
-            snprintf(names + strlen(names), sizeof names - strlen(names), "%s, ", su_type_name(t));
+    char names[256];
+    if ((a->type = su_type_read(type, 1, &a->is_bool, names, sizeof names)) < 0) {
         return sl_fail_at(L, ynode_get(n, "scalar"), "%s: scalar type '%.60s' (expected %sbool "
                           "or dtype)", where, type, names);
     }

@@ -152,29 +152,12 @@ int su_geometry_fits_at(const su_geometry *g, const device_info *dev, int *what,
     }
     if (!g->cluster[0])
         return 1;
-    /* thread block clusters: compute capability 9.0 on, whole clusters along every axis, at most
-     * 8 blocks (portable) or 16 (the non-portable size Hopper allows, which the launch asks for) */
-    *what = SU_LIMIT_CLUSTER;
-    if (dev && dev->cc_major < 9) {
-        snprintf(why, len, "thread block clusters need compute capability 9.0; the device has "
-                 "%d.%d", dev->cc_major, dev->cc_minor);
-        return 0;
-    }
-    for (int i = 0; i < 3; i++)
-        if (g->grid[i] % g->cluster[i]) {
-            *what = SU_LIMIT_CLUSTER + i;
-            snprintf(why, len, "grid.%s is %" PRId64 ", not a multiple of cluster.%s (%" PRId64
-                     ")", axis[i], g->grid[i], axis[i], g->cluster[i]);
-            return 0;
-        }
-    int64_t blocks = g->cluster[0] * g->cluster[1] * g->cluster[2];
-    if (blocks > SU_CLUSTER_MAX) {
-        snprintf(why, len, "a cluster of %" PRId64 " x %" PRId64 " x %" PRId64 " = %" PRId64
-                 " blocks: at most %d (%d portable)", g->cluster[0], g->cluster[1],
-                 g->cluster[2], blocks, SU_CLUSTER_MAX, SU_CLUSTER_PORTABLE);
-        return 0;
-    }
-    return 1;
+    int at = device_cluster_check(dev ? dev->cc_major : -1, dev ? dev->cc_minor : 0, g->grid,
+                                  g->cluster, why, len);
+    if (at < 0)
+        return 1;
+    *what = SU_LIMIT_CLUSTER + (at < 3 ? at : 0);
+    return 0;
 }
 
 /* The expression a limit code (su_geometry_fits_at) is about. */

@@ -39,6 +39,25 @@ size_t su_type_size(int t) { return t >= 0 && t < SU_TYPE_COUNT ? su_types[t].si
 const char *su_type_ctype(int t) { return t >= 0 && t < SU_TYPE_COUNT ? su_types[t].ctype : NULL; }
 int su_type_is_float(int t) { return t >= 0 && t < SU_TYPE_COUNT && su_types[t].is_float; }
 
+int su_type_read(const char *name, int with_bool, int *is_bool, char *names, size_t len)
+{
+    if (is_bool)
+        *is_bool = 0;
+    if (strcmp(name, "dtype") == 0)
+        return SU_DTYPE;
+    if (with_bool && strcmp(name, "bool") == 0) {
+        *is_bool = 1;
+        return SU_U8;
+    }
+    int t = su_type_parse(name);
+    if (t < 0 && names && len) {
+        names[0] = '\0';
+        for (int i = 0; i < SU_TYPE_COUNT; i++)
+            snprintf(names + strlen(names), len - strlen(names), "%s, ", su_type_name(i));
+    }
+    return t;
+}
+
 const char *su_ctype_of(const char *dtype)
 {
     int t = su_type_parse(dtype);

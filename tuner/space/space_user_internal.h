@@ -22,6 +22,11 @@ char *su_read_text(const char *path, size_t *n, char *why, size_t len);
 int su_is_file(const char *path);
 int su_is_dir(const char *path);
 
+/* A type as kernel.args and struct fields write it: an element type, `dtype` (SU_DTYPE) or,
+ * with_bool, `bool` (SU_U8 with *is_bool set). -1 when unknown, names then listing the element
+ * types ("f64, f32, ..., u64, ") for the message. */
+int su_type_read(const char *name, int with_bool, int *is_bool, char *names, size_t len);
+
 void su_expr_clear(su_expr *x);
 void su_kernel_clear(su_kernel *k);
 void su_arg_clear(su_arg *a);

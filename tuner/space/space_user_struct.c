@@ -32,6 +32,35 @@ static const char *field_key(const ynode *n, const ynode **value)
 static int read_members(su_ctx *c, const ynode *seq, su_field *f, const char *where, int depth,
                         int *total);
 
+/* `align: N` (w names it) into f->align: a power of two from 1 to 256. */
+static int read_align(loader *L, const ynode *v, const char *w, su_field *f)
+{
+    int64_t a;
+    if (sl_get_int(L, v, w, &a) != 0)
+        return -1;
+    if (a < 1 || a > 256 || (a & (a - 1)))
+        return sl_fail_at(L, v, "%s: %lld is not a power of two from 1 to 256", w, (long long)a);
+    f->align = (int)a;
+    return 0;
+}
+
+/* `pointer: BUFFER | null` (w names it) into the POINTER field f: the buffer's name, resolved
+ * once every argument is read (su_resolve_pointers). */
+static int read_pointer(loader *L, const ynode *v, const char *w, su_field *f)
+{
+    f->kind = SU_FIELD_POINTER;
+    f->buffer = -1;
+    if (sl_expect_kind(L, v, YNODE_SCALAR, w) != 0)
+        return -1;
+    if (strcmp(v->text, "null") == 0 || strcmp(v->text, "~") == 0)
+        return 0;
+    if (!su_is_identifier(v->text))
+        return sl_fail_at(L, v, "%s: '%.60s' is not a buffer's name (or null)", w, v->text);
+    if (!(f->target = strdup(v->text)))
+        return sl_fail_at(L, v, "out of memory");
+    return 0;
+}
+
 /* One field: { TYPE: EXPR | [EXPR, ...] } | { pointer: BUFFER | null } | { struct: [...] }, with
  * an optional name: and align:. */
 static int read_field(su_ctx *c, const ynode *n, su_field *f, const char *where, int depth,
@@ -58,13 +87,10 @@ static int read_field(su_ctx *c, const ynode *n, su_field *f, const char *where,
     char w[240];
     snprintf(w, sizeof w, "%s%s%s", where, f->name ? " " : "", f->name ? f->name : "");
     if ((v = ynode_get(n, "align"))) {
-        int64_t a;
-        if (sl_get_int(L, v, w, &a) != 0)
+        char aw[260];
+        snprintf(aw, sizeof aw, "%s.align", w);
+        if (read_align(L, v, aw, f) != 0)
             return -1;
-        if (a < 1 || a > 256 || (a & (a - 1)))
-            return sl_fail_at(L, v, "%s.align: %lld is not a power of two from 1 to 256", w,
-                              (long long)a);
-        f->align = (int)a;
     }
     const char *key = field_key(n, &value);
     if (!key || !*key)
@@ -80,27 +106,13 @@ static int read_field(su_ctx *c, const ynode *n, su_field *f, const char *where,
         return read_members(c, value, f, mw, depth + 1, total);
     }
     if (strcmp(key, "pointer") == 0) {
-        f->kind = SU_FIELD_POINTER;
-        if (sl_expect_kind(L, value, YNODE_SCALAR, w) != 0)
-            return -1;
-        if (strcmp(value->text, "null") == 0 || strcmp(value->text, "~") == 0)
-            return 0;
-        if (!su_is_identifier(value->text))
-            return sl_fail_at(L, value, "%s.pointer: '%.60s' is not a buffer's name (or null)",
-                              w, value->text);
-        if (!(f->target = strdup(value->text)))
-            return sl_fail_at(L, value, "out of memory");
-        return 0;
+        char pw[260];
+        snprintf(pw, sizeof pw, "%s.pointer", w);
+        return read_pointer(L, value, pw, f);
     }
     f->kind = SU_FIELD_VALUE;
-    if (strcmp(key, "dtype") == 0)
-        f->type = SU_DTYPE;
-    else if (strcmp(key, "bool") == 0)
-        f->type = SU_U8, f->is_bool = 1;
-    else if ((f->type = su_type_parse(key)) < 0) {
-        char names[256] = "";
-        for (int t = 0; t < SU_TYPE_COUNT; t++)
-            snprintf(names + strlen(names), sizeof names - strlen(names), "%s, ", su_type_name(t));
+    char names[256];
+    if ((f->type = su_type_read(key, 1, &f->is_bool, names, sizeof names)) < 0) {
         return sl_fail_at(L, n, "%s: unknown field type '%.60s' (expected %sbool, dtype, "
                                 "pointer or struct)", w, key, names);
     }
@@ -161,22 +173,12 @@ int su_read_pointer(su_ctx *c, const ynode *n, su_arg *a, const char *where)
     a->record->line = n->line;
     a->record->col = n->col;
     su_field *f = &a->record->members[0];
-    f->kind = SU_FIELD_POINTER;
-    f->buffer = -1;
     const ynode *v = ynode_get(n, "pointer");
     f->line = v->line;
     f->col = v->col;
     char w[200];
     snprintf(w, sizeof w, "%s.pointer", where);
-    if (sl_expect_kind(c->L, v, YNODE_SCALAR, w) != 0)
-        return -1;
-    if (strcmp(v->text, "null") == 0 || strcmp(v->text, "~") == 0)
-        return 0;
-    if (!su_is_identifier(v->text))
-        return sl_fail_at(c->L, v, "%s: '%.60s' is not a buffer's name (or null)", w, v->text);
-    if (!(f->target = strdup(v->text)))
-        return sl_fail_at(c->L, v, "out of memory");
-    return 0;
+    return read_pointer(c->L, v, w, f);
 }
 
 int su_read_struct(su_ctx *c, const ynode *n, su_arg *a, const char *where)
@@ -192,14 +194,9 @@ int su_read_struct(su_ctx *c, const ynode *n, su_arg *a, const char *where)
     char w[200];
     const ynode *v = ynode_get(n, "align");
     if (v) {   /* the argument's own type is aligned: struct __align__(16) Params */
-        int64_t al;
         snprintf(w, sizeof w, "%s.align", where);
-        if (sl_get_int(c->L, v, w, &al) != 0)
+        if (read_align(c->L, v, w, a->record) != 0)
             return -1;
-        if (al < 1 || al > 256 || (al & (al - 1)))
-            return sl_fail_at(c->L, v, "%s: %lld is not a power of two from 1 to 256", w,
-                              (long long)al);
-        a->record->align = (int)al;
     }
     snprintf(w, sizeof w, "%s.struct", where);
     int total = 0;
