@@ -1,7 +1,9 @@
 /* test_nvrtc_headers.c: kernels written the way people write them for nvcc, unedited, through the
  * NVRTC compiler (compiler_open("nvrtc")) with the in-memory standard headers of
  * nvrtc_headers.c: <stdio.h>, <cstdint>, <float.h>, <climits>, <math.h>, <cmath>, <assert.h>
- * (with and without NDEBUG), <cub/cub.cuh> and <stddef.h> compile; <vector> and Thrust are
+ * (with and without NDEBUG), <cub/cub.cuh>, <stddef.h> and the C++ headers with a libcu++ form
+ * (<type_traits>, <limits>, <utility>, ...; refused below C++17 with a message) compile;
+ * <vector> and Thrust are
  * refused with the hint to use nvcc first in the log; a syntax error and a missing header of the
  * user's own are refused without it. Also the hint on logs alone and the headers' digest. The
  * compiles need NVRTC (the CUDA toolkit), not a GPU; without NVRTC they are skipped. */
@@ -12,6 +14,7 @@
 #include <unistd.h>
 #include "build/compiler.h"
 #include "build/nvrtc_headers.h"
+#include "build/nvrtc_options.h"
 
 static const char hint_start[] = "this kernel needs host code, which NVRTC does not compile (";
 static char dir[256];
@@ -159,6 +162,64 @@ static const char k_stddef[] =
     "    if (i < n && out != NULL) out[i] = (double)off;\n"
     "}\n";
 
+/* A kernel templated over its element type, as written for nvcc: it switches on std::is_same,
+ * enables an overload with std::enable_if_t, reads std::numeric_limits and swaps with
+ * std::swap, and sums with CUB; <cstdint> comes with it. */
+static const char k_traits[] =
+    "#include <cstdint>\n"
+    "#include <limits>\n"
+    "#include <type_traits>\n"
+    "#include <utility>\n"
+    "#include <cuda_fp16.h>\n"
+    "#include <cub/cub.cuh>\n"
+    "template <typename T>\n"
+    "__device__ std::enable_if_t<std::is_floating_point<T>::value, float> widen(T v) { return (float)v; }\n"
+    "template <typename T>\n"
+    "__device__ std::enable_if_t<!std::is_floating_point<T>::value, float> widen(T v) {\n"
+    "    return __half2float(v);\n"
+    "}\n"
+    "template <typename T, int BLOCK>\n"
+    "__global__ void col_max(const T *x, float *out, std::size_t n) {\n"
+    "    static_assert(std::is_same<T, float>::value || std::is_same<T, __half>::value, \"T\");\n"
+    "    using Reduce = cub::BlockReduce<float, BLOCK>;\n"
+    "    __shared__ typename Reduce::TempStorage tmp;\n"
+    "    float m = std::numeric_limits<float>::lowest();\n"
+    "    for (std::size_t i = threadIdx.x; i < n; i += BLOCK) m = fmaxf(m, widen(x[i]));\n"
+    "    float a = m, b = (float)std::numeric_limits<std::int32_t>::max();\n"
+    "    if (a > b) std::swap(a, b);\n"
+    "    std::pair<float, int> p = std::make_pair(a, 1);\n"
+    "    float r = Reduce(tmp).Sum(p.first);\n"
+    "    if (threadIdx.x == 0) out[blockIdx.x] = std::is_same<T, __half>::value ? -r : r;\n"
+    "}\n";
+
+/* `using namespace std;` over several of them, and the names it makes unqualified: size_t, the
+ * traits, and the CUDA built-in min of two ints, none ambiguous. */
+static const char k_using_std[] =
+    "#include <cstddef>\n"
+    "#include <limits>\n"
+    "#include <tuple>\n"
+    "#include <type_traits>\n"
+    "#include <utility>\n"
+    "#include <array>\n"
+    "using namespace std;\n"
+    "template <typename T>\n"
+    "__global__ void k(T *x, size_t n) {\n"
+    "    typedef typename conditional<sizeof(T) == 8, long long, int>::type I;\n"
+    "    array<I, 2> a = {{(I)n, (I)numeric_limits<int>::max()}};\n"
+    "    tuple<int, T> t(min(3, 4), x[0]);\n"
+    "    x[0] = get<1>(t) + (T)a[0] + (T)(is_integral<I>::value ? 1 : 0);\n"
+    "}\n";
+
+/* A team's helper as nvcc with --expt-relaxed-constexpr takes it: a constexpr function without
+ * __device__, called from the kernel. */
+static const char k_relaxed[] =
+    "constexpr int round_up(int a, int b) { return (a + b - 1) / b * b; }\n"
+    "__global__ void k(int *x, int n) { x[0] = round_up(n, 32); }\n";
+
+/* a __device__ lambda, which needs nvcc's --extended-lambda */
+static const char k_lambda[] =
+    "__global__ void k(int *x) { auto f = [] __device__ (int a) { return a + 1; }; x[0] = f(1); }\n";
+
 static const char k_vector[] =
     "#include <vector>\n"
     "__global__ void k(float *x) { x[0] = 1.0f; }\n";
@@ -194,6 +255,30 @@ static void test_compiles(compiler *c)
     free(log);
     expect(c, CC_OK, "stddef.h", k_stddef, "fill", NULL, NULL);
     expect(c, CC_OK, "cub/cub.cuh", k_cub, "k<128>", NULL, &log);
+    free(log);
+    expect(c, CC_OK, "type_traits, limits, utility, f32", k_traits, "col_max<float, 128>", NULL,
+           NULL);
+    expect(c, CC_OK, "type_traits, limits, utility, f16", k_traits, "col_max<__half, 256>", NULL,
+           NULL);
+    expect(c, CC_OK, "type_traits, C++20", k_traits, "col_max<float, 128>", "-std=c++20", NULL);
+    expect(c, CC_OK, "using namespace std", k_using_std, "k<double>", NULL, NULL);
+    /* each of them alone, in C++17 (the default) */
+    static const char *const forms[] = {
+        "array", "bit", "complex", "concepts", "functional", "initializer_list", "iterator",
+        "limits", "numbers", "numeric", "optional", "ratio", "span", "tuple", "type_traits",
+        "utility", "variant",
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        char src[200];
+        snprintf(src, sizeof src, "#include <%s>\n__global__ void k(std::size_t *x) { x[0] = 1; }\n",
+                 forms[i]);
+        expect(c, CC_OK, forms[i], src, "k", NULL, NULL);
+    }
+    /* below C++17 libcu++ (CUDA 13) has no form: the header says what to do instead */
+    expect(c, CC_REFUSED, "type_traits, C++14", k_traits, "col_max<float, 128>", "-std=c++14",
+           &log);
+    CHECK(log && strstr(log, "<limits> under NVRTC is libcu++'s <cuda/std/limits>, which needs "
+                             "-std=c++17 or later"));
     free(log);
 }
 
@@ -258,6 +343,100 @@ static void test_hint(void)
     CHECK(!nvrtc_headers_host_hint(NULL));
 }
 
+/* One option list through the rules; the result joined with spaces. */
+static void translate(const char *const *in, int n, char *out, size_t len)
+{
+    char **v = NULL;
+    int k = 0;
+    out[0] = 0;
+    CHECK(nvrtc_options_from_nvcc(in, n, &v, &k) == 0);
+    for (int i = 0; i < k; i++)
+        snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? " " : "", v[i]);
+    nvrtc_options_free(v, k);
+}
+
+/* nvcc's options as builds pass them, in NVRTC's form (no NVRTC needed). */
+static void test_options(void)
+{
+    char got[1024];
+    const char *build[] = {"-O3", "--expt-relaxed-constexpr", "-Xcompiler", "-fPIC",
+                           "-Xptxas", "-v", "-lineinfo", "--use_fast_math", "-std", "c++17",
+                           "-Wno-deprecated-gpu-targets", "--threads", "0", "-res-usage", "-g",
+                           "--extended-lambda", "-DTILE=32", "-I", "include", "-Werror",
+                           "all-warnings", "-Xcompiler=-Wall", "-t=4", "--default-stream",
+                           "per-thread", "-maxrregcount", "64", "-expt-relaxed-constexpr", "-G"};
+    translate(build, (int)(sizeof build / sizeof build[0]), got, sizeof got);
+    CHECK_STR(got, "-default-device -Xptxas -v -lineinfo --use_fast_math -std=c++17 -DTILE=32 "
+                   "-I include -maxrregcount 64 -G");
+    /* nothing to change: the same list; options that only look like a rule's are kept */
+    const char *plain[] = {"-DN=4", "--fmad=false", "-gencode-like", "-Ofoo-is-host", "-w",
+                           "-std=c++20", "-diag-suppress", "177"};
+    translate(plain, 8, got, sizeof got);
+    CHECK_STR(got, "-DN=4 --fmad=false -gencode-like -w -std=c++20 -diag-suppress 177");
+    /* a value-taking option last, with its value missing: left out, nothing read past the end */
+    const char *last[] = {"-DX", "-Xcompiler"};
+    translate(last, 2, got, sizeof got);
+    CHECK_STR(got, "-DX");
+    translate(NULL, 0, got, sizeof got);
+    CHECK_STR(got, "");
+
+    const char *d = nvrtc_options_digest();
+    CHECK(d && strlen(d) == 64 && strspn(d, "0123456789abcdef") == 64);
+    CHECK_STR(nvrtc_options_hint("nvrtc: error: unrecognized option --frobnicate found\n"),
+              "NVRTC does not take the option --frobnicate: leave it out of kernel.options, or "
+              "set kernel.compiler: nvcc in the space file");
+    CHECK(!nvrtc_options_hint("k.cu(1): error: expected a \";\"\n"));
+    CHECK(!nvrtc_options_hint(NULL));
+}
+
+/* The same through NVRTC: a build's options compile, --expt-relaxed-constexpr lets the kernel
+ * call a constexpr helper without __device__, and a __device__ lambda is refused with the hint
+ * to use nvcc. */
+static void test_build_line(compiler *c)
+{
+    char path[300], *log = NULL;
+    snprintf(path, sizeof path, "%s/kernel.cu", dir);
+    const char *opts[] = {"-O3", "--expt-relaxed-constexpr", "-Xcompiler", "-fPIC", "-Xptxas",
+                          "-v", "-std", "c++17", "-Wno-deprecated-gpu-targets", "-res-usage",
+                          "-g", "--extended-lambda", "--threads", "0", "-lineinfo"};
+    const char *kernels[] = {"k"};
+    const char *srcs[] = {k_relaxed, k_lambda};
+    for (int i = 0; i < 2; i++) {
+        FILE *f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (!f)
+            return;
+        fputs(srcs[i], f);
+        fclose(f);
+        cc_input in = {.source = path, .n_kernels = 1, .kernels = kernels,
+                       .n_options = (int)(sizeof opts / sizeof opts[0]), .options = opts,
+                       .arch = "sm_90", .work_dir = dir};
+        cc_output out;
+        int rc = c->vt->compile(c, &in, &out);
+        log = out.log;
+        out.log = NULL;
+        cc_output_clear(&out);
+        if (i == 0) {
+            if (rc != CC_OK)
+                fprintf(stderr, "build line: %s\n", log ? log : "(no log)");
+            CHECK(rc == CC_OK);
+        } else {
+            CHECK(rc == CC_REFUSED);
+            CHECK(log && strstr(log, "__device__ lambdas") && strstr(log, "kernel.compiler: nvcc"));
+        }
+        free(log);
+    }
+    /* without the flag the helper is host code, and the hint says so */
+    expect(c, CC_REFUSED, "constexpr helper without the flag", k_relaxed, "k", NULL, &log);
+    CHECK(log && strncmp(log, hint_start, strlen(hint_start)) == 0);
+    free(log);
+    /* an option NVRTC does not know goes through, and the refusal names it */
+    expect(c, CC_REFUSED, "unknown option", k_relaxed, "k", "--frobnicate", &log);
+    CHECK(log && strstr(log, "NVRTC does not take the option --frobnicate"));
+    free(log);
+    unlink(path);
+}
+
 static void test_digest(void)
 {
     const char *d = nvrtc_headers_digest();
@@ -283,6 +462,7 @@ int main(void)
 {
     test_hint();
     test_digest();
+    test_options();
     char err[1024];
     compiler *c = compiler_open("nvrtc", err, sizeof err);
     if (!c) {
@@ -296,6 +476,7 @@ int main(void)
     }
     test_compiles(c);
     test_refusals(c);
+    test_build_line(c);
     c->vt->close(c);
     rmdir(dir);
     return CHECK_DONE();

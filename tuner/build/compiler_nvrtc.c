@@ -5,7 +5,8 @@
  * where the toolkit keeps CUB, Thrust and libcu++ apart (CUDA 13), include/cccl. The C and C++
  * standard headers that device code may use come from memory (nvrtc_headers.c), so a kernel
  * written for nvcc that includes <stdio.h> or <cub/cub.cuh> compiles unedited; a kernel that
- * needs host code is refused with a log that says to use `compiler: nvcc`. */
+ * needs host code is refused with a log that says to use `compiler: nvcc`. The options are
+ * nvcc's as a team passes them, in NVRTC's form (nvrtc_options.c). */
 #include "compiler.h"
 
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 #include "nvrtc_headers.h"
 #include "nvrtc_load.h"
+#include "nvrtc_options.h"
 #include "ptx.h"
 
 typedef struct nvrtc_compiler {
@@ -46,9 +48,10 @@ int compiler_nvrtc_probe(int cc, compiler_info *out, char *err, size_t len)
         return -1;
     }
     snprintf(out->kind, sizeof out->kind, "nvrtc");
-    /* the in-memory headers are part of what this compiler compiles with */
-    snprintf(out->version, sizeof out->version, "%d.%d+h%.12s", api.major, api.minor,
-             nvrtc_headers_digest());
+    /* the in-memory headers and the options' rules are part of what this compiler compiles
+     * with */
+    snprintf(out->version, sizeof out->version, "%d.%d+h%.12s+o%.8s", api.major, api.minor,
+             nvrtc_headers_digest(), nvrtc_options_digest());
     snprintf(out->tool, sizeof out->tool, "%s", api.path);
     nvrtc_unload(&api);
     return 0;
@@ -64,7 +67,8 @@ static int nvrtc_compile(compiler *base, const cc_input *in, cc_output *out)
     nvrtc_compiler *c = (nvrtc_compiler *)base;
     const nvrtc_api *api = &c->api;
     nvrtcProgram prog = NULL;
-    char *src = NULL, *ptx = NULL, *log = NULL, **exprs = NULL;
+    char *src = NULL, *ptx = NULL, *log = NULL, **exprs = NULL, **user_opts = NULL;
+    int n_user_opts = 0;
     const char **opts = NULL, **hdr_names = NULL, **hdr_texts = NULL;
     char why[1024];
     int rc = CC_BROKEN;
@@ -74,7 +78,8 @@ static int nvrtc_compile(compiler *base, const cc_input *in, cc_output *out)
     }
     opts = calloc((size_t)in->n_options + 4, sizeof *opts);
     exprs = calloc((size_t)in->n_symbols + 1, sizeof *exprs);
-    if (!opts || !exprs) {
+    if (!opts || !exprs ||
+        nvrtc_options_from_nvcc(in->options, in->n_options, &user_opts, &n_user_opts) != 0) {
         out->log = strdup("out of memory");
         goto done;
     }
@@ -115,10 +120,11 @@ static int nvrtc_compile(compiler *base, const cc_input *in, cc_output *out)
         hdr_names[i] = in->header_names[i - n_std];
         hdr_texts[i] = in->header_texts[i - n_std];
     }
-    /* the user's options, then the architecture and the toolkit's headers */
+    /* the user's options in NVRTC's form (no more of them than given), then the architecture
+     * and the toolkit's headers */
     int k = 0;
-    for (int i = 0; i < in->n_options; i++)
-        opts[k++] = in->options[i];
+    for (int i = 0; i < n_user_opts; i++)
+        opts[k++] = user_opts[i];
     char arch_opt[64], inc_opt[1100], cccl_opt[1200];
     snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s", in->arch);
     opts[k++] = arch_opt;
@@ -156,6 +162,8 @@ static int nvrtc_compile(compiler *base, const cc_input *in, cc_output *out)
     if (cr != NVRTC_SUCCESS) {
         const char *text = log && *log ? log : api->error_string(cr);
         const char *hint = nvrtc_headers_host_hint(text);
+        if (!hint)
+            hint = nvrtc_options_hint(text);
         size_t n = strlen(text) + (hint ? strlen(hint) + 2 : 0) + 1;
         if ((out->log = malloc(n)))
             snprintf(out->log, n, "%s%s%s", hint ? hint : "", hint ? "\n" : "", text);
@@ -224,6 +232,7 @@ done:
     free(ptx);
     free(log);
     free(opts);
+    nvrtc_options_free(user_opts, n_user_opts);
     free(hdr_names);
     free(hdr_texts);
     return rc;

@@ -15,7 +15,11 @@
  * each; libcu++ of CUDA 13 refuses C++11 and C++14 (#error), so there the headers define the
  * same types (int64_t is long long, as libcu++ has it under NVRTC) themselves. Every header
  * includes <stddef.h>, so std::size_t, std::ptrdiff_t and std::nullptr_t come with any of them,
- * as they do with libstdc++'s. */
+ * as they do with libstdc++'s.
+ *
+ * The C++ headers with a device form in libcu++ (<type_traits>, <limits>, <utility>, <tuple>,
+ * ...) are that form, with cuda::std's names found as std::'s, so templated kernels that
+ * switch on std::is_same or read std::numeric_limits compile unedited. */
 #include "nvrtc_headers.h"
 
 #include <stdio.h>
@@ -484,15 +488,60 @@ static const char h_cub[] =
     "#include <cub/util_ptx.cuh>\n"
     "#include <cub/util_type.cuh>\n";
 
+/* ---- the C++ headers with a device form in libcu++: <type_traits>, <limits>, <utility>, ...
+ * Each includes <cuda/std/X> and makes cuda::std's names std::'s with a using-directive, so
+ * std::is_same<T, __half>, std::numeric_limits<float>::max() and std::enable_if_t compile as
+ * under nvcc. A name declared in std itself (std::size_t above) still wins: qualified lookup
+ * looks through a using-directive only when the namespace has no such name of its own. What
+ * cannot be done this way is specializing a std:: template (std::numeric_limits<MyType>): the
+ * template is cuda::std's. libcu++ of CUDA 13 needs C++17, so below that the header says so
+ * and names nvcc. Headers of libcu++ that are about threads and clocks (<atomic>, <barrier>,
+ * <chrono>, ...) are left out: device code written for nvcc cannot have used them. ---- */
+#define LIBCUXX_FORM(x)                                                                          \
+    "/* tunekit's <" x "> for NVRTC (tuner/build/nvrtc_headers.c): libcu++'s <cuda/std/" x ">,\n" \
+    "   whose names std:: finds through a using-directive for cuda::std. */\n"                   \
+    "#pragma once\n"                                                                            \
+    "#include <stddef.h>\n"                                                                     \
+    "#if __cplusplus < 201703L && defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ >= 13\n"\
+    "#error <" x "> under NVRTC is libcu++'s <cuda/std/" x ">, which needs -std=c++17 or later "  \
+    "(kernel.options), or set kernel.compiler: nvcc in the space file\n"                        \
+    "#endif\n"                                                                                  \
+    "#include <cuda/std/" x ">\n"                                                               \
+    "namespace std { using namespace cuda::std; }\n"
+
+static const char h_array[] = LIBCUXX_FORM("array");
+static const char h_bit[] = LIBCUXX_FORM("bit");
+static const char h_complex[] = LIBCUXX_FORM("complex");
+static const char h_concepts[] = LIBCUXX_FORM("concepts");
+static const char h_functional[] = LIBCUXX_FORM("functional");
+static const char h_initializer_list[] = LIBCUXX_FORM("initializer_list");
+static const char h_iterator[] = LIBCUXX_FORM("iterator");
+static const char h_limits_cxx[] = LIBCUXX_FORM("limits");
+static const char h_numbers[] = LIBCUXX_FORM("numbers");
+static const char h_numeric[] = LIBCUXX_FORM("numeric");
+static const char h_optional[] = LIBCUXX_FORM("optional");
+static const char h_ratio[] = LIBCUXX_FORM("ratio");
+static const char h_span[] = LIBCUXX_FORM("span");
+static const char h_tuple[] = LIBCUXX_FORM("tuple");
+static const char h_type_traits[] = LIBCUXX_FORM("type_traits");
+static const char h_utility[] = LIBCUXX_FORM("utility");
+static const char h_variant[] = LIBCUXX_FORM("variant");
+
 static const char *const header_names[] = {
     "stdio.h", "cstdio", "limits.h", "climits", "stdint.h", "cstdint", "inttypes.h", "cinttypes",
     "float.h", "cfloat", "math.h", "cmath", "assert.h", "cassert", "stddef.h", "cstddef",
     "stdlib.h", "cstdlib", "string.h", "cstring", "cub/cub.cuh",
+    "array", "bit", "complex", "concepts", "functional", "initializer_list", "iterator", "limits",
+    "numbers", "numeric", "optional", "ratio", "span", "tuple", "type_traits", "utility",
+    "variant",
 };
 static const char *const header_sources[] = {
     h_stdio, h_cstdio, h_limits, h_climits, h_stdint, h_cstdint, h_inttypes, h_cinttypes,
     h_float, h_cfloat, h_math, h_cmath, h_assert, h_cassert, h_stddef, h_cstddef,
     h_stdlib, h_cstdlib, h_string, h_cstring, h_cub,
+    h_array, h_bit, h_complex, h_concepts, h_functional, h_initializer_list, h_iterator,
+    h_limits_cxx, h_numbers, h_numeric, h_optional, h_ratio, h_span, h_tuple, h_type_traits,
+    h_utility, h_variant,
 };
 #define N_HEADERS ((int)(sizeof header_names / sizeof header_names[0]))
 _Static_assert(sizeof header_names / sizeof header_names[0] ==
@@ -568,7 +617,8 @@ static const char *const host_headers[] = {
     "dirent.h", "windows.h", "malloc.h", "alloca.h", "omp.h", "immintrin.h", "x86intrin.h",
     "sys/", "thrust/", "cub/device/", "cub/agent/", "cub/dispatch/", "cub/util_allocator.cuh",
 };
-/* The standard headers above with a device form in libcu++ (<cuda/std/X>), CUDA 12 and 13. */
+/* The standard headers with a device form in libcu++ (<cuda/std/X>), CUDA 12 and 13; those
+ * given from memory above (<type_traits>, ...) never reach the hint. */
 static const char *const libcuxx_forms[] = {
     "array", "atomic", "barrier", "bit", "bitset", "chrono", "complex", "concepts", "functional",
     "initializer_list", "iterator", "latch", "limits", "numbers", "optional", "ratio",
@@ -608,10 +658,21 @@ const char *nvrtc_headers_host_hint(const char *log)
     char reason[256], file[1024];
     if (!log)
         return NULL;
+    /* a __device__ lambda: NVRTC has no --extended-lambda (nvrtc_options.c leaves it out) */
+    if (strstr(log, "requires --extended-lambda")) {
+        snprintf(hint, sizeof hint,
+                 "this kernel needs nvcc: NVRTC does not compile __device__ lambdas (nvcc's "
+                 "--extended-lambda): set kernel.compiler: nvcc in the space file");
+        return hint;
+    }
     /* the first of the two in the log: NVRTC stops at a header it cannot open, and a __host__
      * function in JIT mode may come before (cub/device/ gives both) */
     const char *open = strstr(log, "cannot open source file \"");
     const char *jit = strstr(log, "is not allowed in JIT mode");
+    /* a function with no execution space: host code to NVRTC */
+    const char *bare = strstr(log, "host functions are not allowed in JIT mode");
+    if (bare && (!jit || bare < jit))
+        jit = bare;
     if (open && (!jit || open < jit)) {
         const char *name = open + strlen("cannot open source file \"");
         const char *q = strchr(name, '"');
@@ -643,6 +704,10 @@ const char *nvrtc_headers_host_hint(const char *log)
             snprintf(reason, sizeof reason, "Thrust's host code");
         else if (strstr(file, "cub/"))
             snprintf(reason, sizeof reason, "CUB's host code");
+        else if (jit == bare)
+            snprintf(reason, sizeof reason,
+                     "a function without __device__; if device code calls it, nvcc's "
+                     "--expt-relaxed-constexpr in kernel.options compiles it for the device");
         else
             snprintf(reason, sizeof reason, "a __host__ function");
     } else {

@@ -11,7 +11,7 @@ const char *const *nvrtc_headers_names(void);
 /* SHA-256 (hex) over every name and content: part of the compile cache key. */
 const char *nvrtc_headers_digest(void);
 
-/* When an NVRTC log shows the kernel needs host code (a header NVRTC cannot open, or a
- * __host__ function "not allowed in JIT mode"), one line saying so and to set
- * `kernel.compiler: nvcc`; NULL otherwise. Static storage. */
+/* When an NVRTC log shows the kernel needs host code (a header NVRTC cannot open, a __host__
+ * function or one without an execution space "not allowed in JIT mode") or a __device__ lambda,
+ * one line saying so and to set `kernel.compiler: nvcc`; NULL otherwise. Static storage. */
 const char *nvrtc_headers_host_hint(const char *log);
