@@ -134,7 +134,9 @@ tk_status tk_kernel_open(tk_kernel **out, const tk_kernel_desc *d)
                        d->abi, TK_KERNEL_DESC_ABI);
     if (d->n_files < 1 || d->n_files > 64 || d->n_steps < 1 || d->n_steps > MAX_STEPS ||
         d->n_args > MAX_ARGS || d->n_dtypes < 1 || d->n_fields < 1 || !d->files || !d->steps ||
-        !d->dtypes || !d->fields)
+        !d->dtypes || !d->fields ||
+        (d->arch_suffix && d->arch_suffix[0] && strcmp(d->arch_suffix, "a") != 0 &&
+         strcmp(d->arch_suffix, "f") != 0))
         return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_open: a malformed descriptor");
     tk_kernel *k = calloc(1, sizeof *k);
     if (!k)

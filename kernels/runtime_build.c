@@ -170,7 +170,16 @@ static int build(tk_kernel *k, int arch, const compile_lists *c, char key[65], v
     const tk_kernel_desc *d = k->d;
     char err[1024], arch_name[32], dir[PATH_MAX];
     *st = TK_ERR_CUDA;
-    snprintf(arch_name, sizeof arch_name, "sm_%d", arch);
+    /* the space's architecture suffix (sm_90a), which exists from 9.0 ("a") or 10.0 ("f") */
+    const char *sfx = d->arch_suffix ? d->arch_suffix : "";
+    if (sfx[0] && arch < (sfx[0] == 'a' ? 90 : 100)) {
+        *st = TK_ERR_UNSUPPORTED_CONFIG;
+        return rt_fail(TK_ERR_UNSUPPORTED_CONFIG, "%s.%s: the kernel needs sm_%d%s, which does "
+                       "not exist: %s features start at compute capability %s", d->family,
+                       d->op, arch, sfx, sfx[0] == 'a' ? "architecture-specific" :
+                       "family-specific", sfx[0] == 'a' ? "9.0" : "10.0"), -1;
+    }
+    snprintf(arch_name, sizeof arch_name, "sm_%d%s", arch, sfx);
     cache_dir(dir, sizeof dir);
     if (k->cc_info_arch != arch) {
         if (probe_nvrtc(dir, arch, &k->cc_info, err, sizeof err) != 0)

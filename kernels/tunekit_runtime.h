@@ -35,7 +35,7 @@ extern "C" {
 /* Defined here so that a generated header, included after this one, defines its descriptor. */
 #define TUNEKIT_RUNTIME_H 1
 /* The descriptor layout this library reads; a generated header says which one it wrote. */
-#define TK_KERNEL_DESC_ABI 3
+#define TK_KERNEL_DESC_ABI 4
 
 /* ---- the descriptor (what `tuner header --space` writes) ---- */
 
@@ -126,6 +126,8 @@ typedef struct tk_kernel_desc {
                                           space's reference config (or every first value) */
     int n_entries;
     const tk_kernel_entry *entries;
+    const char *arch_suffix;           /* the space's kernel.arch_suffix: "a" (sm_90a), "f"
+                                          (sm_100f) or "" */
 } tk_kernel_desc;
 
 /* ---- the calls ---- */

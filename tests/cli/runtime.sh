@@ -48,7 +48,7 @@ same "the nearest problem's winner for n = 1 M" "$(sed -n 3p $T/.out)" "h100 sma
 same "a GPU the table does not know: the nearest compute capability's" "$(sed -n 4p $T/.out | cut -d' ' -f1-4)" "$(sed -n 2p $T/.out | sed 's/h100/a100/')"
 same "a dtype the kernel does not have" "$(sed -n 5p $T/.out)" "f16: invalid argument vector.saxpy: no dtype 'f16'"
 same "a descriptor of another ABI" "$(sed -n 6p $T/.out)" \
-    "abi: invalid argument tk_kernel_open: a descriptor of ABI 99, this library reads 3 (regenerate the header with this tunekit's tuner)"
+    "abi: invalid argument tk_kernel_open: a descriptor of ABI 99, this library reads 4 (regenerate the header with this tunekit's tuner)"
 same "an expression that does not parse" "$(sed -n 7p $T/.out)" \
     "grid: invalid argument vector.saxpy: grid 'ceil_div(n, block_size * )': unexpected ')'"
 same "a source NVRTC refuses" "$(sed -n 8p $T/.out | cut -c1-73)" \

@@ -3,7 +3,8 @@
 # (present wherever the CUDA toolkit is): every variant compiles, a second compile finds them all
 # in the cache, editing the source changes the kernel hash, and each kind of bad kernel (syntax
 # error, wrong argument list, a template that does not instantiate) stops before anything is
-# written with a clear line. The checks that need the device (sizes, memory, geometry) against
+# written with a clear line; a kernel that needs sm_90a compiles with kernel.arch_suffix: a and
+# is refused without it, and below compute capability 9.0. The checks that need the device (sizes, memory, geometry) against
 # the H100 recorded in the committed dump. The committed H100 measurements of examples/vector
 # replay through `tuner run`, and `tuner header --space` writes a header that a C and a C++
 # program compile and use both ways (run-time lookup, compile-time defines).
@@ -71,6 +72,19 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
     [ -n "$h1" ] && [ "$h1" != "$h2" ]; same "editing the source changes the kernel hash" "$?" "0"
     check "the edited kernel compiles anew" $TUNER compile $T/bad/saxpy.yaml --cache $T/c
     same "20 compiled again" "$(grep -o '; 20 compiled' $T/.out)" "; 20 compiled"
+
+    # kernel.arch_suffix: a kernel that stops with #error unless compiled for sm_90a
+    AS=tests/gpu/user/arch_specific.yaml
+    check "arch_suffix: a compiles for sm_90a" $TUNER compile $AS --cc 9.0 --cache $T/c
+    same "the line names sm_90a" "$(grep -o 'warpgroup_scale for sm_90a (nvrtc): 6 variants (0 refused' $T/.out)" \
+        "warpgroup_scale for sm_90a (nvrtc): 6 variants (0 refused"
+    mkdir -p $T/arch && cp tests/gpu/user/arch_specific.* $T/arch/ && sed -i '/arch_suffix: a/d' $T/arch/arch_specific.yaml
+    check_fails "without the suffix the kernel's #error stops it" 2 $TUNER compile $T/arch/arch_specific.yaml --cc 9.0 --cache $T/c
+    grep -q 'none of the 6 variants of f32 n=1000003 compiles (nvrtc).*needs the architecture-specific features of sm_90a' $T/.out
+    same "the compiler's #error is in the message" "$?" "0"
+    check_fails "a GPU below 9.0 has no sm_80a" 2 $TUNER compile $AS --cc 8.0 --cache $T/c
+    same "says where and why" "$(head -n 1 $T/.out)" \
+        "$AS:9:16: error: kernel.arch_suffix: a: sm_80a does not exist (architecture-specific features start at compute capability 9.0; this GPU is 8.0)"
 else
     echo "user: NVRTC not found, compile checks skipped: $(head -n 1 $T/probe.out)"
 fi

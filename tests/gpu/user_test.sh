@@ -7,7 +7,8 @@
 # kernel and a templated one with a reference kernel) and checks that they validated, and that
 # a second run with the same cache compiles nothing; their problems play off, none failing.
 # Last, tests/gpu/user/struct_echo.yaml with each compiler: a struct passed by value, a bool and
-# a dtype scalar echoed back for four dtypes, every variant ok.
+# a dtype scalar echoed back for four dtypes, every variant ok; and tests/gpu/user/arch_specific.yaml
+# (kernel.arch_suffix: a, a kernel that builds only for sm_90a) with each compiler, every config ok.
 # Prints "N passed, N failed".
 source "$(dirname "$0")/lib.sh"
 
@@ -91,5 +92,23 @@ print("%d ok of %d%s" % (len(rows) - len(bad), len(rows), "; " + str(bad[0])[:30
           "$tmp/s_$comp.db" 2>&1)
     check "struct_echo ($comp): every dtype's variants echo the struct: $res" \
         test "$res" = "8 ok of 8"
+done
+
+# kernel.arch_suffix: a: a kernel that builds only for sm_90a (wgmma.fence), with each compiler:
+# every config ok against the reference config
+for comp in nvrtc nvcc; do
+    out=$($T run tests/gpu/user/arch_specific.yaml --compiler $comp --db "$tmp/a_$comp.db" \
+          --cache "$tmp/cache" 2>&1)
+    rc=$?
+    check "arch_specific ($comp) runs (exit $rc)" test "$rc" -eq 0
+    [ "$rc" -eq 0 ] || printf '%s\n' "$out" | tail -n 20 | sed 's/^/    /'
+    res=$(python3 -c '
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT e.status, COALESCE(e.error, \"\") FROM evaluations e").fetchall()
+bad = [r for r in rows if r[0] != "ok"]
+print("%d ok of %d%s" % (len(rows) - len(bad), len(rows), "; " + str(bad[0])[:300] if bad else ""))' \
+          "$tmp/a_$comp.db" 2>&1)
+    check "arch_specific ($comp): every config of the sm_90a kernel ok: $res" test "$res" = "6 ok of 6"
 done
 finish

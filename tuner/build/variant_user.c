@@ -455,7 +455,11 @@ int variant_builder_open_user(const space *sp, const device_info *dev, const vb_
     ub->dev = *dev;
     ub->space_path = o->space_path;
     int cc = dev->cc_major * 10 + dev->cc_minor;
-    snprintf(ub->arch, sizeof ub->arch, "sm_%d", cc);
+    /* sm_90, or sm_90a where the space asks for the architecture's own features */
+    if (space_user_arch(u, sp->path, cc, ub->arch, sizeof ub->arch, err, len) != 0) {
+        user_close(&ub->base);
+        return -1;
+    }
     if (!o->modules) {
         *out = &ub->base;
         return 0;

@@ -223,9 +223,10 @@ int cmd_space(void)
     printf("space:       %s (kernel %s, sha256 %.16s)\n", sp->path, sp->kernel, sp->sha256);
     if (sp->user) {
         const space_user *u = sp->user;
-        printf("user kernel: %s in %s (kernel hash %s, compiler %s), %d argument%s\n",
+        printf("user kernel: %s in %s (kernel hash %s, compiler %s%s%s), %d argument%s\n",
                u->kernel.launches[0].function, u->kernel.source, space_user_hash(u), u->compiler,
-               u->n_args, u->n_args == 1 ? "" : "s");
+               u->arch_suffix[0] ? ", architecture suffix " : "", u->arch_suffix, u->n_args,
+               u->n_args == 1 ? "" : "s");
         if (u->base)
             printf("base:        %s (this file's problems and inputs over it)\n", u->base);
         static const char *const reduce_names[] = {"sum", "min", "max"};
@@ -473,8 +474,9 @@ int cmd_compile(void)
         vb_stats st;
         vb_get_stats(b, &st);
         double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-        printf("tuner compile: %s for sm_%d%d (%s): %lld variants (%lld refused by the compiler",
+        printf("tuner compile: %s for sm_%d%d%s (%s): %lld variants (%lld refused by the compiler",
                sp->user->kernel.launches[0].function, dev.cc_major, dev.cc_minor,
+               sp->user->arch_suffix,
                opt.compiler ? opt.compiler : sp->user->compiler, (long long)variants, (long long)refused);
         if (unsupported) printf(", %lld beyond the device's limits", (long long)unsupported);
         printf("); %lld compiled in %.2f s (%.1f per second, %.2f s of CPU on up to %d processes), "

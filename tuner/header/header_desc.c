@@ -246,7 +246,8 @@ int header_put_descriptor(FILE *f, const struct space *sp, const char *lower, in
             sp->n_fields, lower, sp->n_params, lower, sp->n_dtypes, lower, u->n_args, lower,
             k->n_launches, lower);
     header_put_string(f, dflt);
-    fprintf(f, ", %d, %s_desc_entries,\n};\n#endif /* TUNEKIT_RUNTIME_H */\n", n_winners, lower);
+    fprintf(f, ", %d, %s_desc_entries, \"%s\",\n};\n#endif /* TUNEKIT_RUNTIME_H */\n", n_winners,
+            lower, u->arch_suffix);
     rc = 0;
 done:
     for (int i = 0; i < n_files; i++)

@@ -193,6 +193,9 @@ typedef struct space_user {
     char *op;                /* the op: `name`, else the (first) function's name without
                                 template arguments or scope */
     char *compiler;          /* "nvrtc" or "nvcc" */
+    char arch_suffix[2];     /* "a" (sm_90a: architecture-specific features), "f" (sm_100f:
+                                the family's), or "": appended to the GPU's architecture */
+    int arch_suffix_line, arch_suffix_col;
     su_kernel kernel;
     int n_args;
     su_arg *args;
@@ -328,11 +331,16 @@ void space_user_tolerance(const su_arg *a, const char *dtype, double *atol, doub
  * -1 with err at the first offending expression. */
 int space_user_check(const struct space *sp, const struct device_info *dev, char *err,
                      size_t len);
+/* The architecture the kernel compiles for on a GPU of compute capability cc (90: "sm_90", or
+ * "sm_90a" with kernel.arch_suffix: a), into arch. 0, or -1 with err (file:line:col) when the
+ * suffix does not exist there: "a" from 9.0, "f" from 10.0. */
+int space_user_arch(const space_user *u, const char *path, int cc, char *arch, size_t arch_len,
+                    char *err, size_t len);
 
 /* The kernel's identity, computed at load: SHA-256 (16 hex digits) of the source, every file it
  * includes from its own folder or the include directories (found by following #include lines),
  * the functions, template arguments, defines, options, arguments, geometry, comparison plans
- * (with a check kernel's files) and the compiler as written. */
+ * (with a check kernel's files), and the compiler and architecture suffix as written. */
 const char *space_user_hash(const space_user *u);
 
 /* The files of a kernel: the source and every local file it includes (recursively, each once),

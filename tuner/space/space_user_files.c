@@ -519,6 +519,10 @@ int su_compute_hash(loader *L, space_user *u)
         tb_add(&t, "|compiler");
         tb_add(&t, u->compiler);
     }
+    if (u->arch_suffix[0]) {   /* likewise: only a space that asks for it */
+        tb_add(&t, "|arch_suffix");
+        tb_add(&t, u->arch_suffix);
+    }
     if (rc == 0 && t.failed)
         rc = sl_fail_at(L, NULL, "out of memory");
     if (rc) {

@@ -232,9 +232,19 @@ int su_read_compile_keys(su_ctx *c, const ynode *map, su_kernel *k, const char *
                 return sl_fail_at(L, v->items[i], "%s: '%.60s' is not an option (it must start "
                                                   "with -)", w, o);
             if (strncmp(o, "-arch", 5) == 0 || strncmp(o, "--gpu-architecture", 18) == 0 ||
-                strncmp(o, "-gencode", 8) == 0 || strncmp(o, "--generate-code", 15) == 0)
+                strncmp(o, "-gencode", 8) == 0 || strncmp(o, "--generate-code", 15) == 0) {
+                /* sm_90a, compute_100f: the features of the architecture or family */
+                size_t n = strcspn(o, ",\"");
+                char last = n > 1 && o[n - 1] >= 'a' && o[n - 1] <= 'z' && o[n - 2] >= '0' &&
+                                    o[n - 2] <= '9' ? o[n - 1] : 0;
+                if (last == 'a' || last == 'f')
+                    return sl_fail_at(L, v->items[i], "%s: '%.60s': the tuner compiles for the "
+                                      "GPU it measures; leave the architecture out and write "
+                                      "kernel.arch_suffix: %c for its %s features", w, o, last,
+                                      last == 'a' ? "architecture-specific" : "family-specific");
                 return sl_fail_at(L, v->items[i], "%s: '%.60s': the tuner compiles for the GPU "
                                                   "it measures; leave the architecture out", w, o);
+            }
         }
     }
     return 0;

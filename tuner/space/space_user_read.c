@@ -21,7 +21,7 @@ static const char *const kernel_keys[] = {"source", "function", "template", "def
                                           "include_dirs", "family", "args", "grid", "block",
                                           "shared_bytes", "bytes", "elements", "flops", "peer",
                                           "compiler", "launches", "name", "cluster",
-                                          "cooperative"};
+                                          "cooperative", "arch_suffix"};
 
 int su_load_head(loader *L, const ynode *kernel, const ynode *dtypes)
 {
@@ -384,6 +384,19 @@ int su_load_body(loader *L, const ynode *kernel, const ynode *reference)
     }
     if (!(u->compiler = strdup(cc)))
         return sl_fail_at(L, kernel, "out of memory");
+    /* sm_90a's architecture-specific instructions (wgmma, setmaxnreg), or a family's */
+    if ((v = ynode_get(kernel, "arch_suffix"))) {
+        const char *sfx;
+        if (sl_get_string(L, v, "kernel.arch_suffix", &sfx) != 0)
+            return -1;
+        if (strcmp(sfx, "a") != 0 && strcmp(sfx, "f") != 0)
+            return sl_fail_at(L, v, "kernel.arch_suffix: '%.60s' (expected a, for the GPU's "
+                                    "architecture-specific features as in sm_90a, or f, for its "
+                                    "family's as in sm_100f)", sfx);
+        u->arch_suffix[0] = sfx[0];
+        u->arch_suffix_line = v->line;
+        u->arch_suffix_col = v->col;
+    }
     /* the arguments first: launches name them */
     const ynode *args = ynode_get(kernel, "args");
     if (!args)
