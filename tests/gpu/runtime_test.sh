@@ -5,8 +5,9 @@
 # inputs written bit for bit, kept when run again, skipped over the limit, and the capture tuned
 # (every config validated on the captured data) into the base's header; the descriptors from
 # the committed H100 results, NVRTC compiling into a cache of the test's own. Last,
-# cluster_reduce and grid_sync (tests/corpus) tuned here and launched through their headers:
-# thread block clusters and a cooperative grid. Skips without a GPU.
+# cluster_reduce and grid_sync (tests/corpus) and arch_specific (tests/gpu/user) tuned here and
+# launched through their headers: thread block clusters, a cooperative grid and a kernel built for
+# sm_90a. Skips without a GPU.
 source "$(dirname "$0")/lib.sh"
 need_gpu
 CUDA_HOME=${CUDA_HOME:-$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")}
@@ -58,6 +59,11 @@ for c in cluster_reduce grid_sync; do
     check "$c tuned here" $T run tests/corpus/$c/$c.yaml --db $tmp/ex.db --cache $tmp/cache
     check "$c's header" $T header --space tests/corpus/$c/$c.yaml --db $tmp/ex.db -o $tmp/${c}_tuned.h
 done
+# and a kernel that builds only for sm_90a (kernel.arch_suffix: a), which the library compiles
+# for the GPU's sm_XXa
+check "arch_specific tuned here" $T run tests/gpu/user/arch_specific.yaml --db $tmp/ex.db --cache $tmp/cache
+check "arch_specific's header" $T header --space tests/gpu/user/arch_specific.yaml --db $tmp/ex.db -o $tmp/arch_specific_tuned.h
+check "... its descriptor asks for the suffix" grep -q '_desc_entries, "a",' $tmp/arch_specific_tuned.h
 check "the launch_ex test builds" build $tmp/launch_ex tests/fixtures/runtime_launch_ex.c
-check "clusters and a cooperative grid through the library, every sum right" $tmp/launch_ex
+check "clusters, a cooperative grid and sm_90a through the library, every result right" $tmp/launch_ex
 finish
