@@ -716,23 +716,6 @@ static int check_config(const space *sp, const space_binding *b, const int *choi
     return check_variant(sp, b, choice, err, len);
 }
 
-int space_user_arch(const space_user *u, const char *path, int cc, char *arch, size_t arch_len,
-                    char *err, size_t len)
-{
-    const char *s = u->arch_suffix;
-    int from = s[0] == 'a' ? 90 : s[0] == 'f' ? 100 : 0;
-    if (cc < from) {
-        space_errorf(err, len, path, u->arch_suffix_line, u->arch_suffix_col,
-                     "kernel.arch_suffix: %s: sm_%d%s does not exist (%s features start at "
-                     "compute capability %d.%d; this GPU is %d.%d)", s, cc, s,
-                     s[0] == 'a' ? "architecture-specific" : "family-specific", from / 10,
-                     from % 10, cc / 10, cc % 10);
-        return -1;
-    }
-    snprintf(arch, arch_len, "sm_%d%s", cc, s);
-    return 0;
-}
-
 int space_user_check(const space *sp, const device_info *dev, char *err, size_t len)
 {
     char arch[32];

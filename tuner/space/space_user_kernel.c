@@ -2,7 +2,8 @@
  * shares (source, include directories, defines, options), the function, template arguments and
  * geometry of each launch (one, or a pipeline's `launches:` with the arguments each takes), for
  * the tuned kernel, a reference kernel (space_user_read.c calls it) or a check kernel
- * (space_user_args.c). Expressions, dimensions and lists are read by space_user_nodes.c. */
+ * (space_user_args.c). Expressions, dimensions and lists are read by space_user_nodes.c. Also
+ * the architecture the kernel compiles for on a GPU (kernel.arch_suffix: sm_90 or sm_90a). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -355,5 +356,24 @@ int su_read_kernel(su_ctx *c, const ynode *map, su_kernel *k, const char *where,
             return sl_fail_at(L, launches, "%s: no launch takes kernel.args %s", w,
                               c->u->args[a].name);
     }
+    return 0;
+}
+
+/* ---- the architecture a kernel compiles for ---- */
+
+int space_user_arch(const space_user *u, const char *path, int cc, char *arch, size_t arch_len,
+                    char *err, size_t len)
+{
+    const char *s = u->arch_suffix;
+    int from = s[0] == 'a' ? 90 : s[0] == 'f' ? 100 : 0;
+    if (cc < from) {
+        space_errorf(err, len, path, u->arch_suffix_line, u->arch_suffix_col,
+                     "kernel.arch_suffix: %s: sm_%d%s does not exist (%s features start at "
+                     "compute capability %d.%d; this GPU is %d.%d)", s, cc, s,
+                     s[0] == 'a' ? "architecture-specific" : "family-specific", from / 10,
+                     from % 10, cc / 10, cc % 10);
+        return -1;
+    }
+    snprintf(arch, arch_len, "sm_%d%s", cc, s);
     return 0;
 }
