@@ -182,6 +182,12 @@ static int fill_capture(const char *tmp, long long max_bytes, const capture_job 
                      "buffers, not a struct's fields", a->name);
             return 1;
         }
+        if (!a->is_buffer && strcmp(a->type, "texture") == 0) {
+            strcpy(note, "FAILED");
+            snprintf(why, why_len, "%s is a texture object: a capture keeps scalars and buffers, "
+                     "not what a texture reads", a->name);
+            return 1;
+        }
         if (!a->is_buffer) {
             char w[160];
             if (scalar_text(t, j->args[i], values[i], sizeof values[i], w, sizeof w) != 0) {

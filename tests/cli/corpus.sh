@@ -23,7 +23,7 @@ fi
 # every case; the ones NVRTC cannot compile (a whole host program) are listed in nvcc_only
 cases="cub_block_reduce printf_debug const_filter block_partials two_pass_reduce blocks_2d stencil_3d
        template_scale math_funcs host_code_nvcc stdint_limits coop_groups check_histogram assert_guard
-       struct_params grid_sync cluster_reduce traits_absmax"
+       struct_params grid_sync cluster_reduce traits_absmax texture_resize"
 nvcc_only=" host_code_nvcc "
 beyond_device=" blocks_2d stencil_3d "
 for c in $cases; do

@@ -82,6 +82,13 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
     check_fails "without the suffix the kernel's #error stops it" 2 $TUNER compile $T/arch/arch_specific.yaml --cc 9.0 --cache $T/c
     grep -q 'none of the 6 variants of f32 n=1000003 compiles (nvrtc).*needs the architecture-specific features of sm_90a' $T/.out
     same "the compiler's #error is in the message" "$?" "0"
+    # texture arguments: the corpus's texture_resize compiles; a texture larger than its buffer
+    # is refused before anything is compiled
+    mkdir -p $T/tex && cp tests/corpus/texture_resize/texture_resize.* $T/tex/
+    sed -i 's/dims: \[src_w, src_h\]/dims: [src_w + 1, src_h]/' $T/tex/texture_resize.yaml
+    check_fails "a texture larger than its buffer" 2 $TUNER compile $T/tex/texture_resize.yaml --cc 9.0 --cache $T/c
+    same "says how many elements it needs" "$(head -n 1 $T/.out)" \
+        "$T/tex/texture_resize.yaml:14:43: error: kernel.args src: a texture of 1921 x 1080 x 1 texels of 1 element needs 2074680 elements, and buffer image has 2073600 (f32 dst_h=720,dst_w=1280,src_h=1080,src_w=1920)"
     check_fails "a GPU below 9.0 has no sm_80a" 2 $TUNER compile $AS --cc 8.0 --cache $T/c
     same "says where and why" "$(head -n 1 $T/.out)" \
         "$AS:9:16: error: kernel.arch_suffix: a: sm_80a does not exist (architecture-specific features start at compute capability 9.0; this GPU is 8.0)"

@@ -36,6 +36,7 @@ struct_params|nvrtc nvcc|ld_is_cols == 1|False
 grid_sync|nvrtc nvcc|n_short == 1|blocks_per_sm * block > 2048
 cluster_reduce|nvrtc nvcc|n_short == 1|False
 traits_absmax|nvrtc nvcc|first_warp == 1 and block > 32|False
+texture_resize|nvrtc nvcc|half_pixel == 0|False
 '
 want_over=" blocks_2d stencil_3d grid_sync "
 only=" $* "

@@ -241,6 +241,22 @@ int cmd_space(void)
                 print_struct(a, sp->dtypes[0]);
                 continue;
             }
+            if (a->texture) {
+                static const char *const modes[] = {"wrap", "clamp", "mirror", "border"};
+                const su_texture *t = a->texture;
+                printf("  %-12s texture over %s, %d-D [", a->name, t->target, t->n_dims);
+                for (int d = 0; d < t->n_dims; d++)
+                    printf("%s%s", d ? ", " : "", t->dims[d].text);
+                if (t->n_dims == 1)
+                    printf("] (the buffer itself, tex1Dfetch)");
+                else
+                    printf("] (a CUDA array), %s filter, %s, %s coordinates", t->linear_filter ?
+                           "linear" : "point", modes[t->address], t->normalized_coords ?
+                           "normalized" : "texel");
+                printf(", %d element%s a texel, read %s\n", t->channels, t->channels == 1 ? "" :
+                       "s", t->read_normalized ? "normalized" : "as stored");
+                continue;
+            }
             printf("  %-12s %s %s %s%s", a->name, a->is_buffer ? "buffer" : "scalar",
                    a->type == SU_DTYPE ? "dtype" : a->is_bool ? "bool" : su_type_name(a->type),
                    a->is_buffer ? a->count.text : a->value.text, a->output ? "  (output)" : "");

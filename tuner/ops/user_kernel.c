@@ -96,6 +96,9 @@ static void uf_release(op_instance *in)
         return;
     const space_user *u = in->uf->sp->user;
     uk_plans_release(in);
+    for (int i = 0; in->tex && i < u->n_args; i++)   /* before the buffers they read */
+        uk_texture_release(&in->tex[i]);
+    free(in->tex);
     for (int i = 0; in->bufs && i < u->n_args; i++) {
         if (!u->args[i].symbol)
             cudaFree(in->bufs[i].dev);
@@ -222,6 +225,7 @@ static int fill_buffer(op_instance *in, int i, char *err, size_t len)
         e = cudaDeviceSynchronize();
     if (e != cudaSuccess)
         return uk_cuda_fail(e, "filling a buffer", err, len);
+    b->fills++;
     if (a->output && !a->symbol && b->pristine &&
         (e = cudaMemcpy(b->pristine, b->dev, bytes, cudaMemcpyDeviceToDevice)) != cudaSuccess)
         return uk_cuda_fail(e, "keeping an output's initial contents", err, len);
@@ -280,7 +284,9 @@ static int set_scalars(op_instance *in, const su_kernel *k, const int *choice, c
         const su_arg *a = &u->args[i];
         if (a->is_buffer)
             continue;
-        if (uk_value_store(in, a, choice, &in->values[i], &in->value_cap[i], err, len) != 0)
+        if (a->texture ? uk_texture_bind(in, i, choice, err, len)
+                       : uk_value_store(in, a, choice, &in->values[i], &in->value_cap[i], err,
+                                        len))
             return -1;
     }
     for (int l = 0; l < k->n_launches; l++) {
@@ -467,6 +473,7 @@ static int uf_prepare(OP_SELF, const char *op, const char *dtype, const problem 
     int ok = in && (in->bufs = calloc((size_t)u->n_args, sizeof *in->bufs)) &&
              (in->values = calloc((size_t)u->n_args, sizeof *in->values)) &&
              (in->value_cap = calloc((size_t)u->n_args, sizeof *in->value_cap)) &&
+             (in->tex = calloc((size_t)u->n_args, sizeof *in->tex)) &&
              (in->choice = calloc((size_t)uf->sp->n_params + 1, sizeof *in->choice)) &&
              (in->dtype = strdup(dtype)) && (in->op = strdup(op)) &&
              problem_parse(&in->problem, p->text) == 0;

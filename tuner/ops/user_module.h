@@ -37,7 +37,18 @@ typedef struct ubuf {
     size_t check_cap;
     int check_type;
     uint64_t seed;
+    unsigned fills;          /* how many times its contents were filled: a texture over it is
+                                made again when this changes */
 } ubuf;
+
+/* A texture argument's object (user_texture.c) and what it was made from. */
+typedef struct utex {
+    cudaTextureObject_t obj; /* 0: none yet */
+    cudaArray_t array;       /* 2-D and 3-D: the copy it reads; NULL for 1-D (the buffer) */
+    const void *from;        /* the buffer's address it was made from */
+    unsigned fills;          /* ... and its fill count then */
+    int64_t dims[3];
+} utex;
 
 /* A loaded module: one kernel per launch (the same one for launches of one function), and the
  * variables the arguments fill (per argument; NULL where the argument is a parameter). */
@@ -68,6 +79,7 @@ struct op_instance {
     su_geometry geometry[16];
     int bound;
     int ref_ready;
+    utex *tex;               /* per argument: a texture argument's object */
     umod *checks;            /* per argument: its check kernel's module (loaded at reference) */
     uint64_t *check_scalars; /* per argument: a check kernel's own scalars, 8 bytes each */
     void **check_params;     /* a check launch's argument pointers */
@@ -91,6 +103,13 @@ cudaError_t uk_launch(cudaKernel_t fn, const su_geometry *g, void **params, cuda
  * and check kernels all pass here before they launch. TK_OK, TK_ERR_UNSUPPORTED_CONFIG with
  * why, or TK_ERR_CUDA. */
 tk_status uk_launch_ready(cudaKernel_t fn, const su_geometry *g, char *why, size_t len);
+/* ---- textures (user_texture.c) ---- */
+/* Texture argument i at config choice: its object made (again when its buffer moved, was
+ * refilled or the size changed) over the buffer, and its handle stored in in->values[i]. 0, or
+ * -1 with err. */
+int uk_texture_bind(op_instance *in, int i, const int *choice, char *err, size_t len);
+void uk_texture_release(utex *t);
+
 /* A plain scalar a (of any element type) at config choice into an 8-byte slot. */
 int uk_scalar_store(op_instance *in, const su_arg *a, const int *choice, uint64_t *slot,
                     char *err, size_t len);

@@ -82,6 +82,27 @@ typedef struct su_field {
     int line, col;
 } su_field;
 
+/* A texture argument (su_arg.texture; docs/user-kernels.md, "Textures"): a cudaTextureObject_t
+ * the tuner makes over one of the space's input buffers. One dimension: over the buffer itself
+ * (a linear resource, read with tex1Dfetch); two or three: over a CUDA array the buffer's
+ * contents are copied into (tex2D, tex3D, with filtering and address modes). */
+typedef enum su_tex_address {
+    SU_TEX_WRAP, SU_TEX_CLAMP, SU_TEX_MIRROR, SU_TEX_BORDER   /* cudaTextureAddressMode's order */
+} su_tex_address;
+typedef struct su_texture {
+    char *target;            /* the buffer's name as written */
+    int buffer;              /* its index in space_user.args */
+    int n_dims;              /* 1 (linear), 2 or 3 (an array) */
+    su_expr dims[3];         /* width, height, depth in texels (problem fields, not parameters) */
+    int channels;            /* 1, 2 or 4 elements a texel */
+    int linear_filter;       /* filter: linear (else point) */
+    int address;             /* su_tex_address, every dimension */
+    int normalized_coords;   /* coordinates in [0, 1) */
+    int read_normalized;     /* read: normalized (8- and 16-bit integers as floats in [0, 1] or
+                                [-1, 1]) */
+    int line, col;
+} su_texture;
+
 typedef struct su_arg {
     char *name;
     int line, col;
@@ -114,7 +135,10 @@ typedef struct su_arg {
     int is_pointer;          /* `pointer:` (a buffer passed a second time, or null): record is
                                 then a struct of that one pointer, which leaves the buffer a
                                 parameter of its own */
+    su_texture *texture;     /* `texture:` (a texture object over a buffer), else NULL; its type
+                                is then -1 and the kernel takes 8 bytes */
 } su_arg;
+
 
 /* The layout of a struct argument (record: a STRUCT field) for a binding's dtype (the su_type
  * SU_DTYPE fields take; -1 when the binding has none): each field at the next multiple of its
@@ -217,8 +241,8 @@ typedef struct space_user {
 
 void space_user_free(space_user *u);
 
-/* Whether buffer argument i is reached through a struct argument's pointer (then it is not a
- * parameter of its own). */
+/* Whether buffer argument i is reached through a struct argument's pointer or read through a
+ * texture argument (then it is not a parameter of its own). */
 int su_arg_pointed_to(const space_user *u, int i);
 
 /* Evaluates x for a binding and a config (choice: value indices, one per parameter; NULL when
@@ -315,6 +339,14 @@ int space_user_arg_bytes(const struct space *sp, const struct space_binding *b, 
  * element dtype). */
 int space_user_value_size(const struct space *sp, const struct space_binding *b,
                           const su_arg *a, size_t *size, char *err, size_t len);
+/* The texel type of a texture for a binding's dtype: the buffer's element type, resolved. */
+int su_texture_type(const space_user *u, const su_texture *t, const char *dtype);
+/* A texture's size in texels for a binding and a config: dims[3] (1 past n_dims). 0, or -1 with
+ * err (a dimension below 1, a buffer too small for dims x channels, a texel type a texture
+ * cannot have for the dtype). */
+int space_user_texture_dims(const struct space *sp, const struct space_binding *b,
+                            const int *choice, const su_arg *a, int64_t dims[3], char *err,
+                            size_t len);
 /* Checks a scalar's value (every value of a struct) fits its type. 0, or -1 with err. */
 int space_user_scalar_check(const struct space *sp, const struct space_binding *b,
                             const int *choice, const su_arg *a, char *err, size_t len);

@@ -179,9 +179,12 @@ int su_read_arg(su_ctx *c, const ynode *n, su_arg *a, int index)
     snprintf(where, sizeof where, "kernel.args %s", name);
     const ynode *buf = ynode_get(n, "buffer"), *sc = ynode_get(n, "scalar");
     const ynode *st = ynode_get(n, "struct"), *ptr = ynode_get(n, "pointer");
-    if (!!buf + !!sc + !!st + !!ptr != 1)
+    const ynode *tex = ynode_get(n, "texture");
+    if (!!buf + !!sc + !!st + !!ptr + !!tex != 1)
         return sl_fail_at(L, n, "%s: give exactly one of buffer: TYPE, scalar: TYPE, struct: "
-                                "[FIELDS] or pointer: BUFFER", where);
+                                "[FIELDS], pointer: BUFFER or texture: BUFFER", where);
+    if (tex)
+        return su_read_texture(c, n, a, where);
     if (st)
         return sl_check_keys(L, n, where, struct_keys, 3) != 0 ? -1 : su_read_struct(c, n, a, where);
     if (ptr)

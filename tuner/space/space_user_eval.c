@@ -512,7 +512,7 @@ int space_user_value_size(const space *sp, const space_binding *b, const su_arg 
                           size_t *size, char *err, size_t len)
 {
     int dt = b && b->dtype ? su_type_parse(b->dtype) : -1;
-    if (a->is_buffer) {
+    if (a->is_buffer || a->texture) {   /* a pointer, a cudaTextureObject_t */
         *size = 8;
         return 0;
     }
@@ -534,6 +534,10 @@ int space_user_scalar_check(const space *sp, const space_binding *b, const int *
     size_t size;
     if (space_user_value_size(sp, b, a, &size, err, len) != 0)
         return -1;
+    if (a->texture) {
+        int64_t dims[3];
+        return space_user_texture_dims(sp, b, choice, a, dims, err, len);
+    }
     if (a->record) {
         field_check c = {sp, b, choice, a, err, len};
         size_t align;

@@ -158,6 +158,12 @@ void su_arg_clear(su_arg *a)
     free(a->symbol);
     su_field_clear(a->record);
     free(a->record);
+    if (a->texture) {
+        free(a->texture->target);
+        for (int i = 0; i < 3; i++)
+            su_expr_clear(&a->texture->dims[i]);
+        free(a->texture);
+    }
     if (a->check) {
         su_kernel_clear(&a->check->kernel);
         for (int i = 0; i < a->check->n_scalars; i++)
@@ -477,9 +483,17 @@ static void tb_arg(text_buf *t, loader *L, const su_arg *a, int *rc)
              a->output, (int)a->init, a->a, a->b);
     tb_add(t, line);
     tb_add(t, a->is_buffer ? a->count.text : a->is_pointer ? "|pointer" : a->record ? "|struct"
-                                                                                : a->value.text);
+              : a->texture ? "|texture" : a->value.text);
     if (a->record)
         tb_record(t, a->record);
+    if (a->texture) {
+        const su_texture *x = a->texture;
+        snprintf(line, sizeof line, "%s %d %d %d %d %d %d", x->target, x->n_dims, x->channels,
+                 x->linear_filter, x->address, x->normalized_coords, x->read_normalized);
+        tb_add(t, line);
+        for (int i = 0; i < x->n_dims; i++)
+            tb_add(t, x->dims[i].text);
+    }
     if (a->symbol) {
         tb_add(t, "|symbol");
         tb_add(t, a->symbol);

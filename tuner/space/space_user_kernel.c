@@ -283,7 +283,8 @@ static int read_launch_args(su_ctx *c, const ynode *v, const char *w, su_launch_
 }
 
 /* Every parameter argument in order: what a single kernel (or a reference kernel) takes. The
- * buffers that fill a variable, and those a struct argument points to, are not parameters. */
+ * buffers that fill a variable, and those a struct argument points to or a texture reads, are
+ * not parameters. */
 static int all_parameter_args(su_ctx *c, const ynode *at, su_launch_spec *l)
 {
     space_user *u = c->u;

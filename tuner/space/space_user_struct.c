@@ -271,7 +271,8 @@ static int points_to(const su_field *f, int i)
 int su_arg_pointed_to(const space_user *u, int i)
 {
     for (int j = 0; j < u->n_args; j++)
-        if (u->args[j].record && !u->args[j].is_pointer && points_to(u->args[j].record, i))
+        if ((u->args[j].record && !u->args[j].is_pointer && points_to(u->args[j].record, i)) ||
+            (u->args[j].texture && u->args[j].texture->buffer == i))
             return 1;
     return 0;
 }

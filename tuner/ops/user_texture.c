@@ -1,0 +1,111 @@
+/* user_texture.c: the texture objects of a user kernel's texture arguments (docs/user-kernels.md,
+ * "Textures"), worker side. One dimension: a linear resource over the buffer itself, which the
+ * kernel reads with tex1Dfetch. Two or three: a CUDA array the buffer's contents are copied into
+ * (the buffer holds the image row by row, as the program's cudaMemcpy2DToArray would take it),
+ * with the space's filter, address mode, coordinates and read mode. The object is made when the
+ * texture is first bound and again only when its buffer moved, was filled again or its size
+ * changed; it is 8 bytes passed by value, like any scalar. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include "user_module.h"
+
+void uk_texture_release(utex *t)
+{
+    if (t->obj)
+        cudaDestroyTextureObject(t->obj);
+    if (t->array)
+        cudaFreeArray(t->array);
+    memset(t, 0, sizeof *t);
+}
+
+/* The channel format of a texel: channels elements of type. */
+static struct cudaChannelFormatDesc channel_desc(int type, int channels)
+{
+    int bits = (int)su_type_size(type) * 8;
+    enum cudaChannelFormatKind kind = type == SU_F32 || type == SU_F16 ? cudaChannelFormatKindFloat
+                                      : type == SU_I8 || type == SU_I16 || type == SU_I32
+                                          ? cudaChannelFormatKindSigned
+                                          : cudaChannelFormatKindUnsigned;
+    return cudaCreateChannelDesc(bits, channels >= 2 ? bits : 0, channels == 4 ? bits : 0,
+                                 channels == 4 ? bits : 0, kind);
+}
+
+int uk_texture_bind(op_instance *in, int i, const int *choice, char *err, size_t len)
+{
+    const space *sp = in->uf->sp;
+    const su_arg *a = &sp->user->args[i];
+    const su_texture *x = a->texture;
+    const ubuf *b = &in->bufs[x->buffer];
+    utex *t = &in->tex[i];
+    int64_t dims[3];
+    if (space_user_texture_dims(sp, &in->bind, choice, a, dims, err, len) != 0)
+        return -1;
+    if (!t->obj || t->from != b->dev || t->fills != b->fills ||
+        memcmp(t->dims, dims, sizeof dims) != 0) {
+        uk_texture_release(t);
+        int type = su_texture_type(sp->user, x, in->dtype);
+        size_t texel = su_type_size(type) * (size_t)x->channels;
+        struct cudaChannelFormatDesc cd = channel_desc(type, x->channels);
+        struct cudaResourceDesc rd;
+        memset(&rd, 0, sizeof rd);
+        cudaError_t e = cudaSuccess;
+        if (x->n_dims == 1) {
+            rd.resType = cudaResourceTypeLinear;
+            rd.res.linear.devPtr = b->dev;
+            rd.res.linear.desc = cd;
+            rd.res.linear.sizeInBytes = (size_t)dims[0] * texel;
+        } else {
+            struct cudaExtent ext = {(size_t)dims[0], (size_t)dims[1],
+                                     x->n_dims == 3 ? (size_t)dims[2] : 0};
+            e = cudaMalloc3DArray(&t->array, &cd, ext, 0);
+            if (e == cudaSuccess) {
+                struct cudaMemcpy3DParms p;
+                memset(&p, 0, sizeof p);
+                p.srcPtr = (struct cudaPitchedPtr){b->dev, (size_t)dims[0] * texel,
+                                                   (size_t)dims[0], (size_t)dims[1]};
+                p.dstArray = t->array;
+                p.extent = (struct cudaExtent){(size_t)dims[0], (size_t)dims[1], (size_t)dims[2]};
+                p.kind = cudaMemcpyDeviceToDevice;
+                e = cudaMemcpy3D(&p);
+            }
+            rd.resType = cudaResourceTypeArray;
+            rd.res.array.array = t->array;
+        }
+        struct cudaTextureDesc td;
+        memset(&td, 0, sizeof td);
+        for (int d = 0; d < 3; d++)
+            td.addressMode[d] = (enum cudaTextureAddressMode)x->address;
+        td.filterMode = x->linear_filter ? cudaFilterModeLinear : cudaFilterModePoint;
+        td.readMode = x->read_normalized ? cudaReadModeNormalizedFloat : cudaReadModeElementType;
+        td.normalizedCoords = x->normalized_coords;
+        if (e == cudaSuccess)
+            e = cudaCreateTextureObject(&t->obj, &rd, &td, NULL);
+        if (e == cudaSuccess)
+            e = cudaDeviceSynchronize();
+        if (e != cudaSuccess) {
+            char what[200];
+            snprintf(what, sizeof what, "making texture %s (%lld x %lld x %lld texels over %s)",
+                     a->name, (long long)dims[0], (long long)dims[1], (long long)dims[2],
+                     x->target);
+            uk_texture_release(t);
+            return uk_cuda_fail(e, what, err, len);
+        }
+        t->from = b->dev;
+        t->fills = b->fills;
+        memcpy(t->dims, dims, sizeof dims);
+    }
+    if (!in->values[i] || in->value_cap[i] < 8) {
+        unsigned char *p = realloc(in->values[i], 8);
+        if (!p) {
+            snprintf(err, len, "out of host memory");
+            return -1;
+        }
+        in->values[i] = p;
+        in->value_cap[i] = 8;
+    }
+    unsigned long long h = (unsigned long long)t->obj;
+    memcpy(in->values[i], &h, 8);
+    return 0;
+}
