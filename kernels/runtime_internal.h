@@ -32,7 +32,6 @@ typedef struct variant {
     char *config;
     cudaLibrary_t lib;
     cudaKernel_t fn[MAX_STEPS];
-    int shared_set[MAX_STEPS];         /* the kernel's dynamic shared memory limit raised to */
     char *symbol[MAX_ARGS];            /* per argument: the lowered name of the variable it
                                           fills, or NULL */
     struct variant *next;

@@ -208,21 +208,13 @@ plan *rt_find_plan(const tk_kernel *k, unsigned h, int device, int dt,
     return p;
 }
 
-/* Builds the plan of (device, dtype, problem): of the config given, else the one rt_config_for
- * gives. k->mu held. */
-plan *rt_make_plan(tk_kernel *k, int device, int dt, const long long *problem,
-                   const char *given, tk_status *st)
+/* The plan of (device dev, dtype, problem) at config; known: the table knows this device and
+ * problem (else, with online tuning on, the plan asks to be tuned). k->mu held. */
+static plan *make_plan(tk_kernel *k, int device, const device_info *devp, int dt,
+                       const long long *problem, const char *config, int known, tk_status *st)
 {
     const tk_kernel_desc *d = k->d;
-    device_info dev;
-    char err[512], tuned[1024];
-    if (cuda_device_describe(device, &dev, err, sizeof err) != 0) {
-        *st = rt_fail(TK_ERR_CUDA, "%s", err);
-        return NULL;
-    }
-    int known = 1;
-    const char *config = given ? given : rt_config_for(k, &dev, dt, problem, tuned, sizeof tuned,
-                                                    &known);
+    device_info dev = *devp;
     value slots[512];
     char strings[64][128];
     if (k->n_slots > 512 || d->n_params > 64) {
@@ -322,28 +314,17 @@ plan *rt_make_plan(tk_kernel *k, int device, int dt, const long long *problem,
             goto fail;
         }
     }
-    for (int s = 0; s < d->n_steps; s++)
-        if (p->shared[s] > 48 * 1024 && (size_t)p->v->shared_set[s] < p->shared[s]) {
-            cudaError_t e = cudaFuncSetAttribute((const void *)p->v->fn[s],
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 (int)p->shared[s]);
-            if (e != cudaSuccess) {
-                cudaGetLastError();
-                *st = rt_fail(TK_ERR_UNSUPPORTED_CONFIG, "%s.%s: %zu bytes of dynamic shared "
-                              "memory refused: %s", d->family, d->op, p->shared[s],
-                              cudaGetErrorString(e));
-                goto fail;
-            }
-            p->v->shared_set[s] = (int)p->shared[s];
-        }
+    /* each step readied on this device, or why it cannot run here: the shared memory and
+     * cluster consents, a cluster that fits, a cooperative grid resident whole (as the tuner's
+     * worker asks before every launch) */
     for (int s = 0; s < d->n_steps; s++) {
-        /* the non-portable cluster sizes (9 to 16 blocks) need the kernel's consent */
-        cudaError_t e = cuda_launch_allow_cluster((const void *)p->v->fn[s], p->cluster[s]);
-        if (e != cudaSuccess) {
-            cudaGetLastError();
-            *st = rt_fail(TK_ERR_UNSUPPORTED_CONFIG, "%s.%s: a cluster of %u blocks refused: %s",
-                          d->family, d->op, p->cluster[s].x * p->cluster[s].y * p->cluster[s].z,
-                          cudaGetErrorString(e));
+        char why[300];
+        int r = cuda_launch_ready((const void *)p->v->fn[s], p->grid[s], p->block[s],
+                                  p->shared[s], p->cluster[s], d->steps[s].cooperative, why,
+                                  sizeof why);
+        if (r != 0) {
+            *st = rt_fail(r > 0 ? TK_ERR_UNSUPPORTED_CONFIG : TK_ERR_CUDA, "%s.%s: %s: %s",
+                          d->family, d->op, config, why);
             goto fail;
         }
     }
@@ -353,6 +334,40 @@ fail:
     free(p->problem);
     free(p);
     return NULL;
+}
+
+/* Builds the plan of (device, dtype, problem): of the config given, else the one rt_config_for
+ * gives. That one may not run on this device (the table's winner from another GPU: more shared
+ * memory than this one has, a cluster or cooperative grid that does not fit): then the next of
+ * rt_start_configs that does (the table's other winners, nearest first, then the default), as
+ * a device the table does not know. k->mu held. */
+plan *rt_make_plan(tk_kernel *k, int device, int dt, const long long *problem,
+                   const char *given, tk_status *st)
+{
+    const tk_kernel_desc *d = k->d;
+    device_info dev;
+    char err[512], tuned[1024];
+    if (cuda_device_describe(device, &dev, err, sizeof err) != 0) {
+        *st = rt_fail(TK_ERR_CUDA, "%s", err);
+        return NULL;
+    }
+    int known = 1;
+    const char *config = given ? given : rt_config_for(k, &dev, dt, problem, tuned, sizeof tuned,
+                                                    &known);
+    plan *p = make_plan(k, device, &dev, dt, problem, config, known, st);
+    if (p || given || *st != TK_ERR_UNSUPPORTED_CONFIG)
+        return p;
+    char first[1024];
+    snprintf(first, sizeof first, "%s", tk_kernel_error());
+    const char *others[64];
+    int n = rt_start_configs(d, &dev, dt, problem, others, 64);
+    for (int i = 0; i < n && !p; i++)
+        if (strcmp(others[i], config) != 0)
+            p = make_plan(k, device, &dev, dt, problem, others[i], 0, st);
+    if (!p)
+        *st = rt_fail(TK_ERR_UNSUPPORTED_CONFIG, "%s; and none of the table's other configs "
+                      "for this dtype, nor the default, runs here", first);
+    return p;
 }
 
 /* The table's winners of dtype, nearest to the device and problem first (as rt_lookup ranks

@@ -6,7 +6,6 @@
  * argument passed by value (a scalar of any element type, or a struct with its pointers) stored
  * as the kernel takes it, and the one launch (clusters and cooperative launches included) with
  * what it needs of the device. */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,68 +208,9 @@ cudaError_t uk_launch(cudaKernel_t fn, const su_geometry *g, void **params, cuda
 
 tk_status uk_launch_ready(cudaKernel_t fn, const su_geometry *g, char *why, size_t len)
 {
-    cudaError_t e;
-    if (g->shared > 48 * 1024 &&
-        (e = cudaFuncSetAttribute((const void *)fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  (int)g->shared)) != cudaSuccess) {
-        cudaGetLastError();
-        snprintf(why, len, "%" PRId64 " bytes of dynamic shared memory refused: %s", g->shared,
-                 cudaGetErrorString(e));
-        return TK_ERR_UNSUPPORTED_CONFIG;
-    }
-    if (g->cluster[0]) {
-        int64_t blocks = g->cluster[0] * g->cluster[1] * g->cluster[2];
-        dim3 grid, block, cluster;
-        dims(g, &grid, &block, &cluster);
-        if ((e = cuda_launch_allow_cluster((const void *)fn, cluster)) != cudaSuccess) {
-            cudaGetLastError();
-            snprintf(why, len, "a cluster of %" PRId64 " blocks: the non-portable cluster size "
-                     "was refused: %s", blocks, cudaGetErrorString(e));
-            return TK_ERR_UNSUPPORTED_CONFIG;
-        }
-        cudaLaunchAttribute attr[2];
-        unsigned n = cuda_launch_attributes(cluster, 0, attr);
-        cudaLaunchConfig_t cfg = {grid, block, (size_t)g->shared, 0, attr, n};
-        int clusters = 0;
-        if ((e = cudaOccupancyMaxActiveClusters(&clusters, (const void *)fn, &cfg)) !=
-            cudaSuccess) {
-            cudaGetLastError();
-            snprintf(why, len, "a cluster of %" PRId64 " blocks: %s", blocks,
-                     cudaGetErrorString(e));
-            return TK_ERR_UNSUPPORTED_CONFIG;
-        }
-        if (clusters < 1) {
-            snprintf(why, len, "a cluster of %" PRId64 " blocks of %" PRId64 " threads (%" PRId64
-                     " bytes of dynamic shared memory each) cannot be resident on the device at "
-                     "once", blocks, g->block[0] * g->block[1] * g->block[2], g->shared);
-            return TK_ERR_UNSUPPORTED_CONFIG;
-        }
-    }
-    if (g->cooperative) {
-        int per_sm = 0, device = 0, sm_count = 0;
-        if ((e = cudaGetDevice(&device)) != cudaSuccess ||
-            (e = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device)) !=
-                cudaSuccess) {
-            cudaGetLastError();
-            snprintf(why, len, "the device's multiprocessors: %s", cudaGetErrorString(e));
-            return TK_ERR_CUDA;
-        }
-        int64_t threads = g->block[0] * g->block[1] * g->block[2];
-        int64_t blocks = g->grid[0] * g->grid[1] * g->grid[2];
-        if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)fn,
-                                                               (int)threads,
-                                                               (size_t)g->shared)) !=
-            cudaSuccess) {
-            cudaGetLastError();
-            snprintf(why, len, "the occupancy of a cooperative launch: %s", cudaGetErrorString(e));
-            return TK_ERR_CUDA;
-        }
-        if (blocks > (int64_t)per_sm * sm_count) {
-            snprintf(why, len, "a cooperative grid of %" PRId64 " blocks: at most %d (%d a "
-                     "multiprocessor x %d) can be resident at once", blocks, per_sm * sm_count,
-                     per_sm, sm_count);
-            return TK_ERR_UNSUPPORTED_CONFIG;
-        }
-    }
-    return TK_OK;
+    dim3 grid, block, cluster;
+    dims(g, &grid, &block, &cluster);
+    int r = cuda_launch_ready((const void *)fn, grid, block, (size_t)g->shared, cluster,
+                              g->cooperative, why, len);
+    return r == 0 ? TK_OK : r > 0 ? TK_ERR_UNSUPPORTED_CONFIG : TK_ERR_CUDA;
 }
