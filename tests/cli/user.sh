@@ -82,6 +82,22 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
     check_fails "without the suffix the kernel's #error stops it" 2 $TUNER compile $T/arch/arch_specific.yaml --cc 9.0 --cache $T/c
     grep -q 'none of the 6 variants of f32 n=1000003 compiles (nvrtc).*needs the architecture-specific features of sm_90a' $T/.out
     same "the compiler's #error is in the message" "$?" "0"
+    # the parameter sizes are checked for every dtype: a struct field of type dtype that the
+    # kernel declares float fits f32 and f16 (8 bytes with padding) but not f64
+    mkdir -p $T/dt
+    printf '%s\n' '#include <cuda_fp16.h>' 'struct P { float a; int n; };' 'template <typename T>' \
+        '__global__ void k(P p, T *y) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < p.n) y[i] = (T)p.a; }' > $T/dt/k.cu
+    printf '%s\n' 'kernel:' '  source: k.cu' '  function: k' '  template: [ctype]' '  args:' \
+        '    - { name: p, struct: [ { name: a, dtype: 2 }, { name: n, i32: n } ] }' \
+        '    - { name: y, buffer: dtype, count: n, output: true }' '  grid: ["ceil_div(n, block)"]' \
+        '  block: [block]' 'reference:' '  config: { block: 128 }' 'dtypes: [f32, f16]' 'problems:' \
+        '  - { n: 4096 }' 'params:' '  block: { values: [128, 256] }' > $T/dt/s.yaml
+    check "a struct with a dtype field that fits f32 and f16" $TUNER compile $T/dt/s.yaml --cc 9.0 --cache $T/c
+    sed -i 's/dtypes: \[f32, f16\]/dtypes: [f32, f64]/' $T/dt/s.yaml
+    check_fails "... but not f64, found before anything runs" 2 $TUNER compile $T/dt/s.yaml --cc 9.0 --cache $T/c
+    same "names the dtype" "$(head -n 1 $T/.out)" \
+        "$T/dt/s.yaml:6:7: error: kernel.args p: a struct (16 bytes for dtype f64), but parameter 1 of k takes 8 bytes (\`tuner space\` shows the struct's layout, field by field)"
+
     # texture arguments: the corpus's texture_resize compiles; a texture larger than its buffer
     # is refused before anything is compiled
     mkdir -p $T/tex && cp tests/corpus/texture_resize/texture_resize.* $T/tex/

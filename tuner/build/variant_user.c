@@ -333,12 +333,15 @@ static int check_params(user_builder *ub, const space_binding *bind, const int *
                 goto done;
             if (mm.params[ki][i] != (int)want) {
                 int t = a->type == SU_DTYPE ? su_type_parse(bind->dtype) : a->type;
-                snprintf(err, len, "%s:%d:%d: error: %s %s: %s (%zu bytes), but parameter %d of "
-                         "%s takes %d bytes%s", sp->path, a->line, a->col, who, a->name,
+                char of_dtype[80] = "";
+                if (sp->n_dtypes > 1)
+                    snprintf(of_dtype, sizeof of_dtype, " for dtype %s", bind->dtype);
+                snprintf(err, len, "%s:%d:%d: error: %s %s: %s (%zu bytes%s), but parameter %d "
+                         "of %s takes %d bytes%s", sp->path, a->line, a->col, who, a->name,
                          a->is_buffer || a->is_pointer ? "a pointer"
                          : a->texture ? "a texture object" : a->record ? "a struct"
                          : su_type_name(t),
-                         want, i + 1, l->function, mm.params[ki][i],
+                         want, of_dtype, i + 1, l->function, mm.params[ki][i],
                          a->record && !a->is_pointer
                              ? " (`tuner space` shows the struct's layout, field by field)" : "");
                 goto done;
@@ -353,7 +356,8 @@ done:
 }
 
 /* Before anything is measured: the first problem's variants until one compiles, its
- * parameters against the args, and the first problem's reference and check kernels. */
+ * parameters against the args (and those of the first variant of every other dtype that
+ * compiles), and the first problem's reference and check kernels. */
 static int precheck(user_builder *ub, char *err, size_t len)
 {
     const space *sp = ub->sp;
@@ -430,6 +434,35 @@ static int precheck(user_builder *ub, char *err, size_t len)
     }
     if (check_params(ub, &bind, choice, cubin, err, len) != 0)
         goto done;
+    /* the other dtypes' parameters too: a dtype-typed scalar or struct field changes their
+     * sizes (the first variant of each that compiles; one that never does is left to the run,
+     * which records it) */
+    for (int d = 1; d < sp->n_dtypes; d++) {
+        space_binding bd = bind;
+        bd.dtype = sp->dtypes[d];
+        space_iter di;
+        space_iter_init(&di, sp, &bd);
+        int tries = 0, bad = 0;
+        while (!bad && tries < VB_SAME_ERROR_STOP && space_iter_next(&di, choice) == 1) {
+            char why[512];
+            int fits = space_user_fits(sp, &bd, choice, why, sizeof why, err, len);
+            if (fits <= 0) {
+                bad = fits < 0;
+                continue;
+            }
+            tries++;
+            const char *dc = NULL;
+            int got = compile_now(ub, &bd, choice, &u->kernel, ub->digest, 1, &dc, log,
+                                  sizeof log, err, len);
+            if (got == 0)
+                bad = check_params(ub, &bd, choice, dc, err, len) != 0 ? 1 : 2;
+            else if (got < 0)
+                bad = 1;
+        }
+        space_iter_free(&di);
+        if (bad == 1)
+            goto done;
+    }
     memset(&task, 0, sizeof task);
     rc = task_modules(ub, &bind, &task, err, len);
     vb_task_clear(&task);
