@@ -124,7 +124,9 @@ oom:
 /* The compiler's identity for the cache key, as compiler_nvrtc_probe gives it, remembered in the
  * cache folder (<dir>/nvrtc-sm_<arch>.probe: the library's path, size and modification time,
  * and the version): loading NVRTC only to learn its version cost a fresh process's first launch
- * most of its time. A library whose size or time differs is probed again. 0, or -1 with err. */
+ * most of its time. A library whose size or time differs is probed again, and so is a version
+ * whose digests (the in-memory headers, the options' rules) are not this tunekit's. 0, or -1
+ * with err. */
 static int probe_nvrtc(const char *dir, int arch, compiler_info *info, char *err, size_t len)
 {
     char path[PATH_MAX + 64], line[3][1100];
@@ -137,7 +139,11 @@ static int probe_nvrtc(const char *dir, int arch, compiler_info *info, char *err
         fclose(f);
         struct stat st;
         long long size = 0, mtime = 0;
-        if (n == 3 && sscanf(line[1], "%lld %lld", &size, &mtime) == 2 &&
+        char digests[64];
+        compiler_nvrtc_digests(digests, sizeof digests);
+        size_t vl = n == 3 ? strlen(line[2]) : 0, dl = strlen(digests);
+        if (n == 3 && vl > dl && strcmp(line[2] + vl - dl, digests) == 0 &&
+            sscanf(line[1], "%lld %lld", &size, &mtime) == 2 &&
             stat(line[0], &st) == 0 && (long long)st.st_size == size &&
             (long long)st.st_mtime == mtime) {
             memset(info, 0, sizeof *info);

@@ -63,4 +63,12 @@ after=$(ls $T/c2 | grep -c '\.\(cubin\|fail\)$')
 # the sm_90 variants come from the cache; the A100's (sm_80) and the refused source are new
 same "it adds only the sm_80 variant and the refused source" "$((after - before))" "2"
 ls $T/c2/nvrtc-sm_90.probe >/dev/null 2>&1; same "it remembers NVRTC's probe beside the cubins" "$?" "0"
+# a probe written by another tunekit (other in-memory headers): probed again, so the library's
+# keys stay the tuner's and it finds the tuner's cubins
+sed -i '3s/+h[0-9a-f]*/+h0123456789ab/' $T/c2/nvrtc-sm_90.probe
+before=$(ls $T/c2 | grep -c '\.\(cubin\|fail\)$')
+check "the library prepares again past an old probe" env TUNEKIT_CACHE=$T/c2 $T/prep
+after=$(ls $T/c2 | grep -c '\.\(cubin\|fail\)$')
+same "nothing compiled anew: its keys are the tuner's" "$((after - before))" "0"
+grep -q '+h0123456789ab' $T/c2/nvrtc-sm_90.probe; same "the probe file is written again" "$?" "1"
 finish

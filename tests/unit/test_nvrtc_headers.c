@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "build/compiler.h"
 #include "build/nvrtc_headers.h"
@@ -220,6 +221,32 @@ static const char k_relaxed[] =
 static const char k_lambda[] =
     "__global__ void k(int *x) { auto f = [] __device__ (int a) { return a + 1; }; x[0] = f(1); }\n";
 
+/* `using namespace std;` with <cmath>, CUB (which brings <cuda/std/cmath>) and the C++ headers:
+ * the unqualified math built-ins stay unambiguous */
+static const char k_using_math[] =
+    "#include <cmath>\n"
+    "#include <cstdlib>\n"
+    "#include <cub/cub.cuh>\n"
+    "#include <type_traits>\n"
+    "#include <functional>\n"
+    "#include <array>\n"
+    "#include <limits>\n"
+    "using namespace std;\n"
+    "extern \"C\" __global__ void k(float *x, int *y, double *z) {\n"
+    "    x[0] = sqrt(x[1]) + fmaxf(x[2], x[3]) + abs(x[4]) + std::sqrt(x[5]) + exp(x[6]);\n"
+    "    y[0] = abs(y[1]) + min(y[2], y[3]) + max(y[4], y[5]) + (int)is_same_v<int, int>;\n"
+    "    z[0] = sqrt(z[1]) + std::abs(z[2]) + numeric_limits<double>::max() + plus<double>()(1, 2);\n"
+    "}\n";
+
+/* std::numbers (C++20) and std::bit_cast from the libcu++ forms */
+static const char k_numbers[] =
+    "#include <numbers>\n"
+    "#include <bit>\n"
+    "#include <cstdint>\n"
+    "__global__ void k(double *x, std::uint32_t *u) {\n"
+    "    x[0] = std::numbers::pi; u[0] = std::bit_cast<std::uint32_t>(1.0f) + std::popcount(u[1]);\n"
+    "}\n";
+
 static const char k_vector[] =
     "#include <vector>\n"
     "__global__ void k(float *x) { x[0] = 1.0f; }\n";
@@ -262,11 +289,12 @@ static void test_compiles(compiler *c)
            NULL);
     expect(c, CC_OK, "type_traits, C++20", k_traits, "col_max<float, 128>", "-std=c++20", NULL);
     expect(c, CC_OK, "using namespace std", k_using_std, "k<double>", NULL, NULL);
+    expect(c, CC_OK, "using namespace std, math with CUB", k_using_math, "k", NULL, NULL);
+    expect(c, CC_OK, "numbers, bit (C++20)", k_numbers, "k", "-std=c++20", NULL);
     /* each of them alone, in C++17 (the default) */
     static const char *const forms[] = {
-        "array", "bit", "complex", "concepts", "functional", "initializer_list", "iterator",
-        "limits", "numbers", "numeric", "optional", "ratio", "span", "tuple", "type_traits",
-        "utility", "variant",
+        "array", "bit", "functional", "initializer_list", "iterator", "limits", "numbers",
+        "numeric", "optional", "ratio", "span", "tuple", "type_traits", "utility", "variant",
     };
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
         char src[200];
@@ -274,6 +302,45 @@ static void test_compiles(compiler *c)
                  forms[i]);
         expect(c, CC_OK, forms[i], src, "k", NULL, NULL);
     }
+    /* a kernel that ships its own <type_traits> for NVRTC (in an -I folder) gets its own, in
+     * C++14 too, where the standard one would refuse */
+    char own[400], opt[420];
+    snprintf(own, sizeof own, "%s/own", dir);
+    mkdir(own, 0755);
+    snprintf(opt, sizeof opt, "%s/type_traits", own);
+    FILE *f = fopen(opt, "w");
+    if (f) {
+        fputs("#pragma once\nnamespace std { template <class A, class B> struct is_same { "
+              "static const bool value = false; }; template <class A> struct is_same<A, A> { "
+              "static const bool value = true; }; }\n", f);
+        fclose(f);
+    }
+    char inc[420];
+    snprintf(inc, sizeof inc, "-I%s", own);
+    const char *own_opts[] = {"-std=c++14", inc};
+    {
+        char path[300];
+        snprintf(path, sizeof path, "%s/kernel.cu", dir);
+        FILE *k = fopen(path, "w");
+        if (k) {
+            fputs("#include <type_traits>\ntemplate <class T> __global__ void k(T *x) { "
+                  "x[0] = std::is_same<T, float>::value ? 1 : 2; }\n", k);
+            fclose(k);
+        }
+        const char *kernels[] = {"k<float>"};
+        cc_input in = {.source = path, .n_kernels = 1, .kernels = kernels, .n_options = 2,
+                       .options = own_opts, .arch = "sm_90", .work_dir = dir};
+        cc_output out;
+        int rc = c->vt->compile(c, &in, &out);
+        if (rc != CC_OK)
+            fprintf(stderr, "own type_traits: %s\n", out.log ? out.log : "(no log)");
+        CHECK(rc == CC_OK);
+        cc_output_clear(&out);
+        unlink(path);
+    }
+    snprintf(opt, sizeof opt, "%s/type_traits", own);
+    unlink(opt);
+    rmdir(own);
     /* below C++17 libcu++ (CUDA 13) has no form: the header says what to do instead */
     expect(c, CC_REFUSED, "type_traits, C++14", k_traits, "col_max<float, 128>", "-std=c++14",
            &log);
@@ -369,10 +436,15 @@ static void test_options(void)
     CHECK_STR(got, "-default-device -Xptxas -v -lineinfo --use_fast_math -std=c++17 -DTILE=32 "
                    "-I include -maxrregcount 64 -G");
     /* nothing to change: the same list; options that only look like a rule's are kept */
-    const char *plain[] = {"-DN=4", "--fmad=false", "-gencode-like", "-Ofoo-is-host", "-w",
-                           "-std=c++20", "-diag-suppress", "177"};
-    translate(plain, 8, got, sizeof got);
+    const char *plain[] = {"-DN=4", "--fmad=false", "-gencode-like", "-w", "-std=c++20",
+                           "-diag-suppress", "177"};
+    translate(plain, 7, got, sizeof got);
     CHECK_STR(got, "-DN=4 --fmad=false -gencode-like -w -std=c++20 -diag-suppress 177");
+    /* -Ofc=max is NVRTC's too; nvcc's --W... switches go; a lone -Werror keeps the next option */
+    const char *more[] = {"-Ofc=max", "--Wno-deprecated-declarations", "--Wreorder", "-Werror",
+                          "-lineinfo", "-O2"};
+    translate(more, 6, got, sizeof got);
+    CHECK_STR(got, "-Ofc=max -lineinfo");
     /* a value-taking option last, with its value missing: left out, nothing read past the end */
     const char *last[] = {"-DX", "-Xcompiler"};
     translate(last, 2, got, sizeof got);

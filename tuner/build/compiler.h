@@ -92,6 +92,10 @@ void cc_output_take_meta(cc_output *o, module_meta *m);
 
 /* For the implementations. */
 int compiler_nvrtc_probe(int cc, compiler_info *out, char *err, size_t len);
+/* What NVRTC's version gets beside NVRTC's own major.minor in compiler_info.version: the digests
+ * of the in-memory headers and of the options' rules ("+h0123456789ab+o01234567"), which
+ * change what it compiles. */
+void compiler_nvrtc_digests(char *out, size_t len);
 compiler *compiler_nvrtc_open(char *err, size_t len);
 int compiler_nvcc_probe(int cc, compiler_info *out, char *err, size_t len);
 compiler *compiler_nvcc_open(char *err, size_t len);

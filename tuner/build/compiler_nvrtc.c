@@ -9,6 +9,7 @@
  * nvcc's as a team passes them, in NVRTC's form (nvrtc_options.c). */
 #include "compiler.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,11 @@ static void find_cccl(const char *include_dir, char *out, size_t len)
         snprintf(out, len, "%s/cccl", include_dir);
 }
 
+void compiler_nvrtc_digests(char *out, size_t len)
+{
+    snprintf(out, len, "+h%.12s+o%.8s", nvrtc_headers_digest(), nvrtc_options_digest());
+}
+
 int compiler_nvrtc_probe(int cc, compiler_info *out, char *err, size_t len)
 {
     nvrtc_api api;
@@ -50,8 +56,9 @@ int compiler_nvrtc_probe(int cc, compiler_info *out, char *err, size_t len)
     snprintf(out->kind, sizeof out->kind, "nvrtc");
     /* the in-memory headers and the options' rules are part of what this compiler compiles
      * with */
-    snprintf(out->version, sizeof out->version, "%d.%d+h%.12s+o%.8s", api.major, api.minor,
-             nvrtc_headers_digest(), nvrtc_options_digest());
+    char digests[64];
+    compiler_nvrtc_digests(digests, sizeof digests);
+    snprintf(out->version, sizeof out->version, "%d.%d%s", api.major, api.minor, digests);
     snprintf(out->tool, sizeof out->tool, "%s", api.path);
     nvrtc_unload(&api);
     return 0;
@@ -60,6 +67,37 @@ int compiler_nvrtc_probe(int cc, compiler_info *out, char *err, size_t len)
 static char *dup_or_null(const char *s)
 {
     return s ? strdup(s) : NULL;
+}
+
+/* 1 when the kernel brings a header of this name itself: one of the caller's in-memory headers,
+ * or a file in the source's folder or in an -I directory (opts: NVRTC's form), which NVRTC must
+ * then find instead of the standard one in memory (NVRTC looks in memory first). */
+static int own_header(const char *name, const cc_input *in, char *const *opts, int n_opts)
+{
+    char path[PATH_MAX];
+    for (int i = 0; i < in->n_headers; i++)
+        if (strcmp(in->header_names[i], name) == 0)
+            return 1;
+    if (!in->source_text && in->source) {
+        const char *slash = strrchr(in->source, '/');
+        int n = slash ? (int)(slash - in->source) : 1;
+        snprintf(path, sizeof path, "%.*s/%s", n, slash ? in->source : ".", name);
+        if (access(path, R_OK) == 0)
+            return 1;
+    }
+    for (int i = 0; i < n_opts; i++) {
+        const char *dir = NULL;
+        if (strcmp(opts[i], "-I") == 0 || strcmp(opts[i], "--include-path") == 0)
+            dir = i + 1 < n_opts ? opts[++i] : NULL;
+        else if (strncmp(opts[i], "-I", 2) == 0)
+            dir = opts[i] + 2;
+        else if (strncmp(opts[i], "--include-path=", 15) == 0)
+            dir = opts[i] + 15;
+        if (dir && snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path &&
+            access(path, R_OK) == 0)
+            return 1;
+    }
+    return 0;
 }
 
 static int nvrtc_compile(compiler *base, const cc_input *in, cc_output *out)
@@ -78,8 +116,7 @@ static int nvrtc_compile(compiler *base, const cc_input *in, cc_output *out)
     }
     opts = calloc((size_t)in->n_options + 4, sizeof *opts);
     exprs = calloc((size_t)in->n_symbols + 1, sizeof *exprs);
-    if (!opts || !exprs ||
-        nvrtc_options_from_nvcc(in->options, in->n_options, &user_opts, &n_user_opts) != 0) {
+    if (!opts || !exprs) {
         out->log = strdup("out of memory");
         goto done;
     }
@@ -104,21 +141,30 @@ static int nvrtc_compile(compiler *base, const cc_input *in, cc_output *out)
         }
         src[got] = 0;
     }
-    /* the in-memory headers: the standard ones, then the caller's */
-    int n_std = nvrtc_headers_count(), n_hdr = n_std + (in->n_headers > 0 ? in->n_headers : 0);
-    hdr_names = calloc((size_t)n_hdr + 1, sizeof *hdr_names);
-    hdr_texts = calloc((size_t)n_hdr + 1, sizeof *hdr_texts);
+    /* the user's options in NVRTC's form (their -I directories are looked at below) */
+    if (nvrtc_options_from_nvcc(in->options, in->n_options, &user_opts, &n_user_opts) != 0) {
+        out->log = strdup("out of memory");
+        goto done;
+    }
+    /* the in-memory headers: the standard ones the kernel does not bring itself, then the
+     * caller's */
+    int n_std = nvrtc_headers_count(), n_own = in->n_headers > 0 ? in->n_headers : 0;
+    hdr_names = calloc((size_t)(n_std + n_own) + 1, sizeof *hdr_names);
+    hdr_texts = calloc((size_t)(n_std + n_own) + 1, sizeof *hdr_texts);
     if (!hdr_names || !hdr_texts) {
         out->log = strdup("out of memory");
         goto done;
     }
+    int n_hdr = 0;
     for (int i = 0; i < n_std; i++) {
-        hdr_names[i] = nvrtc_headers_names()[i];
-        hdr_texts[i] = nvrtc_headers_sources()[i];
+        if (own_header(nvrtc_headers_names()[i], in, user_opts, n_user_opts))
+            continue;
+        hdr_names[n_hdr] = nvrtc_headers_names()[i];
+        hdr_texts[n_hdr++] = nvrtc_headers_sources()[i];
     }
-    for (int i = n_std; i < n_hdr; i++) {
-        hdr_names[i] = in->header_names[i - n_std];
-        hdr_texts[i] = in->header_texts[i - n_std];
+    for (int i = 0; i < n_own; i++) {
+        hdr_names[n_hdr] = in->header_names[i];
+        hdr_texts[n_hdr++] = in->header_texts[i];
     }
     /* the user's options in NVRTC's form (no more of them than given), then the architecture
      * and the toolkit's headers */

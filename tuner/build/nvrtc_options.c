@@ -5,8 +5,9 @@
  *   - options about host code or the nvcc driver, which mean nothing to a device-only
  *     compilation: -O0..-O3 and -g (host code; device code is optimised unless -G), -Xcompiler,
  *     -ccbin, -Xlinker, -m64, -x cu, --default-stream, -v, --keep, --threads, -res-usage (the
- *     tuner records registers and spills itself), and nvcc's warning switches -W... (NVRTC has -w
- *     and --diag-suppress). These are left out.
+ *     tuner records registers and spills itself), and nvcc's warning switches -W... and --W...
+ *     (NVRTC has -w and --diag-suppress). These are left out. -Ofc=max (fast compile) NVRTC
+ *     takes.
  *   - --expt-relaxed-constexpr: under nvcc it lets device code call constexpr functions that
  *     carry no __device__. NVRTC refuses every function without an execution space unless
  *     -default-device, which compiles them as device functions: what the flag allows, and what
@@ -60,6 +61,7 @@ static const rule rules[] = {
     {"-Werror", DROP_WITH_VALUE},     /* before "-W": its two-word form carries a value */
     {"--Werror", DROP_WITH_VALUE},
     {"-W", DROP},
+    {"--W", DROP},
     {"-Xcompiler", DROP_WITH_VALUE},
     {"--compiler-options", DROP_WITH_VALUE},
     {"-ccbin", DROP_WITH_VALUE},
@@ -107,14 +109,25 @@ static const rule *find(const char *o, int *joined)
             *joined = 0;
             return &rules[i];
         }
-        /* a prefix rule (-O3, -Wall), or name=value */
-        int prefix = strcmp(rules[i].name, "-O") == 0 || strcmp(rules[i].name, "-W") == 0;
+        /* a prefix rule (-O3 but not -Ofc=max, which NVRTC takes; -Wall, --Wreorder), or
+         * name=value */
+        int prefix = strcmp(rules[i].name, "-O") == 0
+                         ? o[len] >= '0' && o[len] <= '9' && o[len + 1] == 0
+                         : strcmp(rules[i].name, "-W") == 0 || strcmp(rules[i].name, "--W") == 0;
         if (prefix || o[len] == '=') {
             *joined = 1;
             return &rules[i];
         }
     }
     return NULL;
+}
+
+int nvrtc_option_takes_value(const char *o)
+{
+    int joined = 0;
+    const rule *r = find(o, &joined);
+    return r && !joined && (r->what == KEEP_WITH_VALUE || r->what == DROP_WITH_VALUE ||
+                            r->what == JOIN);
 }
 
 void nvrtc_options_free(char **v, int n)
@@ -153,7 +166,9 @@ int nvrtc_options_from_nvcc(const char *const *in, int n, char ***out, int *n_ou
         case DROP:
             continue;
         case DROP_WITH_VALUE:
-            if (!joined && next)
+            /* -Werror's value is a kind (all-warnings, ...), never an option: a lone -Werror
+             * leaves the next option alone */
+            if (!joined && next && !(strstr(r->name, "Werror") && next[0] == '-'))
                 i++;
             continue;
         case RELAXED:
@@ -190,6 +205,8 @@ const char *nvrtc_options_digest(void)
         return hex;
     char buf[4096];
     size_t k = 0;
+    /* the matching's own version too: find() and the loop above decide as much as the table */
+    k += (size_t)snprintf(buf, sizeof buf, "match 2\n");
     for (int i = 0; i < N_RULES && k < sizeof buf; i++)
         k += (size_t)snprintf(buf + k, sizeof buf - k, "%s %d\n", rules[i].name, rules[i].what);
     if (k >= sizeof buf)

@@ -10,6 +10,10 @@
 int nvrtc_options_from_nvcc(const char *const *in, int n, char ***out, int *n_out);
 void nvrtc_options_free(char **v, int n);
 
+/* 1 when option o, as one word, takes the next word as its value ("-Xptxas" "-v", "-std"
+ * "c++17", "-Xcompiler" "-fPIC"), by the same table. */
+int nvrtc_option_takes_value(const char *o);
+
 /* SHA-256 (hex) over the table: part of the compile cache key beside the headers' digest, so a
  * changed rule compiles again. */
 const char *nvrtc_options_digest(void);

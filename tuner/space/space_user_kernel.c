@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "build/nvrtc_options.h"
 #include "space_user_internal.h"
 
 /* 1 when word occurs in text as a whole identifier. */
@@ -229,6 +230,10 @@ int su_read_compile_keys(su_ctx *c, const ynode *map, su_kernel *k, const char *
             return -1;
         for (int i = 0; i < k->n_options; i++) {
             const char *o = k->options[i];
+            /* the value of a two-word option (-Xptxas -v, -std c++17, -Xcompiler -fPIC) */
+            if (i > 0 && nvrtc_option_takes_value(k->options[i - 1]) &&
+                (i < 2 || !nvrtc_option_takes_value(k->options[i - 2])))
+                continue;
             if (o[0] != '-')
                 return sl_fail_at(L, v->items[i], "%s: '%.60s' is not an option (it must start "
                                                   "with -)", w, o);
