@@ -182,10 +182,13 @@ static int fill_capture(const char *tmp, long long max_bytes, const capture_job 
                      "buffers, not a struct's fields", a->name);
             return 1;
         }
-        if (!a->is_buffer && strcmp(a->type, "texture") == 0) {
+        if (!a->is_buffer && (strcmp(a->type, "texture") == 0 ||
+                              strcmp(a->type, "tensor_map") == 0)) {
+            int tex = strcmp(a->type, "texture") == 0;
             strcpy(note, "FAILED");
-            snprintf(why, why_len, "%s is a texture object: a capture keeps scalars and buffers, "
-                     "not what a texture reads", a->name);
+            snprintf(why, why_len, "%s is a %s: a capture keeps scalars and buffers, not what "
+                     "a %s reads", a->name, tex ? "texture object" : "tensor map",
+                     tex ? "texture" : "tensor map");
             return 1;
         }
         if (!a->is_buffer) {

@@ -52,8 +52,9 @@ typedef struct tk_kernel_arg {
     int is_buffer;           /* 1: a buffer (a device pointer, or a variable's contents) */
     const char *type;        /* "f32", "i64", ..., "dtype" (the launch's dtype), "struct" (a
                                 struct passed by value, which args[] points at), "pointer" (a
-                                device pointer: a buffer passed again, or null) or "texture" (a
-                                cudaTextureObject_t of the program's, which args[] points at) */
+                                device pointer: a buffer passed again, or null), "texture" (a
+                                cudaTextureObject_t of the program's, which args[] points at) or
+                                "tensor_map" (a CUtensorMap of the program's, likewise) */
     const char *count;       /* buffers: how many elements, an expression */
     const char *symbol;      /* a module variable the buffer's contents fill (its args[] entry
                                 is then a host pointer to count elements), or NULL */

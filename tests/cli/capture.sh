@@ -45,6 +45,8 @@ same "a struct passed by value is not captured, saying why" "$(line struct)" \
     "struct: invalid argument vector.saxpy: capture FAILED ($C/f32-n=10): a is a struct passed by value: a capture keeps scalars and buffers, not a struct's fields"
 same "nor a texture object" "$(line texture)" \
     "texture: invalid argument vector.saxpy: capture FAILED ($C/f32-n=12): a is a texture object: a capture keeps scalars and buffers, not what a texture reads"
+same "nor a tensor map" "$(line tensor_map)" \
+    "tensor_map: invalid argument vector.saxpy: capture FAILED ($C/f32-n=13): a is a tensor map: a capture keeps scalars and buffers, not what a tensor map reads"
 same "... in its folder, alone" "$(ls $C/f32-n=10)" "FAILED"
 same "a pointer argument (a buffer passed again) is captured" "$(line pointer)" "pointer: ok"
 same "... without a file or a value of its own" "$(cd $C/f32-n=11 && ls | tr '\n' ' '; grep -c '^  x:' space.yaml)" \

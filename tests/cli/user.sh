@@ -98,6 +98,23 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
     same "names the dtype" "$(head -n 1 $T/.out)" \
         "$T/dt/s.yaml:6:7: error: kernel.args p: a struct (16 bytes for dtype f64), but parameter 1 of k takes 8 bytes (\`tuner space\` shows the struct's layout, field by field)"
 
+    # tensor maps: the TMA kernel compiles with both compilers (NVRTC's <cuda.h> from memory);
+    # a row stride TMA cannot take, a box too narrow, and a GPU without TMA are refused first
+    check "a TMA kernel compiles with NVRTC" $TUNER compile tests/gpu/user/tma_scale.yaml --cc 9.0 --cache $T/c
+    mkdir -p $T/tma && cp tests/gpu/user/tma_scale.* $T/tma/
+    sed -i 's/ld: 1004 }/ld: 1003 }/' $T/tma/tma_scale.yaml
+    check_fails "a leading dimension of 1003 floats" 2 $TUNER compile $T/tma/tma_scale.yaml --cc 9.0 --cache $T/c
+    same "says TMA needs 16-byte strides" "$(head -n 1 $T/.out)" \
+        "$T/tma/tma_scale.yaml:12:66: error: kernel.args tmap: dimension 1 of the tensor map over x starts every 1003 elements (4012 bytes): TMA needs a multiple of 16 bytes below 2^40 (f32 cols=1001,ld=1003,rows=1000)"
+    cp tests/gpu/user/tma_scale.yaml $T/tma/
+    sed -i 's/bx:        { values: \[32, 64\] }/bx:        { values: [32, 2] }/' $T/tma/tma_scale.yaml
+    check_fails "a box of 2 floats" 2 $TUNER compile $T/tma/tma_scale.yaml --cc 9.0 --cache $T/c
+    grep -q "a box 2 elements wide (8 bytes) over x: TMA needs the innermost box dimension to be a multiple of 16 bytes" $T/.out
+    same "says the box must be 16 bytes wide" "$?" "0"
+    check_fails "TMA on a GPU below 9.0" 2 $TUNER compile tests/gpu/user/tma_scale.yaml --cc 8.0 --cache $T/c
+    same "says so" "$(head -n 1 $T/.out)" \
+        "tests/gpu/user/tma_scale.yaml:12:7: error: kernel.args tmap: tensor maps (TMA) need compute capability 9.0; this GPU is 8.0"
+
     # texture arguments: the corpus's texture_resize compiles; a texture larger than its buffer
     # is refused before anything is compiled
     mkdir -p $T/tex && cp tests/corpus/texture_resize/texture_resize.* $T/tex/

@@ -8,9 +8,9 @@
 # a second run with the same cache compiles nothing; their problems play off, none failing.
 # Last, tests/gpu/user/struct_echo.yaml with each compiler: a struct passed by value, a bool and
 # a dtype scalar echoed back for four dtypes, every variant ok; and tests/gpu/user/arch_specific.yaml
-# (kernel.arch_suffix: a, a kernel that builds only for sm_90a) and texture_forms.yaml (texture
-# arguments of every kind, read back against a reference kernel) with each compiler, every
-# config ok.
+# (kernel.arch_suffix: a, a kernel that builds only for sm_90a), texture_forms.yaml (texture
+# arguments of every kind, read back against a reference kernel) and tma_scale.yaml (a TMA
+# kernel over a tensor map the tuner encodes) with each compiler, every config ok.
 # Prints "N passed, N failed".
 source "$(dirname "$0")/lib.sh"
 
@@ -131,5 +131,24 @@ bad = [r for r in rows if r[0] != "ok"]
 print("%d ok of %d%s" % (len(rows) - len(bad), len(rows), "; " + str(bad[0])[:300] if bad else ""))' \
           "$tmp/t_$comp.db" 2>&1)
     check "texture_forms ($comp): every texture reads what its buffer holds: $res" test "$res" = "4 ok of 4"
+done
+
+# a TMA kernel: the tuner encodes its CUtensorMap (tensor_map:, a box that is a parameter, a
+# padded leading dimension) and the kernel copies its tiles with cp.async.bulk.tensor: every
+# config ok, with each compiler
+for comp in nvrtc nvcc; do
+    out=$($T run tests/gpu/user/tma_scale.yaml --compiler $comp --db "$tmp/m_$comp.db" \
+          --cache "$tmp/cache" 2>&1)
+    rc=$?
+    check "tma_scale ($comp) runs (exit $rc)" test "$rc" -eq 0
+    [ "$rc" -eq 0 ] || printf '%s\n' "$out" | tail -n 20 | sed 's/^/    /'
+    res=$(python3 -c '
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT e.status, COALESCE(e.error, \"\") FROM evaluations e").fetchall()
+bad = [r for r in rows if r[0] != "ok"]
+print("%d ok of %d%s" % (len(rows) - len(bad), len(rows), "; " + str(bad[0])[:300] if bad else ""))' \
+          "$tmp/m_$comp.db" 2>&1)
+    check "tma_scale ($comp): every tile copied by the TMA unit: $res" test "$res" = "16 ok of 16"
 done
 finish

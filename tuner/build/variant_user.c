@@ -339,7 +339,8 @@ static int check_params(user_builder *ub, const space_binding *bind, const int *
                 snprintf(err, len, "%s:%d:%d: error: %s %s: %s (%zu bytes%s), but parameter %d "
                          "of %s takes %d bytes%s", sp->path, a->line, a->col, who, a->name,
                          a->is_buffer || a->is_pointer ? "a pointer"
-                         : a->texture ? "a texture object" : a->record ? "a struct"
+                         : a->texture ? "a texture object" : a->tensor_map ? "a tensor map"
+                         : a->record ? "a struct"
                          : su_type_name(t),
                          want, of_dtype, i + 1, l->function, mm.params[ki][i],
                          a->record && !a->is_pointer

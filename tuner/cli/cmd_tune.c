@@ -241,6 +241,24 @@ int cmd_space(void)
                 print_struct(a, sp->dtypes[0]);
                 continue;
             }
+            if (a->tensor_map) {
+                const su_tensor_map *t = a->tensor_map;
+                printf("  %-12s tensor map over %s, rank %d, dims [", a->name, t->target, t->rank);
+                for (int d = 0; d < t->rank; d++)
+                    printf("%s%s", d ? ", " : "", t->dims[d].text);
+                printf("], box [");
+                for (int d = 0; d < t->rank; d++)
+                    printf("%s%s", d ? ", " : "", t->box[d].text);
+                printf("]");
+                if (t->n_strides) {
+                    printf(", strides [");
+                    for (int d = 0; d < t->n_strides; d++)
+                        printf("%s%s", d ? ", " : "", t->strides[d].text);
+                    printf("]");
+                }
+                printf(", swizzle %d, out of bounds %s\n", t->swizzle, t->oob_nan ? "NaN" : "zeros");
+                continue;
+            }
             if (a->texture) {
                 static const char *const modes[] = {"wrap", "clamp", "mirror", "border"};
                 const su_texture *t = a->texture;

@@ -163,6 +163,7 @@ int header_put_descriptor(FILE *f, const struct space *sp, const char *lower, in
         const su_arg *a = &u->args[i];
         fprintf(f, "    { \"%s\", %d, \"%s\", ", a->name, a->is_buffer,
                 a->is_pointer ? "pointer" : a->record ? "struct" : a->texture ? "texture"
+                : a->tensor_map ? "tensor_map"
                 : a->type == SU_DTYPE ? "dtype" : su_type_name(a->type));
         put_opt_string(f, a->is_buffer ? a->count.text : NULL);
         fprintf(f, ", ");

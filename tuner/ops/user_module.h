@@ -41,7 +41,7 @@ typedef struct ubuf {
                                 made again when this changes */
 } ubuf;
 
-/* A texture argument's object (user_texture.c) and what it was made from. */
+/* A texture argument's object (user_views.c) and what it was made from. */
 typedef struct utex {
     cudaTextureObject_t obj; /* 0: none yet */
     cudaArray_t array;       /* 2-D and 3-D: the copy it reads; NULL for 1-D (the buffer) */
@@ -103,12 +103,16 @@ cudaError_t uk_launch(cudaKernel_t fn, const su_geometry *g, void **params, cuda
  * and check kernels all pass here before they launch. TK_OK, TK_ERR_UNSUPPORTED_CONFIG with
  * why, or TK_ERR_CUDA. */
 tk_status uk_launch_ready(cudaKernel_t fn, const su_geometry *g, char *why, size_t len);
-/* ---- textures (user_texture.c) ---- */
+/* ---- views of a buffer: textures and tensor maps (user_views.c) ---- */
 /* Texture argument i at config choice: its object made (again when its buffer moved, was
  * refilled or the size changed) over the buffer, and its handle stored in in->values[i]. 0, or
  * -1 with err. */
 int uk_texture_bind(op_instance *in, int i, const int *choice, char *err, size_t len);
 void uk_texture_release(utex *t);
+/* Tensor-map argument i at config choice: the CUtensorMap encoded over its buffer's current
+ * address (cuTensorMapEncodeTiled, through the runtime's driver entry point) into
+ * in->values[i] (128 bytes). 0, or -1 with err. */
+int uk_tensor_map_bind(op_instance *in, int i, const int *choice, char *err, size_t len);
 
 /* A plain scalar a (of any element type) at config choice into an 8-byte slot. */
 int uk_scalar_store(op_instance *in, const su_arg *a, const int *choice, uint64_t *slot,

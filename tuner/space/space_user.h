@@ -103,6 +103,23 @@ typedef struct su_texture {
     int line, col;
 } su_texture;
 
+/* A tensor-map argument (su_arg.tensor_map; docs/user-kernels.md, "Tensor maps"): the
+ * CUtensorMap a Hopper kernel takes as `const __grid_constant__ CUtensorMap` for its TMA copies
+ * (cp.async.bulk.tensor), encoded by the tuner over one of the space's buffers. */
+typedef struct su_tensor_map {
+    char *target;            /* the buffer's name as written */
+    int buffer;              /* its index in space_user.args */
+    int rank;                /* 1 to 5 */
+    su_expr dims[5];         /* the tensor's size, innermost first (problem fields) */
+    int n_strides;           /* 0 (packed), or rank - 1 */
+    su_expr strides[4];      /* elements between consecutive indices of dims 1.. (a leading
+                                dimension), problem fields */
+    su_expr box[5];          /* the tile one copy moves, innermost first (may be parameters) */
+    int swizzle;             /* 0, 32, 64 or 128 (bytes) */
+    int oob_nan;             /* out-of-bounds elements read as NaN (else zeros) */
+    int line, col;
+} su_tensor_map;
+
 typedef struct su_arg {
     char *name;
     int line, col;
@@ -137,6 +154,8 @@ typedef struct su_arg {
                                 parameter of its own */
     su_texture *texture;     /* `texture:` (a texture object over a buffer), else NULL; its type
                                 is then -1 and the kernel takes 8 bytes */
+    su_tensor_map *tensor_map;   /* `tensor_map:` (a CUtensorMap over a buffer), else NULL; its
+                                    type is then -1 and the kernel takes 128 bytes */
 } su_arg;
 
 
@@ -347,6 +366,13 @@ int su_texture_type(const space_user *u, const su_texture *t, const char *dtype)
 int space_user_texture_dims(const struct space *sp, const struct space_binding *b,
                             const int *choice, const su_arg *a, int64_t dims[3], char *err,
                             size_t len);
+/* A tensor map's geometry for a binding and a config, checked against the rules of
+ * cuTensorMapEncodeTiled and the buffer's size: dims, strides (in bytes, of dims 1..rank-1;
+ * packed when the space gives none) and box, each rank long. 0, or -1 with err. */
+int space_user_tensor_map_geometry(const struct space *sp, const struct space_binding *b,
+                                   const int *choice, const su_arg *a, uint64_t dims[5],
+                                   uint64_t strides[4], uint32_t box[5], char *err, size_t len);
+
 /* Checks a scalar's value (every value of a struct) fits its type. 0, or -1 with err. */
 int space_user_scalar_check(const struct space *sp, const struct space_binding *b,
                             const int *choice, const su_arg *a, char *err, size_t len);

@@ -179,12 +179,15 @@ int su_read_arg(su_ctx *c, const ynode *n, su_arg *a, int index)
     snprintf(where, sizeof where, "kernel.args %s", name);
     const ynode *buf = ynode_get(n, "buffer"), *sc = ynode_get(n, "scalar");
     const ynode *st = ynode_get(n, "struct"), *ptr = ynode_get(n, "pointer");
-    const ynode *tex = ynode_get(n, "texture");
-    if (!!buf + !!sc + !!st + !!ptr + !!tex != 1)
+    const ynode *tex = ynode_get(n, "texture"), *tm = ynode_get(n, "tensor_map");
+    if (!!buf + !!sc + !!st + !!ptr + !!tex + !!tm != 1)
         return sl_fail_at(L, n, "%s: give exactly one of buffer: TYPE, scalar: TYPE, struct: "
-                                "[FIELDS], pointer: BUFFER or texture: BUFFER", where);
+                                "[FIELDS], pointer: BUFFER, texture: BUFFER or tensor_map: "
+                                "BUFFER", where);
     if (tex)
         return su_read_texture(c, n, a, where);
+    if (tm)
+        return su_read_tensor_map(c, n, a, where);
     if (st)
         return sl_check_keys(L, n, where, struct_keys, 3) != 0 ? -1 : su_read_struct(c, n, a, where);
     if (ptr)

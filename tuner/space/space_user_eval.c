@@ -516,6 +516,10 @@ int space_user_value_size(const space *sp, const space_binding *b, const su_arg 
         *size = 8;
         return 0;
     }
+    if (a->tensor_map) {                /* a CUtensorMap */
+        *size = 128;
+        return 0;
+    }
     if (a->record) {
         size_t align;
         if (su_struct_layout(a->record, dt, size, &align, NULL, NULL) == 0)
@@ -537,6 +541,11 @@ int space_user_scalar_check(const space *sp, const space_binding *b, const int *
     if (a->texture) {
         int64_t dims[3];
         return space_user_texture_dims(sp, b, choice, a, dims, err, len);
+    }
+    if (a->tensor_map) {
+        uint64_t dims[5], strides[4];
+        uint32_t box[5];
+        return space_user_tensor_map_geometry(sp, b, choice, a, dims, strides, box, err, len);
     }
     if (a->record) {
         field_check c = {sp, b, choice, a, err, len};
@@ -723,9 +732,18 @@ static int check_config(const space *sp, const space_binding *b, const int *choi
 int space_user_check(const space *sp, const device_info *dev, char *err, size_t len)
 {
     char arch[32];
-    if (space_user_arch(sp->user, sp->path, dev->cc_major * 10 + dev->cc_minor, arch,
-                        sizeof arch, err, len) != 0)
+    int cc = dev->cc_major * 10 + dev->cc_minor;
+    if (space_user_arch(sp->user, sp->path, cc, arch, sizeof arch, err, len) != 0)
         return -1;
+    for (int i = 0; i < sp->user->n_args && cc < 90; i++) {
+        const su_tensor_map *t = sp->user->args[i].tensor_map;
+        if (t) {
+            space_errorf(err, len, sp->path, t->line, t->col, "kernel.args %s: tensor maps (TMA) "
+                         "need compute capability 9.0; this GPU is %d.%d",
+                         sp->user->args[i].name, dev->cc_major, dev->cc_minor);
+            return -1;
+        }
+    }
     config_visit v = {check_reference, check_config, NULL};
     return each_config(sp, dev, &v, err, len);
 }

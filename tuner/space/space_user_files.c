@@ -164,6 +164,16 @@ void su_arg_clear(su_arg *a)
             su_expr_clear(&a->texture->dims[i]);
         free(a->texture);
     }
+    if (a->tensor_map) {
+        free(a->tensor_map->target);
+        for (int i = 0; i < 5; i++) {
+            su_expr_clear(&a->tensor_map->dims[i]);
+            su_expr_clear(&a->tensor_map->box[i]);
+        }
+        for (int i = 0; i < 4; i++)
+            su_expr_clear(&a->tensor_map->strides[i]);
+        free(a->tensor_map);
+    }
     if (a->check) {
         su_kernel_clear(&a->check->kernel);
         for (int i = 0; i < a->check->n_scalars; i++)
@@ -483,7 +493,7 @@ static void tb_arg(text_buf *t, loader *L, const su_arg *a, int *rc)
              a->output, (int)a->init, a->a, a->b);
     tb_add(t, line);
     tb_add(t, a->is_buffer ? a->count.text : a->is_pointer ? "|pointer" : a->record ? "|struct"
-              : a->texture ? "|texture" : a->value.text);
+              : a->texture ? "|texture" : a->tensor_map ? "|tensor_map" : a->value.text);
     if (a->record)
         tb_record(t, a->record);
     if (a->texture) {
@@ -493,6 +503,18 @@ static void tb_arg(text_buf *t, loader *L, const su_arg *a, int *rc)
         tb_add(t, line);
         for (int i = 0; i < x->n_dims; i++)
             tb_add(t, x->dims[i].text);
+    }
+    if (a->tensor_map) {
+        const su_tensor_map *x = a->tensor_map;
+        snprintf(line, sizeof line, "%s %d %d %d %d", x->target, x->rank, x->n_strides,
+                 x->swizzle, x->oob_nan);
+        tb_add(t, line);
+        for (int i = 0; i < x->rank; i++) {
+            tb_add(t, x->dims[i].text);
+            tb_add(t, x->box[i].text);
+        }
+        for (int i = 0; i < x->n_strides; i++)
+            tb_add(t, x->strides[i].text);
     }
     if (a->symbol) {
         tb_add(t, "|symbol");

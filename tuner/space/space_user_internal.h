@@ -65,12 +65,14 @@ int su_read_string_list(su_ctx *c, const ynode *n, const char *where, char ***ou
 /* The name without scope or template arguments ("ns::f<T>" -> "f"); malloc'd. */
 char *su_base_name(const char *function);
 
-/* -- textures (space_user_texture.c) -- */
+/* -- views of a buffer: textures and tensor maps (space_user_views.c) -- */
 /* Reads a `texture:` argument n into a (where: "kernel.args NAME"). */
 int su_read_texture(su_ctx *c, const ynode *n, su_arg *a, const char *where);
-/* Finds each texture's buffer once every argument is read, and checks it is an input of a
- * type a texture can hold. -1 with the loader's error. */
-int su_resolve_textures(loader *L, space_user *u);
+/* Reads a `tensor_map:` argument n into a. */
+int su_read_tensor_map(su_ctx *c, const ynode *n, su_arg *a, const char *where);
+/* Finds each texture's and tensor map's buffer once every argument is read, and checks it is
+ * one they can be made over. -1 with the loader's error. */
+int su_resolve_views(loader *L, space_user *u);
 
 /* -- kernels (space_user_kernel.c) -- */
 /* What kind of kernel a mapping describes: which keys it may have and what its expressions

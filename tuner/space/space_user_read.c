@@ -319,9 +319,10 @@ static int read_inputs(loader *L, space_user *u)
                 rc = sl_fail_at(L, file, "out of memory");
             else if (!strchr(a->file, '{') && stat(a->file, &st) != 0)
                 rc = sl_fail_at(L, file, "%s: %s: %s", w, a->file, strerror(errno));
-        } else if ((a->record || a->texture) && value) {
+        } else if ((a->record || a->texture || a->tensor_map) && value) {
             rc = sl_fail_at(L, value, "%s: %s is a %s: a capture gives no value for it", w,
-                            a->name, a->is_pointer ? "pointer" : a->texture ? "texture" : "struct");
+                            a->name, a->is_pointer ? "pointer" : a->texture ? "texture"
+                                     : a->tensor_map ? "tensor map" : "struct");
             break;
         } else if (!a->is_buffer && value && !file) {
             su_ctx c = {L, u, 0, "a captured value is a number"};
@@ -416,7 +417,7 @@ int su_load_body(loader *L, const ynode *kernel, const ynode *reference)
     }
     if (outputs == 0)
         return sl_fail_at(L, args, "kernel.args: no buffer is an output (output: true)");
-    if (su_resolve_pointers(L, u) != 0 || su_resolve_textures(L, u) != 0)
+    if (su_resolve_pointers(L, u) != 0 || su_resolve_views(L, u) != 0)
         return -1;
     if (su_read_kernel(&c, kernel, &u->kernel, "kernel", KK_TUNED) != 0)
         return -1;
@@ -469,8 +470,8 @@ int su_load_body(loader *L, const ynode *kernel, const ynode *reference)
                 const su_arg *a = &u->args[i];
                 const su_expr *x = a->is_buffer ? &a->count : &a->value;
                 const char *which = NULL;
-                if ((u->ref == SU_REF_FILE && !a->is_buffer) || a->texture)
-                    continue;   /* a texture's dims read no parameter */
+                if ((u->ref == SU_REF_FILE && !a->is_buffer) || a->texture || a->tensor_map)
+                    continue;   /* the buffer's size is its own; a box is the kernel's tile */
                 if (a->record && !(x = su_record_reads_params(sp, a->record, &which)))
                     continue;
                 if (!su_reads_params(sp, x, &which) && a->has_cmp_count)

@@ -272,7 +272,8 @@ int su_arg_pointed_to(const space_user *u, int i)
 {
     for (int j = 0; j < u->n_args; j++)
         if ((u->args[j].record && !u->args[j].is_pointer && points_to(u->args[j].record, i)) ||
-            (u->args[j].texture && u->args[j].texture->buffer == i))
+            (u->args[j].texture && u->args[j].texture->buffer == i) ||
+            (u->args[j].tensor_map && u->args[j].tensor_map->buffer == i))
             return 1;
     return 0;
 }

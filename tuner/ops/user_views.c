@@ -1,5 +1,7 @@
-/* user_texture.c: the texture objects of a user kernel's texture arguments (docs/user-kernels.md,
- * "Textures"), worker side. One dimension: a linear resource over the buffer itself, which the
+/* user_views.c: the views of a buffer a user kernel's arguments ask the tuner to make, worker
+ * side: tensor maps (docs/user-kernels.md, "Tensor maps"), the CUtensorMap a TMA kernel takes
+ * by value, encoded with cuTensorMapEncodeTiled over the buffer's current address each time the
+ * values are stored (a host call, cheap); and texture objects ("Textures"). One dimension: a linear resource over the buffer itself, which the
  * kernel reads with tex1Dfetch. Two or three: a CUDA array the buffer's contents are copied into
  * (the buffer holds the image row by row, as the program's cudaMemcpy2DToArray would take it),
  * with the space's filter, address mode, coordinates and read mode. The object is made when the
@@ -8,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #include "user_module.h"
 
@@ -107,5 +110,91 @@ int uk_texture_bind(op_instance *in, int i, const int *choice, char *err, size_t
     }
     unsigned long long h = (unsigned long long)t->obj;
     memcpy(in->values[i], &h, 8);
+    return 0;
+}
+
+/* ---- tensor maps ---- */
+
+typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+                                    const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
+                                    const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                    CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+static CUtensorMapDataType tma_type(int t)
+{
+    switch (t) {
+    case SU_F64: return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+    case SU_F32: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    case SU_F16: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    case SU_BF16: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    case SU_I8: case SU_U8: return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    case SU_I16: case SU_U16: return CU_TENSOR_MAP_DATA_TYPE_UINT16;
+    case SU_I32: return CU_TENSOR_MAP_DATA_TYPE_INT32;
+    case SU_U32: return CU_TENSOR_MAP_DATA_TYPE_UINT32;
+    case SU_I64: return CU_TENSOR_MAP_DATA_TYPE_INT64;
+    default: return CU_TENSOR_MAP_DATA_TYPE_UINT64;
+    }
+}
+
+int uk_tensor_map_bind(op_instance *in, int i, const int *choice, char *err, size_t len)
+{
+    static encode_tiled_fn encode;
+    const space *sp = in->uf->sp;
+    const su_arg *a = &sp->user->args[i];
+    const su_tensor_map *x = a->tensor_map;
+    if (!encode) {
+        void *fn = NULL;
+        enum cudaDriverEntryPointQueryResult q;
+        cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                                         cudaEnableDefault, &q);
+        if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn) {
+            cudaGetLastError();
+            snprintf(err, len, "tensor map %s: the driver has no cuTensorMapEncodeTiled (%s)",
+                     a->name, e != cudaSuccess ? cudaGetErrorString(e) : "not found");
+            return -1;
+        }
+        encode = (encode_tiled_fn)fn;
+    }
+    uint64_t dims[5], strides[4];
+    uint32_t box[5];
+    if (space_user_tensor_map_geometry(sp, &in->bind, choice, a, dims, strides, box, err,
+                                       len) != 0)
+        return -1;
+    int type = in->bufs[x->buffer].type;
+    cuuint64_t gd[5], gs[4];
+    cuuint32_t bd[5], es[5];
+    for (int d = 0; d < x->rank; d++) {
+        gd[d] = dims[d];
+        bd[d] = box[d];
+        es[d] = 1;
+        if (d)
+            gs[d - 1] = strides[d - 1];
+    }
+    CUtensorMap map;   /* 64-byte aligned, as the encoder wants it */
+    memset(&map, 0, sizeof map);
+    CUtensorMapSwizzle sw = x->swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                            : x->swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                            : x->swizzle == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                                                : CU_TENSOR_MAP_SWIZZLE_NONE;
+    CUresult r = encode(&map, tma_type(type), (cuuint32_t)x->rank, in->bufs[x->buffer].dev, gd,
+                        gs, bd, es, CU_TENSOR_MAP_INTERLEAVE_NONE, sw,
+                        CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                        x->oob_nan ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+                                   : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+        snprintf(err, len, "tensor map %s over %s: cuTensorMapEncodeTiled refused it (CUresult "
+                 "%d)", a->name, x->target, (int)r);
+        return -1;
+    }
+    if (in->value_cap[i] < sizeof map) {
+        unsigned char *p = realloc(in->values[i], sizeof map);
+        if (!p) {
+            snprintf(err, len, "out of host memory");
+            return -1;
+        }
+        in->values[i] = p;
+        in->value_cap[i] = sizeof map;
+    }
+    memcpy(in->values[i], &map, sizeof map);
     return 0;
 }

@@ -1,0 +1,425 @@
+/* space_user_views.c: the arguments of a user kernel's space that are views of one of its
+ * buffers, made by the tuner: textures (docs/user-kernels.md, "Textures": `{ name: src, texture:
+ * image, dims: [w, h], filter: linear, ... }`) and tensor maps ("Tensor maps": `{ name: tmap,
+ * tensor_map: x, dims: [cols, rows], box: [64, 64], swizzle: 128 }`). Each is read, checked
+ * against the buffer it names, and sized for a binding here; tuner/ops/user_views.c makes the
+ * texture object or encodes the CUtensorMap on the GPU's side. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "space_user_internal.h"
+
+/* The texel types a texture can have: 32-bit floats and halves, 8-, 16- and 32-bit integers. */
+static int texel_type_ok(int t)
+{
+    return t == SU_F32 || t == SU_F16 || t == SU_I8 || t == SU_U8 || t == SU_I16 ||
+           t == SU_U16 || t == SU_I32 || t == SU_U32;
+}
+
+static int small_int(int t)
+{
+    return t == SU_I8 || t == SU_U8 || t == SU_I16 || t == SU_U16;
+}
+
+/* One of names[] (n of them) as *out's index. */
+static int read_word(loader *L, const ynode *v, const char *w, const char *const *names, int n,
+                     int *out)
+{
+    const char *s;
+    if (sl_get_string(L, v, w, &s) != 0)
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    char list[200] = "";
+    for (int i = 0; i < n; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                 names[i]);
+    return sl_fail_at(L, v, "%s: '%.60s' (expected %s)", w, s, list);
+}
+
+int su_read_texture(su_ctx *c, const ynode *n, su_arg *a, const char *where)
+{
+    static const char *const keys[] = {"name", "texture", "dims", "channels", "filter",
+                                       "address", "normalized_coords", "read"};
+    static const char *const filters[] = {"point", "linear"};
+    static const char *const addresses[] = {"wrap", "clamp", "mirror", "border"};
+    static const char *const reads[] = {"element", "normalized"};
+    loader *L = c->L;
+    char w[200];
+    a->is_buffer = 0;
+    a->type = -1;
+    if (sl_check_keys(L, n, where, keys, 8) != 0)
+        return -1;
+    su_texture *t = a->texture = calloc(1, sizeof *a->texture);
+    if (!t)
+        return sl_fail_at(L, n, "out of memory");
+    t->buffer = -1;
+    t->channels = 1;
+    t->address = SU_TEX_CLAMP;
+    t->line = n->line;
+    t->col = n->col;
+    const ynode *v = ynode_get(n, "texture");
+    const char *target;
+    snprintf(w, sizeof w, "%s.texture", where);
+    if (sl_get_string(L, v, w, &target) != 0)
+        return -1;
+    if (!(t->target = strdup(target)))
+        return sl_fail_at(L, v, "out of memory");
+    if (!(v = ynode_get(n, "dims")))
+        return sl_fail_at(L, n, "%s: missing required key 'dims' (the texture's width, height "
+                                "and depth in texels: 1 to 3 expressions)", where);
+    snprintf(w, sizeof w, "%s.dims", where);
+    su_ctx dc = *c;
+    dc.allow_params = 0;
+    dc.where = "a texture's size is the problem's, not a parameter's";
+    if (su_read_dims(&dc, v, w, t->dims, &t->n_dims) != 0)
+        return -1;
+    if ((v = ynode_get(n, "channels"))) {
+        int64_t ch;
+        snprintf(w, sizeof w, "%s.channels", where);
+        if (sl_get_int(L, v, w, &ch) != 0)
+            return -1;
+        if (ch != 1 && ch != 2 && ch != 4)
+            return sl_fail_at(L, v, "%s: %lld (a texel has 1, 2 or 4 elements: float, float2, "
+                                    "float4, uchar4, ...)", w, (long long)ch);
+        t->channels = (int)ch;
+    }
+    if ((v = ynode_get(n, "filter"))) {
+        snprintf(w, sizeof w, "%s.filter", where);
+        if (read_word(L, v, w, filters, 2, &t->linear_filter) != 0)
+            return -1;
+    }
+    const ynode *addr = ynode_get(n, "address");
+    if (addr) {
+        snprintf(w, sizeof w, "%s.address", where);
+        if (read_word(L, addr, w, addresses, 4, &t->address) != 0)
+            return -1;
+    }
+    const ynode *norm = ynode_get(n, "normalized_coords");
+    if (norm) {
+        snprintf(w, sizeof w, "%s.normalized_coords", where);
+        if (sl_get_bool(L, norm, w, &t->normalized_coords) != 0)
+            return -1;
+    }
+    if ((v = ynode_get(n, "read"))) {
+        snprintf(w, sizeof w, "%s.read", where);
+        if (read_word(L, v, w, reads, 2, &t->read_normalized) != 0)
+            return -1;
+    }
+    /* one dimension is the buffer itself: tex1Dfetch by integer index, nothing else */
+    if (t->n_dims == 1 && (t->linear_filter || addr || norm))
+        return sl_fail_at(L, t->linear_filter ? ynode_get(n, "filter") : addr ? addr : norm,
+                          "%s: a texture of one dimension is over the buffer itself, which "
+                          "tex1Dfetch reads by index: no filtering, address mode or normalized "
+                          "coordinates (give dims: [w, h] or [w, h, d] for those)", where);
+    if ((t->address == SU_TEX_WRAP || t->address == SU_TEX_MIRROR) && !t->normalized_coords)
+        return sl_fail_at(L, addr, "%s.address: %s needs normalized_coords: true (CUDA wraps and "
+                                   "mirrors normalized coordinates only)", where,
+                          addresses[t->address]);
+    return 0;
+}
+
+/* The checks that need the texel type t (an su_type, resolved), said at line:col. */
+static int type_checks(const char *path, const su_arg *a, int t, int line, int col, char *err,
+                       size_t len, const char *dtype)
+{
+    const su_texture *x = a->texture;
+    const char *why = NULL;
+    if (!texel_type_ok(t))
+        why = "a texture's texels are f32, f16, or 8-, 16- or 32-bit integers";
+    else if (x->read_normalized && !small_int(t))
+        why = "read: normalized is for 8- and 16-bit integers (others are read as they are)";
+    else if (x->linear_filter && !(t == SU_F32 || t == SU_F16 || x->read_normalized))
+        why = "filter: linear needs texels read as floats: f32, f16, or 8- and 16-bit integers "
+              "with read: normalized";
+    if (!why)
+        return 0;
+    char msg[400];
+    snprintf(msg, sizeof msg, "kernel.args %s: texture over %s, of type %s%s%s: %s", a->name,
+             x->target, su_type_name(t) ? su_type_name(t) : "?", dtype ? " for dtype " : "",
+             dtype ? dtype : "", why);
+    space_errorf(err, len, path, line, col, "%s", msg);
+    return -1;
+}
+
+static int resolve_tensor_map(loader *L, space_user *u, su_arg *a);
+
+int su_resolve_views(loader *L, space_user *u)
+{
+    for (int i = 0; i < u->n_args; i++) {
+        su_arg *a = &u->args[i];
+        su_texture *t = a->texture;
+        if (a->tensor_map && resolve_tensor_map(L, u, a) != 0)
+            return -1;
+        if (!t)
+            continue;
+        for (int j = 0; j < u->n_args && t->buffer < 0; j++)
+            if (strcmp(u->args[j].name, t->target) == 0)
+                t->buffer = j;
+        if (t->buffer < 0) {
+            space_errorf(L->err, L->len, L->path, t->line, t->col, "kernel.args %s: texture: "
+                         "'%.60s' is not a buffer of kernel.args", a->name, t->target);
+            return -1;
+        }
+        const su_arg *b = &u->args[t->buffer];
+        const char *not = !b->is_buffer ? "is not a buffer"
+                          : b->output ? "is an output, and a texture is read-only"
+                          : b->symbol ? "fills a variable, which the kernel reads by name"
+                                      : NULL;
+        if (not) {
+            space_errorf(L->err, L->len, L->path, t->line, t->col, "kernel.args %s: texture: %s "
+                         "%s", a->name, t->target, not);
+            return -1;
+        }
+        if (b->type != SU_DTYPE &&
+            type_checks(L->path, a, b->type, t->line, t->col, L->err, L->len, NULL) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int su_texture_type(const space_user *u, const su_texture *t, const char *dtype)
+{
+    int bt = u->args[t->buffer].type;
+    return bt == SU_DTYPE ? su_type_parse(dtype) : bt;
+}
+
+int space_user_texture_dims(const space *sp, const space_binding *b, const int *choice,
+                            const su_arg *a, int64_t dims[3], char *err, size_t len)
+{
+    const space_user *u = sp->user;
+    const su_texture *t = a->texture;
+    int type = su_texture_type(u, t, b->dtype);
+    if (u->args[t->buffer].type == SU_DTYPE &&
+        type_checks(sp->path, a, type, t->line, t->col, err, len, b->dtype) != 0)
+        return -1;
+    int64_t texels = t->channels;
+    for (int i = 0; i < 3; i++) {
+        dims[i] = 1;
+        if (i >= t->n_dims)
+            continue;
+        char what[160];
+        snprintf(what, sizeof what, "kernel.args %s.dims", a->name);
+        if (space_user_eval_int(sp, b, choice, &t->dims[i], 1, INT32_MAX, what, &dims[i], err,
+                                len) != 0)
+            return -1;
+        if (__builtin_mul_overflow(texels, dims[i], &texels))
+            texels = INT64_MAX;
+    }
+    int64_t count, bytes;
+    if (space_user_buffer_bytes(sp, b, choice, t->buffer, &count, &bytes, err, len) != 0)
+        return -1;
+    if (count < texels) {
+        space_errorf(err, len, sp->path, t->dims[0].line, t->dims[0].col,
+                     "kernel.args %s: a texture of %lld x %lld x %lld texels of %d element%s "
+                     "needs %lld elements, and buffer %s has %lld (%s %s)", a->name,
+                     (long long)dims[0], (long long)dims[1], (long long)dims[2], t->channels,
+                     t->channels == 1 ? "" : "s", (long long)texels, t->target, (long long)count,
+                     b->dtype, b->problem->text);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- tensor maps ---- */
+
+/* The element types cuTensorMapEncodeTiled takes (the 8- and 16-bit signed ones as their
+ * unsigned kin: a copy moves bits). */
+static int tma_type_ok(int t)
+{
+    return t != SU_TYPE_COUNT && t >= 0 && t < SU_TYPE_COUNT;
+}
+
+/* A list of n expressions (1 to max) of key k of map n into x; *count gets n. */
+static int read_list(su_ctx *c, const ynode *map, const char *key, const char *where, int max,
+                     su_expr *x, int *count, int required)
+{
+    loader *L = c->L;
+    char w[200];
+    const ynode *v = ynode_get(map, key);
+    snprintf(w, sizeof w, "%s.%s", where, key);
+    if (!v) {
+        *count = 0;
+        return required ? sl_fail_at(L, map, "%s: missing required key '%s'", where, key) : 0;
+    }
+    if (v->kind == YNODE_SCALAR) {
+        *count = 1;
+        return su_read_expr(c, v, w, 0, &x[0]);
+    }
+    if (sl_expect_kind(L, v, YNODE_SEQ, w) != 0)
+        return -1;
+    if (v->n < 1 || v->n > max)
+        return sl_fail_at(L, v, "%s: expected 1 to %d expressions, found %d", w, max, v->n);
+    *count = v->n;
+    for (int i = 0; i < v->n; i++)
+        if (su_read_expr(c, v->items[i], w, 0, &x[i]) != 0)
+            return -1;
+    return 0;
+}
+
+int su_read_tensor_map(su_ctx *c, const ynode *n, su_arg *a, const char *where)
+{
+    static const char *const keys[] = {"name", "tensor_map", "dims", "strides", "box",
+                                       "swizzle", "oob"};
+    static const char *const oobs[] = {"zeros", "nan"};
+    loader *L = c->L;
+    char w[200];
+    a->is_buffer = 0;
+    a->type = -1;
+    if (sl_check_keys(L, n, where, keys, 7) != 0)
+        return -1;
+    su_tensor_map *t = a->tensor_map = calloc(1, sizeof *a->tensor_map);
+    if (!t)
+        return sl_fail_at(L, n, "out of memory");
+    t->buffer = -1;
+    t->line = n->line;
+    t->col = n->col;
+    const ynode *v = ynode_get(n, "tensor_map");
+    const char *target;
+    snprintf(w, sizeof w, "%s.tensor_map", where);
+    if (sl_get_string(L, v, w, &target) != 0)
+        return -1;
+    if (!(t->target = strdup(target)))
+        return sl_fail_at(L, v, "out of memory");
+    su_ctx dc = *c;
+    dc.allow_params = 0;
+    dc.where = "a tensor's size is the problem's, not a parameter's; the box may be one";
+    int n_box = 0;
+    if (read_list(&dc, n, "dims", where, 5, t->dims, &t->rank, 1) != 0 ||
+        read_list(&dc, n, "strides", where, 4, t->strides, &t->n_strides, 0) != 0 ||
+        read_list(c, n, "box", where, 5, t->box, &n_box, 1) != 0)
+        return -1;
+    if (n_box != t->rank)
+        return sl_fail_at(L, ynode_get(n, "box"), "%s.box: %d expressions for a tensor of rank %d "
+                                                   "(one per dimension of dims, innermost first)",
+                          where, n_box, t->rank);
+    if (t->n_strides && t->n_strides != t->rank - 1)
+        return sl_fail_at(L, ynode_get(n, "strides"), "%s.strides: %d expressions for a tensor "
+                          "of rank %d (one per dimension but the innermost: elements between "
+                          "consecutive indices)", where, t->n_strides, t->rank);
+    if ((v = ynode_get(n, "swizzle"))) {
+        int64_t sw;
+        snprintf(w, sizeof w, "%s.swizzle", where);
+        if (sl_get_int(L, v, w, &sw) != 0)
+            return -1;
+        if (sw != 0 && sw != 32 && sw != 64 && sw != 128)
+            return sl_fail_at(L, v, "%s: %lld (expected 0, 32, 64 or 128: the bytes of "
+                                    "CU_TENSOR_MAP_SWIZZLE_32B, ...)", w, (long long)sw);
+        t->swizzle = (int)sw;
+    }
+    if ((v = ynode_get(n, "oob"))) {
+        snprintf(w, sizeof w, "%s.oob", where);
+        if (read_word(L, v, w, oobs, 2, &t->oob_nan) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int resolve_tensor_map(loader *L, space_user *u, su_arg *a)
+{
+    su_tensor_map *t = a->tensor_map;
+    for (int j = 0; j < u->n_args && t->buffer < 0; j++)
+        if (strcmp(u->args[j].name, t->target) == 0)
+            t->buffer = j;
+    const su_arg *b = t->buffer >= 0 ? &u->args[t->buffer] : NULL;
+    const char *not = !b ? "is not a buffer of kernel.args" : !b->is_buffer ? "is not a buffer"
+                      : b->symbol ? "fills a variable, which has no address to copy from"
+                                  : NULL;
+    if (not) {
+        space_errorf(L->err, L->len, L->path, t->line, t->col, "kernel.args %s: tensor_map: "
+                     "'%.60s' %s", a->name, t->target, not);
+        return -1;
+    }
+    if (t->oob_nan && b->type != SU_DTYPE && !su_type_is_float(b->type)) {
+        space_errorf(L->err, L->len, L->path, t->line, t->col, "kernel.args %s: oob: nan over "
+                     "%s, of type %s: only floating-point elements have a NaN", a->name,
+                     t->target, su_type_name(b->type));
+        return -1;
+    }
+    return 0;
+}
+
+int space_user_tensor_map_geometry(const space *sp, const space_binding *b, const int *choice,
+                                   const su_arg *a, uint64_t dims[5], uint64_t strides[4],
+                                   uint32_t box[5], char *err, size_t len)
+{
+    const space_user *u = sp->user;
+    const su_tensor_map *t = a->tensor_map;
+    int bt = u->args[t->buffer].type;
+    int type = bt == SU_DTYPE ? su_type_parse(b->dtype) : bt;
+    size_t es = su_type_size(type);
+    char what[160];
+    if (!tma_type_ok(type) || !es) {
+        space_errorf(err, len, sp->path, t->line, t->col, "kernel.args %s: tensor map over %s: "
+                     "dtype %s is not an element type", a->name, t->target, b->dtype);
+        return -1;
+    }
+    if (t->oob_nan && !su_type_is_float(type)) {
+        space_errorf(err, len, sp->path, t->line, t->col, "kernel.args %s: oob: nan over %s, of "
+                     "type %s for dtype %s: only floating-point elements have a NaN", a->name,
+                     t->target, su_type_name(type), b->dtype);
+        return -1;
+    }
+    uint64_t span = 0;   /* the element one past the last the tensor reaches */
+    for (int i = 0; i < t->rank; i++) {
+        int64_t v;
+        snprintf(what, sizeof what, "kernel.args %s.dims", a->name);
+        if (space_user_eval_int(sp, b, choice, &t->dims[i], 1, (int64_t)1 << 32, what, &v, err,
+                                len) != 0)
+            return -1;
+        dims[i] = (uint64_t)v;
+        snprintf(what, sizeof what, "kernel.args %s.box", a->name);
+        if (space_user_eval_int(sp, b, choice, &t->box[i], 1, 256, what, &v, err, len) != 0)
+            return -1;
+        box[i] = (uint32_t)v;
+    }
+    /* strides in elements between consecutive indices of dims 1..: given, else packed */
+    uint64_t stride = 1;
+    for (int i = 1; i < t->rank; i++) {
+        if (t->n_strides) {
+            int64_t v;
+            snprintf(what, sizeof what, "kernel.args %s.strides", a->name);
+            if (space_user_eval_int(sp, b, choice, &t->strides[i - 1], 1, (int64_t)1 << 40, what,
+                                    &v, err, len) != 0)
+                return -1;
+            stride = (uint64_t)v;
+        } else {
+            stride = i == 1 ? dims[0] : stride * dims[i - 1];
+        }
+        const su_expr *at = t->n_strides ? &t->strides[i - 1] : &t->dims[0];
+        if (stride * es % 16 != 0 || stride * es >= ((uint64_t)1 << 40)) {
+            space_errorf(err, len, sp->path, at->line, at->col, "kernel.args %s: dimension %d "
+                         "of the tensor map over %s starts every %llu elements (%llu bytes): "
+                         "TMA needs a multiple of 16 bytes below 2^40 (%s %s)", a->name, i,
+                         t->target, (unsigned long long)stride,
+                         (unsigned long long)(stride * es), b->dtype, b->problem->text);
+            return -1;
+        }
+        strides[i - 1] = stride * es;
+        span += (dims[i] - 1) * stride;
+    }
+    span += dims[0];
+    if (box[0] * es % 16 != 0 || (t->swizzle && box[0] * es > (uint64_t)t->swizzle)) {
+        space_errorf(err, len, sp->path, t->box[0].line, t->box[0].col, "kernel.args %s: a box "
+                     "%u elements wide (%zu bytes) over %s: TMA needs the innermost box dimension "
+                     "to be a multiple of 16 bytes%s (%s %s)", a->name, box[0],
+                     (size_t)box[0] * es, t->target,
+                     t->swizzle ? ", and no wider than the swizzle" : "", b->dtype,
+                     b->problem->text);
+        return -1;
+    }
+    int64_t count, bytes;
+    if (space_user_buffer_bytes(sp, b, choice, t->buffer, &count, &bytes, err, len) != 0)
+        return -1;
+    if ((uint64_t)count < span) {
+        space_errorf(err, len, sp->path, t->dims[0].line, t->dims[0].col, "kernel.args %s: the "
+                     "tensor map reaches %llu elements of %s, which has %lld (%s %s)", a->name,
+                     (unsigned long long)span, t->target, (long long)count, b->dtype,
+                     b->problem->text);
+        return -1;
+    }
+    return 0;
+}
