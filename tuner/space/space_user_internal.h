@@ -2,8 +2,9 @@
  * includes: reading the `kernel:` mapping (space_user_read.c on top, its arguments in
  * space_user_args.c, the structs among them in space_user_struct.c, its kernels in
  * space_user_kernel.c, the generic readers they all use in
- * space_user_nodes.c), the kernel's files and identity (space_user_files.c) and evaluating for a
- * binding (space_user_eval.c). */
+ * space_user_nodes.c), the kernel's files and identity (space_user_files.c), evaluating for a
+ * binding (space_user_eval.c), the views of a buffer (space_user_views.c) and the checks once the
+ * device is known (space_user_check.c). */
 #pragma once
 #include <stddef.h>
 #include "space_internal.h"
@@ -26,6 +27,11 @@ int su_is_dir(const char *path);
  * with_bool, `bool` (SU_U8 with *is_bool set). -1 when unknown, names then listing the element
  * types ("f64, f32, ..., u64, ") for the message. */
 int su_type_read(const char *name, int with_bool, int *is_bool, char *names, size_t len);
+
+/* The element type of a buffer or scalar for a binding's dtype (SU_DTYPE resolved). */
+int su_arg_type(const su_arg *a, const space_binding *b);
+/* The expression a limit code of su_geometry_fits_at is about, in launch l. */
+const su_expr *su_limit_expr(const su_launch_spec *l, int what);
 
 void su_expr_clear(su_expr *x);
 void su_kernel_clear(su_kernel *k);
