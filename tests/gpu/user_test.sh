@@ -76,79 +76,38 @@ sys.exit(0 if bad == 0 and good > 0 else 1)' "$tmp/v.db" "$s"
     check "$s: a second run compiles nothing" grep -q 'compiled 0 variants' <<<"$again"
 done
 
-# structs passed by value, a bool and a dtype scalar, with each compiler: every variant of every
-# dtype must echo the values the space gives (the reference kernel writes them), so every
-# evaluation is ok: 2 configs x 4 dtypes
-for comp in nvrtc nvcc; do
-    out=$($T run tests/gpu/user/struct_echo.yaml --compiler $comp --db "$tmp/s_$comp.db" \
-          --cache "$tmp/cache" 2>&1)
-    rc=$?
-    check "struct_echo ($comp) runs (exit $rc)" test "$rc" -eq 0
-    [ "$rc" -eq 0 ] || printf '%s\n' "$out" | tail -n 20 | sed 's/^/    /'
-    res=$(python3 -c '
+# every_ok NAME WANT WHAT: runs tests/gpu/user/NAME.yaml with each compiler into a database of
+# its own and checks that every evaluation is ok, WANT of them ("8 ok of 8").
+every_ok() {
+    local name=$1 want=$2 what=$3 comp out rc res
+    for comp in nvrtc nvcc; do
+        out=$($T run tests/gpu/user/$name.yaml --compiler $comp --db "$tmp/${name}_$comp.db" \
+              --cache "$tmp/cache" 2>&1)
+        rc=$?
+        check "$name ($comp) runs (exit $rc)" test "$rc" -eq 0
+        [ "$rc" -eq 0 ] || printf '%s\n' "$out" | tail -n 20 | sed 's/^/    /'
+        res=$(python3 -c '
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 rows = db.execute("SELECT p.dtype, e.status, COALESCE(e.error, \"\") FROM evaluations e JOIN problems p ON p.id = e.problem_id").fetchall()
 bad = [r for r in rows if r[1] != "ok"]
 print("%d ok of %d%s" % (len(rows) - len(bad), len(rows), "; " + str(bad[0])[:300] if bad else ""))' \
-          "$tmp/s_$comp.db" 2>&1)
-    check "struct_echo ($comp): every dtype's variants echo the struct: $res" \
-        test "$res" = "8 ok of 8"
-done
+              "$tmp/${name}_$comp.db" 2>&1)
+        check "$name ($comp): $what: $res" test "$res" = "$want"
+    done
+}
 
-# kernel.arch_suffix: a: a kernel that builds only for sm_90a (wgmma.fence), with each compiler:
-# every config ok against the reference config
-for comp in nvrtc nvcc; do
-    out=$($T run tests/gpu/user/arch_specific.yaml --compiler $comp --db "$tmp/a_$comp.db" \
-          --cache "$tmp/cache" 2>&1)
-    rc=$?
-    check "arch_specific ($comp) runs (exit $rc)" test "$rc" -eq 0
-    [ "$rc" -eq 0 ] || printf '%s\n' "$out" | tail -n 20 | sed 's/^/    /'
-    res=$(python3 -c '
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-rows = db.execute("SELECT e.status, COALESCE(e.error, \"\") FROM evaluations e").fetchall()
-bad = [r for r in rows if r[0] != "ok"]
-print("%d ok of %d%s" % (len(rows) - len(bad), len(rows), "; " + str(bad[0])[:300] if bad else ""))' \
-          "$tmp/a_$comp.db" 2>&1)
-    check "arch_specific ($comp): every config of the sm_90a kernel ok: $res" test "$res" = "6 ok of 6"
-done
-
+# structs passed by value, a bool and a dtype scalar: every variant of every dtype must echo the
+# values the space gives (the reference kernel writes them): 2 configs x 4 dtypes
+every_ok struct_echo "8 ok of 8" "every dtype's variants echo the struct"
+# kernel.arch_suffix: a: a kernel that builds only for sm_90a (wgmma.fence), every config ok
+# against the reference config
+every_ok arch_specific "6 ok of 6" "every config of the sm_90a kernel ok"
 # texture arguments of every kind (2-D u8 x 4 read normalized, 3-D i16, 2-D f16 with normalized
 # coordinates and wrap, 1-D i32 over the buffer), each read back against a reference kernel that
-# reads the buffers through pointers: every config ok, with each compiler
-for comp in nvrtc nvcc; do
-    out=$($T run tests/gpu/user/texture_forms.yaml --compiler $comp --db "$tmp/t_$comp.db" \
-          --cache "$tmp/cache" 2>&1)
-    rc=$?
-    check "texture_forms ($comp) runs (exit $rc)" test "$rc" -eq 0
-    [ "$rc" -eq 0 ] || printf '%s\n' "$out" | tail -n 20 | sed 's/^/    /'
-    res=$(python3 -c '
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-rows = db.execute("SELECT e.status, COALESCE(e.error, \"\") FROM evaluations e").fetchall()
-bad = [r for r in rows if r[0] != "ok"]
-print("%d ok of %d%s" % (len(rows) - len(bad), len(rows), "; " + str(bad[0])[:300] if bad else ""))' \
-          "$tmp/t_$comp.db" 2>&1)
-    check "texture_forms ($comp): every texture reads what its buffer holds: $res" test "$res" = "4 ok of 4"
-done
-
+# reads the buffers through pointers
+every_ok texture_forms "4 ok of 4" "every texture reads what its buffer holds"
 # a TMA kernel: the tuner encodes its CUtensorMap (tensor_map:, a box that is a parameter, a
-# padded leading dimension) and the kernel copies its tiles with cp.async.bulk.tensor: every
-# config ok, with each compiler
-for comp in nvrtc nvcc; do
-    out=$($T run tests/gpu/user/tma_scale.yaml --compiler $comp --db "$tmp/m_$comp.db" \
-          --cache "$tmp/cache" 2>&1)
-    rc=$?
-    check "tma_scale ($comp) runs (exit $rc)" test "$rc" -eq 0
-    [ "$rc" -eq 0 ] || printf '%s\n' "$out" | tail -n 20 | sed 's/^/    /'
-    res=$(python3 -c '
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-rows = db.execute("SELECT e.status, COALESCE(e.error, \"\") FROM evaluations e").fetchall()
-bad = [r for r in rows if r[0] != "ok"]
-print("%d ok of %d%s" % (len(rows) - len(bad), len(rows), "; " + str(bad[0])[:300] if bad else ""))' \
-          "$tmp/m_$comp.db" 2>&1)
-    check "tma_scale ($comp): every tile copied by the TMA unit: $res" test "$res" = "16 ok of 16"
-done
+# padded leading dimension) and the kernel copies its tiles with cp.async.bulk.tensor
+every_ok tma_scale "16 ok of 16" "every tile copied by the TMA unit"
 finish

@@ -145,6 +145,29 @@ static int type_checks(const char *path, const su_arg *a, int t, int line, int c
     return -1;
 }
 
+/* The buffer a view of kind ("texture", "tensor_map") named target reads: its index in
+ * u->args, or -1 with the loader's error at line:col (not an argument, not a buffer, a
+ * variable's, or an output where the view is read-only). */
+static int view_buffer(loader *L, const space_user *u, const su_arg *a, const char *kind,
+                       const char *target, int read_only, int line, int col)
+{
+    int i = -1;
+    for (int j = 0; j < u->n_args && i < 0; j++)
+        if (strcmp(u->args[j].name, target) == 0)
+            i = j;
+    const su_arg *b = i >= 0 ? &u->args[i] : NULL;
+    const char *not = !b ? "is not a buffer of kernel.args" : !b->is_buffer ? "is not a buffer"
+                      : b->symbol ? "fills a variable, which has no address to read from"
+                      : read_only && b->output ? "is an output, and a texture is read-only"
+                                                : NULL;
+    if (not) {
+        space_errorf(L->err, L->len, L->path, line, col, "kernel.args %s: %s: '%.60s' %s",
+                     a->name, kind, target, not);
+        return -1;
+    }
+    return i;
+}
+
 static int resolve_tensor_map(loader *L, space_user *u, su_arg *a);
 
 int su_resolve_views(loader *L, space_user *u)
@@ -156,24 +179,9 @@ int su_resolve_views(loader *L, space_user *u)
             return -1;
         if (!t)
             continue;
-        for (int j = 0; j < u->n_args && t->buffer < 0; j++)
-            if (strcmp(u->args[j].name, t->target) == 0)
-                t->buffer = j;
-        if (t->buffer < 0) {
-            space_errorf(L->err, L->len, L->path, t->line, t->col, "kernel.args %s: texture: "
-                         "'%.60s' is not a buffer of kernel.args", a->name, t->target);
+        if ((t->buffer = view_buffer(L, u, a, "texture", t->target, 1, t->line, t->col)) < 0)
             return -1;
-        }
         const su_arg *b = &u->args[t->buffer];
-        const char *not = !b->is_buffer ? "is not a buffer"
-                          : b->output ? "is an output, and a texture is read-only"
-                          : b->symbol ? "fills a variable, which the kernel reads by name"
-                                      : NULL;
-        if (not) {
-            space_errorf(L->err, L->len, L->path, t->line, t->col, "kernel.args %s: texture: %s "
-                         "%s", a->name, t->target, not);
-            return -1;
-        }
         if (b->type != SU_DTYPE &&
             type_checks(L->path, a, b->type, t->line, t->col, L->err, L->len, NULL) != 0)
             return -1;
@@ -321,18 +329,9 @@ int su_read_tensor_map(su_ctx *c, const ynode *n, su_arg *a, const char *where)
 static int resolve_tensor_map(loader *L, space_user *u, su_arg *a)
 {
     su_tensor_map *t = a->tensor_map;
-    for (int j = 0; j < u->n_args && t->buffer < 0; j++)
-        if (strcmp(u->args[j].name, t->target) == 0)
-            t->buffer = j;
-    const su_arg *b = t->buffer >= 0 ? &u->args[t->buffer] : NULL;
-    const char *not = !b ? "is not a buffer of kernel.args" : !b->is_buffer ? "is not a buffer"
-                      : b->symbol ? "fills a variable, which has no address to copy from"
-                                  : NULL;
-    if (not) {
-        space_errorf(L->err, L->len, L->path, t->line, t->col, "kernel.args %s: tensor_map: "
-                     "'%.60s' %s", a->name, t->target, not);
+    if ((t->buffer = view_buffer(L, u, a, "tensor_map", t->target, 0, t->line, t->col)) < 0)
         return -1;
-    }
+    const su_arg *b = &u->args[t->buffer];
     if (t->oob_nan && b->type != SU_DTYPE && !su_type_is_float(b->type)) {
         space_errorf(L->err, L->len, L->path, t->line, t->col, "kernel.args %s: oob: nan over "
                      "%s, of type %s: only floating-point elements have a NaN", a->name,
