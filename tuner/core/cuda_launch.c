@@ -33,10 +33,14 @@ cudaError_t cuda_launch_allow_cluster(const void *fn, dim3 cluster)
 int cuda_launch_ready(const void *fn, dim3 grid, dim3 block, size_t shared, dim3 cluster,
                       int cooperative, char *why, size_t len)
 {
-    cudaError_t e;
-    if (shared > 48 * 1024 &&
-        (e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  (int)shared)) != cudaSuccess) {
+    cudaError_t e = cudaSuccess;
+    /* raised, never lowered: one kernel serves plans and launches of several sizes, and a
+     * limit set for a smaller one must not break a larger one readied before */
+    struct cudaFuncAttributes fa;
+    if (shared > 48 * 1024 && (e = cudaFuncGetAttributes(&fa, fn)) == cudaSuccess &&
+        (size_t)fa.maxDynamicSharedSizeBytes < shared)
+        e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
+    if (shared > 48 * 1024 && e != cudaSuccess) {
         cudaGetLastError();
         snprintf(why, len, "%zu bytes of dynamic shared memory refused: %s", shared,
                  cudaGetErrorString(e));

@@ -16,7 +16,8 @@ cudaError_t cuda_launch_allow_cluster(const void *fn, dim3 cluster);
 
 /* Readies fn for a launch of grid x block with shared bytes of dynamic shared memory, a cluster
  * (cluster.x 0: none) and the cooperative flag on the current device, or says why it cannot:
- * dynamic shared memory past 48 KiB and a non-portable cluster size are asked for, a cluster
+ * dynamic shared memory past 48 KiB (the kernel's limit raised to it, never lowered) and a
+ * non-portable cluster size are asked for, a cluster
  * must fit on the device at once (cudaOccupancyMaxActiveClusters), a cooperative grid must be
  * resident whole. 0 ready; 1 unsupported, why said; -1 a CUDA failure, why said. The tuner's
  * worker (every variant, reference and check kernel) and libtunekit's plans both ask here. */

@@ -79,6 +79,13 @@ int su_read_tensor_map(su_ctx *c, const ynode *n, su_arg *a, const char *where);
 /* Finds each texture's and tensor map's buffer once every argument is read, and checks it is
  * one they can be made over. -1 with the loader's error. */
 int su_resolve_views(loader *L, space_user *u);
+/* Once the launches are read: a texture of 2 or 3 dimensions reads a copy of its buffer made
+ * before the launches, so no launch of a pipeline may reach that buffer (take it, or a pointer
+ * or struct that points to it), which could write it before the texture is read. -1 with the
+ * loader's error. */
+int su_check_views(loader *L, const space_user *u);
+/* 1 when field f (a pointer, or a struct's members) points to buffer argument i. */
+int su_field_points_to(const su_field *f, int i);
 
 /* -- kernels (space_user_kernel.c) -- */
 /* What kind of kernel a mapping describes: which keys it may have and what its expressions

@@ -228,12 +228,17 @@ int su_read_compile_keys(su_ctx *c, const ynode *map, su_kernel *k, const char *
         snprintf(w, sizeof w, "%s.options", where);
         if (su_read_string_list(c, v, w, &k->options, &k->n_options) != 0)
             return -1;
+        int value = 0;   /* the next word is the value of a two-word option (-Xptxas -v) */
         for (int i = 0; i < k->n_options; i++) {
             const char *o = k->options[i];
-            /* the value of a two-word option (-Xptxas -v, -std c++17, -Xcompiler -fPIC) */
-            if (i > 0 && nvrtc_option_takes_value(k->options[i - 1]) &&
-                (i < 2 || !nvrtc_option_takes_value(k->options[i - 2])))
+            int is_value = value;
+            value = !is_value && nvrtc_option_takes_value(o);
+            if (is_value && strncmp(o, "-arch", 5) != 0 &&
+                strncmp(o, "--gpu-architecture", 18) != 0)
                 continue;
+            if (value && i + 1 == k->n_options)
+                return sl_fail_at(L, v->items[i], "%s: '%.60s' takes a value, and nothing "
+                                                  "follows it", w, o);
             if (o[0] != '-')
                 return sl_fail_at(L, v->items[i], "%s: '%.60s' is not an option (it must start "
                                                   "with -)", w, o);

@@ -419,7 +419,8 @@ int su_load_body(loader *L, const ynode *kernel, const ynode *reference)
         return sl_fail_at(L, args, "kernel.args: no buffer is an output (output: true)");
     if (su_resolve_pointers(L, u) != 0 || su_resolve_views(L, u) != 0)
         return -1;
-    if (su_read_kernel(&c, kernel, &u->kernel, "kernel", KK_TUNED) != 0)
+    if (su_read_kernel(&c, kernel, &u->kernel, "kernel", KK_TUNED) != 0 ||
+        su_check_views(L, u) != 0)
         return -1;
     su_kernel *k = &u->kernel;
     int templated = 0;
@@ -470,8 +471,15 @@ int su_load_body(loader *L, const ynode *kernel, const ynode *reference)
                 const su_arg *a = &u->args[i];
                 const su_expr *x = a->is_buffer ? &a->count : &a->value;
                 const char *which = NULL;
-                if ((u->ref == SU_REF_FILE && !a->is_buffer) || a->texture || a->tensor_map)
-                    continue;   /* the buffer's size is its own; a box is the kernel's tile */
+                if ((u->ref == SU_REF_FILE && !a->is_buffer) || a->texture ||
+                    (a->tensor_map && u->ref == SU_REF_FILE))
+                    continue;   /* a view's size is the problem's */
+                if (a->tensor_map) {   /* the reference kernel copies with this box too */
+                    x = &a->tensor_map->box[0];
+                    for (int d = 0; d < a->tensor_map->rank; d++)
+                        if (su_reads_params(sp, &a->tensor_map->box[d], &which))
+                            x = &a->tensor_map->box[d];
+                }
                 if (a->record && !(x = su_record_reads_params(sp, a->record, &which)))
                     continue;
                 if (!su_reads_params(sp, x, &which) && a->has_cmp_count)

@@ -240,7 +240,8 @@ static int resolve(loader *L, space_user *u, const su_arg *owner, su_field *f)
             continue;
         if (!b->is_buffer)
             return fail_at(L, f, "%s: pointer: %s is a %s, not a buffer", who, f->target,
-                           b->is_pointer ? "pointer" : b->record ? "struct" : "scalar");
+                           b->is_pointer ? "pointer" : b->record ? "struct"
+                           : b->texture ? "texture" : b->tensor_map ? "tensor map" : "scalar");
         if (b->symbol)
             return fail_at(L, f, "%s: pointer: %s fills the variable %s, which the kernel reads "
                            "by name, not through a pointer", who, f->target, b->symbol);
@@ -258,12 +259,12 @@ int su_resolve_pointers(loader *L, space_user *u)
     return 0;
 }
 
-static int points_to(const su_field *f, int i)
+int su_field_points_to(const su_field *f, int i)
 {
     if (f->kind == SU_FIELD_POINTER)
         return f->buffer == i;
     for (int m = 0; f->kind == SU_FIELD_STRUCT && m < f->n; m++)
-        if (points_to(&f->members[m], i))
+        if (su_field_points_to(&f->members[m], i))
             return 1;
     return 0;
 }
@@ -271,7 +272,8 @@ static int points_to(const su_field *f, int i)
 int su_arg_pointed_to(const space_user *u, int i)
 {
     for (int j = 0; j < u->n_args; j++)
-        if ((u->args[j].record && !u->args[j].is_pointer && points_to(u->args[j].record, i)) ||
+        if ((u->args[j].record && !u->args[j].is_pointer &&
+             su_field_points_to(u->args[j].record, i)) ||
             (u->args[j].texture && u->args[j].texture->buffer == i) ||
             (u->args[j].tensor_map && u->args[j].tensor_map->buffer == i))
             return 1;

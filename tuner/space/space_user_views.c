@@ -189,6 +189,31 @@ int su_resolve_views(loader *L, space_user *u)
     return 0;
 }
 
+int su_check_views(loader *L, const space_user *u)
+{
+    const su_kernel *k = &u->kernel;
+    for (int i = 0; i < u->n_args && k->n_launches > 1; i++) {
+        const su_texture *t = u->args[i].texture;
+        if (!t || t->n_dims == 1)
+            continue;
+        for (int l = 0; l < k->n_launches; l++)
+            for (int j = 0; j < k->launches[l].n_args; j++) {
+                const su_arg *b = &u->args[k->launches[l].args[j]];
+                if (k->launches[l].args[j] != t->buffer &&
+                    !(b->record && su_field_points_to(b->record, t->buffer)))
+                    continue;
+                space_errorf(L->err, L->len, L->path, t->line, t->col, "kernel.args %s: a "
+                             "texture of %d dimensions reads a copy of %s made before the "
+                             "launches, and launches[%d] (%s) takes %s, so it could write it "
+                             "first; a pipeline's texture over a buffer its launches reach must "
+                             "be 1-D (over the buffer itself)", u->args[i].name, t->n_dims,
+                             t->target, l, k->launches[l].function, b->name);
+                return -1;
+            }
+    }
+    return 0;
+}
+
 int su_texture_type(const space_user *u, const su_texture *t, const char *dtype)
 {
     int bt = u->args[t->buffer].type;
@@ -385,22 +410,37 @@ int space_user_tensor_map_geometry(const space *sp, const space_binding *b, cons
                                     &v, err, len) != 0)
                 return -1;
             stride = (uint64_t)v;
-        } else {
-            stride = i == 1 ? dims[0] : stride * dims[i - 1];
         }
+        /* packed: the product of the dimensions inside; every product checked, as TMA's
+         * limits are far below what 64 bits hold */
+        int over = 0;
+        if (!t->n_strides)
+            over = i == 1 ? (stride = dims[0], 0)
+                          : __builtin_mul_overflow(stride, dims[i - 1], &stride);
+        uint64_t bytes = 0;
+        over = over || __builtin_mul_overflow(stride, (uint64_t)es, &bytes);
         const su_expr *at = t->n_strides ? &t->strides[i - 1] : &t->dims[0];
-        if (stride * es % 16 != 0 || stride * es >= ((uint64_t)1 << 40)) {
+        if (over || bytes % 16 != 0 || bytes >= ((uint64_t)1 << 40)) {
+            char start[80];
+            if (over)
+                snprintf(start, sizeof start, "more than 2^64 bytes");
+            else
+                snprintf(start, sizeof start, "%llu elements (%llu bytes)",
+                         (unsigned long long)stride, (unsigned long long)bytes);
             space_errorf(err, len, sp->path, at->line, at->col, "kernel.args %s: dimension %d "
-                         "of the tensor map over %s starts every %llu elements (%llu bytes): "
-                         "TMA needs a multiple of 16 bytes below 2^40 (%s %s)", a->name, i,
-                         t->target, (unsigned long long)stride,
-                         (unsigned long long)(stride * es), b->dtype, b->problem->text);
+                         "of the tensor map over %s starts every %s: TMA needs a multiple of 16 "
+                         "bytes below 2^40 (%s %s)", a->name, i, t->target, start, b->dtype,
+                         b->problem->text);
             return -1;
         }
-        strides[i - 1] = stride * es;
-        span += (dims[i] - 1) * stride;
+        strides[i - 1] = bytes;
+        uint64_t reach;
+        if (__builtin_mul_overflow(dims[i] - 1, stride, &reach) ||
+            __builtin_add_overflow(span, reach, &span))
+            span = UINT64_MAX;
     }
-    span += dims[0];
+    if (__builtin_add_overflow(span, dims[0], &span))
+        span = UINT64_MAX;
     if (box[0] * es % 16 != 0 || (t->swizzle && box[0] * es > (uint64_t)t->swizzle)) {
         space_errorf(err, len, sp->path, t->box[0].line, t->box[0].col, "kernel.args %s: a box "
                      "%u elements wide (%zu bytes) over %s: TMA needs the innermost box dimension "
@@ -414,10 +454,14 @@ int space_user_tensor_map_geometry(const space *sp, const space_binding *b, cons
     if (space_user_buffer_bytes(sp, b, choice, t->buffer, &count, &bytes, err, len) != 0)
         return -1;
     if ((uint64_t)count < span) {
+        char reach[60];
+        if (span == UINT64_MAX)
+            snprintf(reach, sizeof reach, "more than 2^64");
+        else
+            snprintf(reach, sizeof reach, "%llu", (unsigned long long)span);
         space_errorf(err, len, sp->path, t->dims[0].line, t->dims[0].col, "kernel.args %s: the "
-                     "tensor map reaches %llu elements of %s, which has %lld (%s %s)", a->name,
-                     (unsigned long long)span, t->target, (long long)count, b->dtype,
-                     b->problem->text);
+                     "tensor map reaches %s elements of %s, which has %lld (%s %s)", a->name,
+                     reach, t->target, (long long)count, b->dtype, b->problem->text);
         return -1;
     }
     return 0;
