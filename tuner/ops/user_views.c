@@ -157,9 +157,9 @@ int uk_tensor_map_bind(op_instance *in, int i, const int *choice, char *err, siz
     }
     uint64_t dims[5], strides[4];
     uint32_t box[5];
-    if (space_user_tensor_map_geometry(sp, &in->bind, choice, a, dims, strides, box, err,
-                                       len) != 0)
-        return -1;
+    if (space_user_tensor_map_geometry(sp, &in->bind, choice, a, dims, strides, box, NULL,
+                                       err, len) != 0)
+        return -1;   /* an unsupported box is never bound: space_user_fits kept it from running */
     int type = in->bufs[x->buffer].type;
     cuuint64_t gd[5], gs[4];
     cuuint32_t bd[5], es[5];

@@ -298,9 +298,10 @@ int su_geometry_fits(const su_geometry *g, const struct device_info *dev, char *
 enum { SU_LIMIT_GRID = 0, SU_LIMIT_BLOCK = 3, SU_LIMIT_SHARED = 6, SU_LIMIT_CLUSTER = 7 };
 int su_geometry_fits_at(const su_geometry *g, const struct device_info *dev, int *what,
                         char *why, size_t why_len);
-/* Whether every launch of the tuned kernel fits the binding's device at config choice: 1, 0
- * with why (the variant is unsupported there; *at, when at is not NULL, the expression of the
- * limit), or -1 with err (an expression fails). */
+/* Whether every launch of the tuned kernel fits the binding's device at config choice, and
+ * every tensor map's box is one TMA can move (space_user_check.c): 1, 0 with why (the variant is
+ * unsupported there; *at, when at is not NULL, the expression of the limit), or -1 with err (an
+ * expression fails). */
 int space_user_fits(const struct space *sp, const struct space_binding *b, const int *choice,
                     char *why, size_t why_len, char *err, size_t len);
 int space_user_fits_at(const struct space *sp, const struct space_binding *b, const int *choice,
@@ -368,10 +369,14 @@ int space_user_texture_dims(const struct space *sp, const struct space_binding *
                             size_t len);
 /* A tensor map's geometry for a binding and a config, checked against the rules of
  * cuTensorMapEncodeTiled and the buffer's size: dims, strides (in bytes, of dims 1..rank-1;
- * packed when the space gives none) and box, each rank long. 0, or -1 with err. */
+ * packed when the space gives none) and box, each rank long. 0; 1 when this config's box breaks
+ * a rule of TMA (1 to 256 a dimension, the innermost a multiple of 16 bytes and no wider than
+ * the swizzle): the config is unsupported, err says why (no position) and *box_dim (may be NULL)
+ * which dimension; or -1 with err, an error of the space. */
 int space_user_tensor_map_geometry(const struct space *sp, const struct space_binding *b,
                                    const int *choice, const su_arg *a, uint64_t dims[5],
-                                   uint64_t strides[4], uint32_t box[5], char *err, size_t len);
+                                   uint64_t strides[4], uint32_t box[5], int *box_dim, char *err,
+                                   size_t len);
 
 /* Checks a scalar's value (every value of a struct) fits its type. 0, or -1 with err. */
 int space_user_scalar_check(const struct space *sp, const struct space_binding *b,

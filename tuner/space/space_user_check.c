@@ -1,5 +1,7 @@
-/* space_user_check.c: the checks `tuner run` and `tuner compile` make of a user kernel's space
- * once the device is known (space_user_check, space_user_excluded), for every dtype, problem and
+/* space_user_check.c: whether a config of a user kernel fits the device (space_user_fits: its
+ * launches' geometry, its tensor maps' boxes; beyond them the variant is unsupported, not an
+ * error), and the checks `tuner run` and `tuner compile` make of the space once the device is
+ * known (space_user_check, space_user_excluded), for every dtype, problem and
  * config the constraints allow: buffer counts and memory, scalar values and struct fields in
  * range of their types, textures and tensor maps (space_user_views.c) against their buffers,
  * comparison plans and check kernels, geometry (beyond the device: unsupported, counted), the
@@ -14,6 +16,59 @@
 #include "space_user_internal.h"
 
 /* Checks a scalar's value fits its type. */
+/* ---- whether a config fits the device ---- */
+
+int space_user_fits(const space *sp, const space_binding *b, const int *choice, char *why,
+                    size_t why_len, char *err, size_t len)
+{
+    return space_user_fits_at(sp, b, choice, NULL, why, why_len, err, len);
+}
+
+int space_user_fits_at(const space *sp, const space_binding *b, const int *choice,
+                       const su_expr **at, char *why, size_t why_len, char *err, size_t len)
+{
+    const su_kernel *k = &sp->user->kernel;
+    for (int i = 0; i < k->n_launches; i++) {
+        su_geometry g;
+        if (space_user_geometry(sp, b, choice, &k->launches[i], &g, err, len) != 0)
+            return -1;
+        char w[400];
+        int what = 0;
+        if (!su_geometry_fits_at(&g, b->device, &what, w, sizeof w)) {
+            if (at)
+                *at = su_limit_expr(&k->launches[i], what);
+            if (k->n_launches > 1)
+                snprintf(why, why_len, "launch %d (%s): %s", i, k->launches[i].function, w);
+            else
+                snprintf(why, why_len, "%s", w);
+            return 0;
+        }
+    }
+    /* a tensor map's box is the kernel's tile: one TMA cannot move is this config's limit */
+    for (int i = 0; i < sp->user->n_args; i++) {
+        const su_arg *a = &sp->user->args[i];
+        if (!a->tensor_map)
+            continue;
+        uint64_t dims[5], strides[4];
+        uint32_t box[5];
+        int dim = 0;
+        int r = space_user_tensor_map_geometry(sp, b, choice, a, dims, strides, box, &dim, why,
+                                               why_len);
+        if (r < 0) {
+            snprintf(err, len, "%s", why);
+            return -1;
+        }
+        if (r > 0) {
+            if (at)
+                *at = &a->tensor_map->box[dim];
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* ---- the checks ---- */
+
 /* Checks that x's value fits type t (resolved; boolean: a bool, 0 or 1); what names it in
  * messages. */
 static int value_check(const space *sp, const space_binding *b, const int *choice, int t,
@@ -103,7 +158,9 @@ int space_user_scalar_check(const space *sp, const space_binding *b, const int *
     if (a->tensor_map) {
         uint64_t dims[5], strides[4];
         uint32_t box[5];
-        return space_user_tensor_map_geometry(sp, b, choice, a, dims, strides, box, err, len);
+        /* a box TMA cannot move makes the config unsupported (space_user_fits), not an error */
+        return space_user_tensor_map_geometry(sp, b, choice, a, dims, strides, box, NULL, err,
+                                              len) < 0 ? -1 : 0;
     }
     if (a->record) {
         field_check c = {sp, b, choice, a, err, len};

@@ -1,10 +1,9 @@
 /* space_user_eval.c: evaluating a user kernel's expressions for a binding and a config
- * (space_user.h): counts, scalars, each launch's geometry and whether it fits the device, the
+ * (space_user.h): counts, scalars, each launch's geometry and its device limits, the
  * compile options and name expressions of a variant, the bytes, elements and flops of a
  * problem, the bytes an argument takes by value, and the tolerance an output is compared with
- * for a dtype. Geometry beyond the device's limits is not an error of the space: the variant is
- * unsupported there, and space_user_fits says why. The checks once the device is known are
- * space_user_check.c's. */
+ * for a dtype. Whether a config fits the device (space_user_fits) and the checks once the device
+ * is known are space_user_check.c's. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -171,35 +170,6 @@ const su_expr *su_limit_expr(const su_launch_spec *l, int what)
     if (what >= SU_LIMIT_CLUSTER && what < SU_LIMIT_CLUSTER + l->cluster_dims)
         return &l->cluster[what - SU_LIMIT_CLUSTER];
     return &l->block[0];
-}
-
-int space_user_fits(const space *sp, const space_binding *b, const int *choice, char *why,
-                    size_t why_len, char *err, size_t len)
-{
-    return space_user_fits_at(sp, b, choice, NULL, why, why_len, err, len);
-}
-
-int space_user_fits_at(const space *sp, const space_binding *b, const int *choice,
-                       const su_expr **at, char *why, size_t why_len, char *err, size_t len)
-{
-    const su_kernel *k = &sp->user->kernel;
-    for (int i = 0; i < k->n_launches; i++) {
-        su_geometry g;
-        if (space_user_geometry(sp, b, choice, &k->launches[i], &g, err, len) != 0)
-            return -1;
-        char w[400];
-        int what = 0;
-        if (!su_geometry_fits_at(&g, b->device, &what, w, sizeof w)) {
-            if (at)
-                *at = su_limit_expr(&k->launches[i], what);
-            if (k->n_launches > 1)
-                snprintf(why, why_len, "launch %d (%s): %s", i, k->launches[i].function, w);
-            else
-                snprintf(why, why_len, "%s", w);
-            return 0;
-        }
-    }
-    return 1;
 }
 
 /* ---- compiling ---- */

@@ -368,7 +368,7 @@ static int resolve_tensor_map(loader *L, space_user *u, su_arg *a)
 
 int space_user_tensor_map_geometry(const space *sp, const space_binding *b, const int *choice,
                                    const su_arg *a, uint64_t dims[5], uint64_t strides[4],
-                                   uint32_t box[5], char *err, size_t len)
+                                   uint32_t box[5], int *box_dim, char *err, size_t len)
 {
     const space_user *u = sp->user;
     const su_tensor_map *t = a->tensor_map;
@@ -396,8 +396,16 @@ int space_user_tensor_map_geometry(const space *sp, const space_binding *b, cons
             return -1;
         dims[i] = (uint64_t)v;
         snprintf(what, sizeof what, "kernel.args %s.box", a->name);
-        if (space_user_eval_int(sp, b, choice, &t->box[i], 1, 256, what, &v, err, len) != 0)
+        if (space_user_eval_int(sp, b, choice, &t->box[i], -((int64_t)1 << 40),
+                                (int64_t)1 << 40, what, &v, err, len) != 0)
             return -1;
+        if (v < 1 || v > 256) {   /* this config's tile: unsupported, not an error */
+            if (box_dim)
+                *box_dim = i;
+            snprintf(err, len, "tensor map %s: box dimension %d is %lld: TMA moves 1 to 256 "
+                     "elements a dimension", a->name, i, (long long)v);
+            return 1;
+        }
         box[i] = (uint32_t)v;
     }
     /* strides in elements between consecutive indices of dims 1..: given, else packed */
@@ -442,13 +450,13 @@ int space_user_tensor_map_geometry(const space *sp, const space_binding *b, cons
     if (__builtin_add_overflow(span, dims[0], &span))
         span = UINT64_MAX;
     if (box[0] * es % 16 != 0 || (t->swizzle && box[0] * es > (uint64_t)t->swizzle)) {
-        space_errorf(err, len, sp->path, t->box[0].line, t->box[0].col, "kernel.args %s: a box "
-                     "%u elements wide (%zu bytes) over %s: TMA needs the innermost box dimension "
-                     "to be a multiple of 16 bytes%s (%s %s)", a->name, box[0],
-                     (size_t)box[0] * es, t->target,
-                     t->swizzle ? ", and no wider than the swizzle" : "", b->dtype,
-                     b->problem->text);
-        return -1;
+        if (box_dim)
+            *box_dim = 0;
+        snprintf(err, len, "tensor map %s: a box %u elements wide (%zu bytes) over %s: TMA "
+                 "needs the innermost box dimension to be a multiple of 16 bytes%s", a->name,
+                 box[0], (size_t)box[0] * es, t->target,
+                 t->swizzle ? ", and no wider than the swizzle" : "");
+        return 1;
     }
     int64_t count, bytes;
     if (space_user_buffer_bytes(sp, b, choice, t->buffer, &count, &bytes, err, len) != 0)
