@@ -19,11 +19,13 @@ if [ -z "$browser" ]; then
     exit 0
 fi
 
-# chrome URL...: headless, nothing from the network, a fresh profile per call.
+# chrome URL...: headless, nothing from the network, a fresh profile per call. The limit is for
+# a browser that hangs: alone a call takes seconds, but beside `make -j2 test` on two cores one
+# ran past 120 s (session 38), so it is 300.
 chrome() {
     local profile
     profile=$(mktemp -d "$T/profile.XXXXXX")
-    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    timeout 300 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
         --disable-background-networking --disable-component-update --disable-sync \
         --disable-extensions --hide-scrollbars --user-data-dir="$profile" \
         --enable-logging=stderr --v=0 --virtual-time-budget=20000 "$@"
