@@ -210,18 +210,17 @@ plan *rt_find_plan(const tk_kernel *k, unsigned h, int device, int dt,
 
 /* The plan of (device dev, dtype, problem) at config; known: the table knows this device and
  * problem (else, with online tuning on, the plan asks to be tuned). k->mu held. */
-static plan *make_plan(tk_kernel *k, int device, const device_info *devp, int dt,
+static plan *make_plan(tk_kernel *k, int device, const device_info *dev, int dt,
                        const long long *problem, const char *config, int known, tk_status *st)
 {
     const tk_kernel_desc *d = k->d;
-    device_info dev = *devp;
     value slots[512];
     char strings[64][128];
     if (k->n_slots > 512 || d->n_params > 64) {
         *st = rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: too many parameters", d->family, d->op);
         return NULL;
     }
-    if (rt_fill_slots(k, config, problem, dt, &dev, slots) != 0) {
+    if (rt_fill_slots(k, config, problem, dt, dev, slots) != 0) {
         *st = TK_ERR_INVALID_ARGUMENT;
         return NULL;
     }
@@ -250,15 +249,15 @@ static plan *make_plan(tk_kernel *k, int device, const device_info *devp, int dt
             }
         }
         if (ps->shared && eval_int(k, ps->shared, ts->shared, slots, 0,
-                                   device_smem_per_block(dev.cc_major, dev.cc_minor),
+                                   device_smem_per_block(dev->cc_major, dev->cc_minor),
                                    "shared_bytes", &sh)) {
             *st = TK_ERR_UNSUPPORTED_CONFIG;
             goto fail;
         }
-        if (b[0] * b[1] * b[2] > dev.max_threads_per_block) {
+        if (b[0] * b[1] * b[2] > dev->max_threads_per_block) {
             *st = rt_fail(TK_ERR_UNSUPPORTED_CONFIG, "%s.%s: config %s: a block of %lld threads, "
-                          "%s allows %d", d->family, d->op, config, b[0] * b[1] * b[2], dev.name,
-                          dev.max_threads_per_block);
+                          "%s allows %d", d->family, d->op, config, b[0] * b[1] * b[2], dev->name,
+                          dev->max_threads_per_block);
             goto fail;
         }
         long long c[3] = {0, 0, 0};
@@ -272,7 +271,8 @@ static plan *make_plan(tk_kernel *k, int device, const device_info *devp, int dt
         }
         char why[200];
         const int64_t gi[3] = {g[0], g[1], g[2]}, ci[3] = {c[0], c[1], c[2]};
-        if (c[0] && device_cluster_check(dev.cc_major, dev.cc_minor, gi, ci, why, sizeof why) >= 0) {
+        if (c[0] &&
+            device_cluster_check(dev->cc_major, dev->cc_minor, gi, ci, why, sizeof why) >= 0) {
             *st = rt_fail(TK_ERR_UNSUPPORTED_CONFIG, "%s.%s: config %s: %s", d->family, d->op,
                           config, why);
             goto fail;
@@ -282,7 +282,7 @@ static plan *make_plan(tk_kernel *k, int device, const device_info *devp, int dt
         p->shared[s] = (size_t)sh;
         p->cluster[s] = (dim3){(unsigned)c[0], (unsigned)c[1], (unsigned)c[2]};
     }
-    int arch = dev.cc_major * 10 + dev.cc_minor;
+    int arch = dev->cc_major * 10 + dev->cc_minor;
     if (!(p->v = rt_get_variant(k, config, arch, slots, st)))
         goto fail;
     rt_buffer_counts(k, slots, p->count);

@@ -20,10 +20,10 @@
 static const char hint_start[] = "this kernel needs host code, which NVRTC does not compile (";
 static char dir[256];
 
-/* Compiles src (one kernel, name expression kernel) for sm_90 with -std=c++17, or the -std
- * option opt gives, and opt. The answer (CC_OK, CC_REFUSED, ...); *log gets the log (malloc'd,
- * may be NULL). */
-static int compile(compiler *c, const char *src, const char *kernel, const char *opt, char **log)
+/* Compiles src (one kernel, name expression kernel) for sm_90 with the n options opts. The
+ * answer (CC_OK, CC_REFUSED, ...); *log gets the log (malloc'd, may be NULL). */
+static int compile_with(compiler *c, const char *src, const char *kernel,
+                        const char *const *opts, int n, char **log)
 {
     char path[300];
     snprintf(path, sizeof path, "%s/kernel.cu", dir);
@@ -33,12 +33,8 @@ static int compile(compiler *c, const char *src, const char *kernel, const char 
     fputs(src, f);
     fclose(f);
     const char *kernels[] = {kernel};
-    const char *options[] = {"-std=c++17", opt};
-    int n_options = !opt ? 1 : strncmp(opt, "-std=", 5) == 0 ? 1 : 2;
-    if (opt && n_options == 1)
-        options[0] = opt;
-    cc_input in = {.source = path, .n_kernels = 1, .kernels = kernels, .n_options = n_options,
-                   .options = options, .arch = "sm_90", .work_dir = dir};
+    cc_input in = {.source = path, .n_kernels = 1, .kernels = kernels, .n_options = n,
+                   .options = (const char **)opts, .arch = "sm_90", .work_dir = dir};
     cc_output out;
     int rc = c->vt->compile(c, &in, &out);
     *log = out.log;
@@ -48,12 +44,12 @@ static int compile(compiler *c, const char *src, const char *kernel, const char 
     return rc;
 }
 
-/* Compiles and checks the answer; on a surprise prints the log. */
-static void expect(compiler *c, int want, const char *what, const char *src, const char *kernel,
-                   const char *opt, char **log_out)
+/* Compiles with opts and checks the answer; on a surprise prints the log. */
+static void expect_with(compiler *c, int want, const char *what, const char *src,
+                        const char *kernel, const char *const *opts, int n, char **log_out)
 {
     char *log = NULL;
-    int rc = compile(c, src, kernel, opt, &log);
+    int rc = compile_with(c, src, kernel, opts, n, &log);
     if (rc != want)
         fprintf(stderr, "%s: got %d, want %d; log:\n%s\n", what, rc, want, log ? log : "(none)");
     CHECK(rc == want);
@@ -61,6 +57,17 @@ static void expect(compiler *c, int want, const char *what, const char *src, con
         *log_out = log;
     else
         free(log);
+}
+
+/* The same with -std=c++17, or the -std option opt gives, and opt. */
+static void expect(compiler *c, int want, const char *what, const char *src, const char *kernel,
+                   const char *opt, char **log_out)
+{
+    const char *options[] = {"-std=c++17", opt};
+    int n_options = !opt ? 1 : strncmp(opt, "-std=", 5) == 0 ? 1 : 2;
+    if (opt && n_options == 1)
+        options[0] = opt;
+    expect_with(c, want, what, src, kernel, options, n_options, log_out);
 }
 
 static const char k_stdio[] =
@@ -318,26 +325,10 @@ static void test_compiles(compiler *c)
     char inc[420];
     snprintf(inc, sizeof inc, "-I%s", own);
     const char *own_opts[] = {"-std=c++14", inc};
-    {
-        char path[300];
-        snprintf(path, sizeof path, "%s/kernel.cu", dir);
-        FILE *k = fopen(path, "w");
-        if (k) {
-            fputs("#include <type_traits>\ntemplate <class T> __global__ void k(T *x) { "
-                  "x[0] = std::is_same<T, float>::value ? 1 : 2; }\n", k);
-            fclose(k);
-        }
-        const char *kernels[] = {"k<float>"};
-        cc_input in = {.source = path, .n_kernels = 1, .kernels = kernels, .n_options = 2,
-                       .options = own_opts, .arch = "sm_90", .work_dir = dir};
-        cc_output out;
-        int rc = c->vt->compile(c, &in, &out);
-        if (rc != CC_OK)
-            fprintf(stderr, "own type_traits: %s\n", out.log ? out.log : "(no log)");
-        CHECK(rc == CC_OK);
-        cc_output_clear(&out);
-        unlink(path);
-    }
+    expect_with(c, CC_OK, "own type_traits",
+                "#include <type_traits>\ntemplate <class T> __global__ void k(T *x) { "
+                "x[0] = std::is_same<T, float>::value ? 1 : 2; }\n",
+                "k<float>", own_opts, 2, NULL);
     snprintf(opt, sizeof opt, "%s/type_traits", own);
     unlink(opt);
     rmdir(own);
@@ -466,38 +457,15 @@ static void test_options(void)
  * to use nvcc. */
 static void test_build_line(compiler *c)
 {
-    char path[300], *log = NULL;
-    snprintf(path, sizeof path, "%s/kernel.cu", dir);
+    char *log = NULL;
     const char *opts[] = {"-O3", "--expt-relaxed-constexpr", "-Xcompiler", "-fPIC", "-Xptxas",
                           "-v", "-std", "c++17", "-Wno-deprecated-gpu-targets", "-res-usage",
                           "-g", "--extended-lambda", "--threads", "0", "-lineinfo"};
-    const char *kernels[] = {"k"};
-    const char *srcs[] = {k_relaxed, k_lambda};
-    for (int i = 0; i < 2; i++) {
-        FILE *f = fopen(path, "w");
-        CHECK(f != NULL);
-        if (!f)
-            return;
-        fputs(srcs[i], f);
-        fclose(f);
-        cc_input in = {.source = path, .n_kernels = 1, .kernels = kernels,
-                       .n_options = (int)(sizeof opts / sizeof opts[0]), .options = opts,
-                       .arch = "sm_90", .work_dir = dir};
-        cc_output out;
-        int rc = c->vt->compile(c, &in, &out);
-        log = out.log;
-        out.log = NULL;
-        cc_output_clear(&out);
-        if (i == 0) {
-            if (rc != CC_OK)
-                fprintf(stderr, "build line: %s\n", log ? log : "(no log)");
-            CHECK(rc == CC_OK);
-        } else {
-            CHECK(rc == CC_REFUSED);
-            CHECK(log && strstr(log, "__device__ lambdas") && strstr(log, "kernel.compiler: nvcc"));
-        }
-        free(log);
-    }
+    int n = (int)(sizeof opts / sizeof opts[0]);
+    expect_with(c, CC_OK, "build line", k_relaxed, "k", opts, n, NULL);
+    expect_with(c, CC_REFUSED, "device lambda", k_lambda, "k", opts, n, &log);
+    CHECK(log && strstr(log, "__device__ lambdas") && strstr(log, "kernel.compiler: nvcc"));
+    free(log);
     /* without the flag the helper is host code, and the hint says so */
     expect(c, CC_REFUSED, "constexpr helper without the flag", k_relaxed, "k", NULL, &log);
     CHECK(log && strncmp(log, hint_start, strlen(hint_start)) == 0);
@@ -506,7 +474,6 @@ static void test_build_line(compiler *c)
     expect(c, CC_REFUSED, "unknown option", k_relaxed, "k", "--frobnicate", &log);
     CHECK(log && strstr(log, "NVRTC does not take the option --frobnicate"));
     free(log);
-    unlink(path);
 }
 
 static void test_digest(void)

@@ -23,13 +23,15 @@
 #include <string.h>
 #include "core/sha256.h"
 
-enum { KEEP, KEEP_WITH_VALUE, DROP, DROP_WITH_VALUE, RELAXED, JOIN };
+enum { KEEP, KEEP_WITH_VALUE, DROP, DROP_WITH_VALUE, RELAXED, JOIN, DROP_WITH_WORD };
 
 typedef struct {
     const char *name;   /* the option; "-W" and "-O" match every option they begin */
     int what;           /* KEEP_WITH_VALUE: it and, in the two-word form, its value as they are
                            (the value is not an option: "-Xptxas -v"); DROP: leave it out;
-                           DROP_WITH_VALUE: it and its value; RELAXED: -default-device; JOIN:
+                           DROP_WITH_VALUE: it and its value; DROP_WITH_WORD: the same, where the
+                           value is a word, never an option (-Werror all-warnings: a lone -Werror
+                           leaves the next option alone); RELAXED: -default-device; JOIN:
                            name=value */
 } rule;
 
@@ -58,8 +60,8 @@ static const rule rules[] = {
     {"--optimize", DROP_WITH_VALUE},
     {"-g", DROP},
     {"--debug", DROP},
-    {"-Werror", DROP_WITH_VALUE},     /* before "-W": its two-word form carries a value */
-    {"--Werror", DROP_WITH_VALUE},
+    {"-Werror", DROP_WITH_WORD},      /* before "-W": its two-word form carries a value */
+    {"--Werror", DROP_WITH_WORD},
     {"-W", DROP},
     {"--W", DROP},
     {"-Xcompiler", DROP_WITH_VALUE},
@@ -127,6 +129,7 @@ int nvrtc_option_takes_value(const char *o)
     int joined = 0;
     const rule *r = find(o, &joined);
     return r && !joined && (r->what == KEEP_WITH_VALUE || r->what == DROP_WITH_VALUE ||
+                            r->what == DROP_WITH_WORD ||
                             r->what == JOIN);
 }
 
@@ -166,9 +169,8 @@ int nvrtc_options_from_nvcc(const char *const *in, int n, char ***out, int *n_ou
         case DROP:
             continue;
         case DROP_WITH_VALUE:
-            /* -Werror's value is a kind (all-warnings, ...), never an option: a lone -Werror
-             * leaves the next option alone */
-            if (!joined && next && !(strstr(r->name, "Werror") && next[0] == '-'))
+        case DROP_WITH_WORD:
+            if (!joined && next && !(r->what == DROP_WITH_WORD && next[0] == '-'))
                 i++;
             continue;
         case RELAXED:

@@ -170,6 +170,12 @@ int uk_value_store(op_instance *in, const su_arg *a, const int *choice, unsigned
         *cap = size;
     }
     memset(*slot, 0, size);   /* a struct's padding too: the same bytes every time */
+    /* the views of a buffer: a's object (the space's argument, whose index keeps its state) */
+    if (a->texture)
+        return uk_texture_bind(in, (int)(a - in->uf->sp->user->args), choice, *slot, err, len);
+    if (a->tensor_map)
+        return uk_tensor_map_bind(in, (int)(a - in->uf->sp->user->args), choice, *slot, err,
+                                  len);
     if (a->record) {
         packing p = {in, choice, *slot, err, len};
         size_t align;

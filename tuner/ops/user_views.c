@@ -8,7 +8,6 @@
  * texture is first bound and again only when its buffer moved, was filled again or its size
  * changed; it is 8 bytes passed by value, like any scalar. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -35,7 +34,7 @@ static struct cudaChannelFormatDesc channel_desc(int type, int channels)
                                  channels == 4 ? bits : 0, kind);
 }
 
-int uk_texture_bind(op_instance *in, int i, const int *choice, char *err, size_t len)
+int uk_texture_bind(op_instance *in, int i, const int *choice, void *dst, char *err, size_t len)
 {
     const space *sp = in->uf->sp;
     const su_arg *a = &sp->user->args[i];
@@ -48,7 +47,7 @@ int uk_texture_bind(op_instance *in, int i, const int *choice, char *err, size_t
     if (!t->obj || t->from != b->dev || t->fills != b->fills ||
         memcmp(t->dims, dims, sizeof dims) != 0) {
         uk_texture_release(t);
-        int type = su_texture_type(sp->user, x, in->dtype);
+        int type = b->type;   /* the buffer's, resolved for the dtype */
         size_t texel = su_type_size(type) * (size_t)x->channels;
         struct cudaChannelFormatDesc cd = channel_desc(type, x->channels);
         struct cudaResourceDesc rd;
@@ -99,17 +98,8 @@ int uk_texture_bind(op_instance *in, int i, const int *choice, char *err, size_t
         t->fills = b->fills;
         memcpy(t->dims, dims, sizeof dims);
     }
-    if (!in->values[i] || in->value_cap[i] < 8) {
-        unsigned char *p = realloc(in->values[i], 8);
-        if (!p) {
-            snprintf(err, len, "out of host memory");
-            return -1;
-        }
-        in->values[i] = p;
-        in->value_cap[i] = 8;
-    }
     unsigned long long h = (unsigned long long)t->obj;
-    memcpy(in->values[i], &h, 8);
+    memcpy(dst, &h, 8);
     return 0;
 }
 
@@ -136,7 +126,8 @@ static CUtensorMapDataType tma_type(int t)
     }
 }
 
-int uk_tensor_map_bind(op_instance *in, int i, const int *choice, char *err, size_t len)
+int uk_tensor_map_bind(op_instance *in, int i, const int *choice, void *dst, char *err,
+                       size_t len)
 {
     static encode_tiled_fn encode;
     const space *sp = in->uf->sp;
@@ -186,15 +177,6 @@ int uk_tensor_map_bind(op_instance *in, int i, const int *choice, char *err, siz
                  "%d)", a->name, x->target, (int)r);
         return -1;
     }
-    if (in->value_cap[i] < sizeof map) {
-        unsigned char *p = realloc(in->values[i], sizeof map);
-        if (!p) {
-            snprintf(err, len, "out of host memory");
-            return -1;
-        }
-        in->values[i] = p;
-        in->value_cap[i] = sizeof map;
-    }
-    memcpy(in->values[i], &map, sizeof map);
+    memcpy(dst, &map, sizeof map);
     return 0;
 }

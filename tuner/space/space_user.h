@@ -359,8 +359,6 @@ int space_user_arg_bytes(const struct space *sp, const struct space_binding *b, 
  * element dtype). */
 int space_user_value_size(const struct space *sp, const struct space_binding *b,
                           const su_arg *a, size_t *size, char *err, size_t len);
-/* The texel type of a texture for a binding's dtype: the buffer's element type, resolved. */
-int su_texture_type(const space_user *u, const su_texture *t, const char *dtype);
 /* A texture's size in texels for a binding and a config: dims[3] (1 past n_dims). 0, or -1 with
  * err (a dimension below 1, a buffer too small for dims x channels, a texel type a texture
  * cannot have for the dtype). */

@@ -65,7 +65,11 @@ int su_resolve_name(void *ctx, const char *name, int *mask);
 int su_read_expr(su_ctx *c, const ynode *n, const char *where, int literal, su_expr *x);
 /* 1 when x, bound without parameters, fails only for naming one (*which: that one). */
 int su_reads_params(const space *sp, const su_expr *x, const char **which);
-/* A list of 1..3 expressions, or one expression. */
+/* A list of 1..max expressions, or one expression, into x (*count of them); names, said after
+ * "expected 1 to max expressions" when there are too many (" (x, y, z)", or ""). */
+int su_read_exprs(su_ctx *c, const ynode *n, const char *where, int max, const char *names,
+                  su_expr *x, int *count);
+/* A list of 1..3 expressions (x, y, z), or one expression. */
 int su_read_dims(su_ctx *c, const ynode *n, const char *where, su_expr *dims, int *count);
 int su_read_string_list(su_ctx *c, const ynode *n, const char *where, char ***out, int *count);
 /* The name without scope or template arguments ("ns::f<T>" -> "f"); malloc'd. */

@@ -78,22 +78,28 @@ int su_reads_params(const space *sp, const su_expr *x, const char **which)
 }
 
 /* A list of 1..3 expressions, or one expression. */
-int su_read_dims(su_ctx *c, const ynode *n, const char *where, su_expr *dims, int *count)
+int su_read_exprs(su_ctx *c, const ynode *n, const char *where, int max, const char *names,
+                  su_expr *x, int *count)
 {
     if (n->kind == YNODE_SCALAR) {
         *count = 1;
-        return su_read_expr(c, n, where, 0, &dims[0]);
+        return su_read_expr(c, n, where, 0, &x[0]);
     }
     if (sl_expect_kind(c->L, n, YNODE_SEQ, where) != 0)
         return -1;
-    if (n->n < 1 || n->n > 3)
-        return sl_fail_at(c->L, n, "%s: expected 1 to 3 expressions (x, y, z), found %d", where,
-                          n->n);
+    if (n->n < 1 || n->n > max)
+        return sl_fail_at(c->L, n, "%s: expected 1 to %d expressions%s, found %d", where, max,
+                          names, n->n);
     *count = n->n;
     for (int i = 0; i < n->n; i++)
-        if (su_read_expr(c, n->items[i], where, 0, &dims[i]) != 0)
+        if (su_read_expr(c, n->items[i], where, 0, &x[i]) != 0)
             return -1;
     return 0;
+}
+
+int su_read_dims(su_ctx *c, const ynode *n, const char *where, su_expr *dims, int *count)
+{
+    return su_read_exprs(c, n, where, 3, " (x, y, z)", dims, count);
 }
 
 int su_read_string_list(su_ctx *c, const ynode *n, const char *where, char ***out, int *count)

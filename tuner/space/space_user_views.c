@@ -40,6 +40,26 @@ static int read_word(loader *L, const ynode *v, const char *w, const char *const
     return sl_fail_at(L, v, "%s: '%.60s' (expected %s)", w, s, list);
 }
 
+/* What a view's reader starts with: a is passed by value (no element type of its own), n has
+ * only the keys given, and the buffer it names (key `key`) is read into *target (malloc'd).
+ * -1 with the loader's error. */
+static int read_view_head(loader *L, const ynode *n, su_arg *a, const char *where,
+                          const char *const *keys, int n_keys, const char *key, char **target)
+{
+    char w[200];
+    const char *name;
+    a->is_buffer = 0;
+    a->type = -1;
+    if (sl_check_keys(L, n, where, keys, n_keys) != 0)
+        return -1;
+    snprintf(w, sizeof w, "%s.%s", where, key);
+    if (sl_get_string(L, ynode_get(n, key), w, &name) != 0)
+        return -1;
+    if (!(*target = strdup(name)))
+        return sl_fail_at(L, n, "out of memory");
+    return 0;
+}
+
 int su_read_texture(su_ctx *c, const ynode *n, su_arg *a, const char *where)
 {
     static const char *const keys[] = {"name", "texture", "dims", "channels", "filter",
@@ -49,10 +69,6 @@ int su_read_texture(su_ctx *c, const ynode *n, su_arg *a, const char *where)
     static const char *const reads[] = {"element", "normalized"};
     loader *L = c->L;
     char w[200];
-    a->is_buffer = 0;
-    a->type = -1;
-    if (sl_check_keys(L, n, where, keys, 8) != 0)
-        return -1;
     su_texture *t = a->texture = calloc(1, sizeof *a->texture);
     if (!t)
         return sl_fail_at(L, n, "out of memory");
@@ -61,13 +77,9 @@ int su_read_texture(su_ctx *c, const ynode *n, su_arg *a, const char *where)
     t->address = SU_TEX_CLAMP;
     t->line = n->line;
     t->col = n->col;
-    const ynode *v = ynode_get(n, "texture");
-    const char *target;
-    snprintf(w, sizeof w, "%s.texture", where);
-    if (sl_get_string(L, v, w, &target) != 0)
+    if (read_view_head(L, n, a, where, keys, 8, "texture", &t->target) != 0)
         return -1;
-    if (!(t->target = strdup(target)))
-        return sl_fail_at(L, v, "out of memory");
+    const ynode *v;
     if (!(v = ynode_get(n, "dims")))
         return sl_fail_at(L, n, "%s: missing required key 'dims' (the texture's width, height "
                                 "and depth in texels: 1 to 3 expressions)", where);
@@ -214,18 +226,12 @@ int su_check_views(loader *L, const space_user *u)
     return 0;
 }
 
-int su_texture_type(const space_user *u, const su_texture *t, const char *dtype)
-{
-    int bt = u->args[t->buffer].type;
-    return bt == SU_DTYPE ? su_type_parse(dtype) : bt;
-}
-
 int space_user_texture_dims(const space *sp, const space_binding *b, const int *choice,
                             const su_arg *a, int64_t dims[3], char *err, size_t len)
 {
     const space_user *u = sp->user;
     const su_texture *t = a->texture;
-    int type = su_texture_type(u, t, b->dtype);
+    int type = su_arg_type(&u->args[t->buffer], b);
     if (u->args[t->buffer].type == SU_DTYPE &&
         type_checks(sp->path, a, type, t->line, t->col, err, len, b->dtype) != 0)
         return -1;
@@ -259,14 +265,8 @@ int space_user_texture_dims(const space *sp, const space_binding *b, const int *
 
 /* ---- tensor maps ---- */
 
-/* The element types cuTensorMapEncodeTiled takes (the 8- and 16-bit signed ones as their
- * unsigned kin: a copy moves bits). */
-static int tma_type_ok(int t)
-{
-    return t != SU_TYPE_COUNT && t >= 0 && t < SU_TYPE_COUNT;
-}
-
-/* A list of n expressions (1 to max) of key k of map n into x; *count gets n. */
+/* Key `key` of map: 1 to max expressions into x (*count of them; 0 when the key is absent and
+ * not required). */
 static int read_list(su_ctx *c, const ynode *map, const char *key, const char *where, int max,
                      su_expr *x, int *count, int required)
 {
@@ -278,19 +278,7 @@ static int read_list(su_ctx *c, const ynode *map, const char *key, const char *w
         *count = 0;
         return required ? sl_fail_at(L, map, "%s: missing required key '%s'", where, key) : 0;
     }
-    if (v->kind == YNODE_SCALAR) {
-        *count = 1;
-        return su_read_expr(c, v, w, 0, &x[0]);
-    }
-    if (sl_expect_kind(L, v, YNODE_SEQ, w) != 0)
-        return -1;
-    if (v->n < 1 || v->n > max)
-        return sl_fail_at(L, v, "%s: expected 1 to %d expressions, found %d", w, max, v->n);
-    *count = v->n;
-    for (int i = 0; i < v->n; i++)
-        if (su_read_expr(c, v->items[i], w, 0, &x[i]) != 0)
-            return -1;
-    return 0;
+    return su_read_exprs(c, v, w, max, "", x, count);
 }
 
 int su_read_tensor_map(su_ctx *c, const ynode *n, su_arg *a, const char *where)
@@ -300,23 +288,15 @@ int su_read_tensor_map(su_ctx *c, const ynode *n, su_arg *a, const char *where)
     static const char *const oobs[] = {"zeros", "nan"};
     loader *L = c->L;
     char w[200];
-    a->is_buffer = 0;
-    a->type = -1;
-    if (sl_check_keys(L, n, where, keys, 7) != 0)
-        return -1;
     su_tensor_map *t = a->tensor_map = calloc(1, sizeof *a->tensor_map);
     if (!t)
         return sl_fail_at(L, n, "out of memory");
     t->buffer = -1;
     t->line = n->line;
     t->col = n->col;
-    const ynode *v = ynode_get(n, "tensor_map");
-    const char *target;
-    snprintf(w, sizeof w, "%s.tensor_map", where);
-    if (sl_get_string(L, v, w, &target) != 0)
+    if (read_view_head(L, n, a, where, keys, 7, "tensor_map", &t->target) != 0)
         return -1;
-    if (!(t->target = strdup(target)))
-        return sl_fail_at(L, v, "out of memory");
+    const ynode *v;
     su_ctx dc = *c;
     dc.allow_params = 0;
     dc.where = "a tensor's size is the problem's, not a parameter's; the box may be one";
@@ -372,11 +352,10 @@ int space_user_tensor_map_geometry(const space *sp, const space_binding *b, cons
 {
     const space_user *u = sp->user;
     const su_tensor_map *t = a->tensor_map;
-    int bt = u->args[t->buffer].type;
-    int type = bt == SU_DTYPE ? su_type_parse(b->dtype) : bt;
+    int type = su_arg_type(&u->args[t->buffer], b);
     size_t es = su_type_size(type);
     char what[160];
-    if (!tma_type_ok(type) || !es) {
+    if (!es) {   /* every element type has a TMA data type; dtype must be one */
         space_errorf(err, len, sp->path, t->line, t->col, "kernel.args %s: tensor map over %s: "
                      "dtype %s is not an element type", a->name, t->target, b->dtype);
         return -1;
