@@ -284,7 +284,10 @@ static int set_scalars(op_instance *in, const su_kernel *k, const int *choice, c
         const su_arg *a = &u->args[i];
         if (a->is_buffer)
             continue;
-        if (uk_value_store(in, a, choice, &in->values[i], &in->value_cap[i], err, len) != 0)
+        if (a->texture      ? uk_texture_bind(in, i, choice, err, len)
+            : a->tensor_map ? uk_tensor_map_bind(in, i, choice, err, len)
+                            : uk_value_store(in, a, choice, &in->values[i], &in->value_cap[i],
+                                             err, len))
             return -1;
     }
     for (int l = 0; l < k->n_launches; l++) {

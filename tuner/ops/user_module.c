@@ -152,30 +152,33 @@ static int pack_leaf(void *ctx, const su_field *f, int element, int type, size_t
     return 0;
 }
 
-int uk_value_store(op_instance *in, const su_arg *a, const int *choice, unsigned char **slot,
-                   size_t *cap, char *err, size_t len)
+unsigned char *uk_value_slot(op_instance *in, const su_arg *a, unsigned char **slot,
+                             size_t *cap, char *err, size_t len)
 {
     size_t size;
     if (space_user_value_size(in->uf->sp, &in->bind, a, &size, err, len) != 0)
-        return -1;
+        return NULL;
     if (size < 8)
         size = 8;
     if (size > *cap) {
         unsigned char *p = realloc(*slot, size);
         if (!p) {
             snprintf(err, len, "out of host memory");
-            return -1;
+            return NULL;
         }
         *slot = p;
         *cap = size;
     }
     memset(*slot, 0, size);   /* a struct's padding too: the same bytes every time */
-    /* the views of a buffer: a's object (the space's argument, whose index keeps its state) */
-    if (a->texture)
-        return uk_texture_bind(in, (int)(a - in->uf->sp->user->args), choice, *slot, err, len);
-    if (a->tensor_map)
-        return uk_tensor_map_bind(in, (int)(a - in->uf->sp->user->args), choice, *slot, err,
-                                  len);
+    return *slot;
+}
+
+int uk_value_store(op_instance *in, const su_arg *a, const int *choice, unsigned char **slot,
+                   size_t *cap, char *err, size_t len)
+{
+    if (!uk_value_slot(in, a, slot, cap, err, len))
+        return -1;
+    size_t size;
     if (a->record) {
         packing p = {in, choice, *slot, err, len};
         size_t align;

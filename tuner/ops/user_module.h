@@ -88,10 +88,12 @@ struct op_instance {
 /* ---- helpers (user_module.c) ---- */
 /* "what: cudaErrorName (its text)" into err; returns -1. */
 int uk_cuda_fail(cudaError_t e, const char *what, char *err, size_t len);
-/* Argument a passed by value (a scalar, a struct, a texture object or a tensor map) at config
- * choice, stored as the kernel takes it into *slot (grown to its size, at least 8 bytes; a
- * struct's pointers are its buffers' addresses now; a view is made or encoded over its buffer,
- * user_views.c). 0 or -1 + err. */
+/* The room argument a passed by value takes, in *slot (grown to its size, at least 8 bytes, and
+ * zeroed): *slot, or NULL with err. uk_value_store and the views (user_views.c) write there. */
+unsigned char *uk_value_slot(op_instance *in, const su_arg *a, unsigned char **slot,
+                             size_t *cap, char *err, size_t len);
+/* Argument a (a scalar or a struct) at config choice, stored as the kernel takes it into *slot
+ * (a struct's pointers are its buffers' addresses now). 0 or -1 + err. */
 int uk_value_store(op_instance *in, const su_arg *a, const int *choice, unsigned char **slot,
                    size_t *cap, char *err, size_t len);
 /* Launches fn with geometry g on stream: with its cluster dimension and as a cooperative launch
@@ -106,15 +108,14 @@ cudaError_t uk_launch(cudaKernel_t fn, const su_geometry *g, void **params, cuda
 tk_status uk_launch_ready(cudaKernel_t fn, const su_geometry *g, char *why, size_t len);
 /* ---- views of a buffer: textures and tensor maps (user_views.c) ---- */
 /* Texture argument i at config choice: its object made (again when its buffer moved, was
- * refilled or the size changed) over the buffer, and its handle (8 bytes) stored at dst. 0, or
- * -1 with err. uk_value_store calls it. */
-int uk_texture_bind(op_instance *in, int i, const int *choice, void *dst, char *err, size_t len);
+ * refilled or the size changed) over the buffer, and its handle stored in in->values[i]. 0, or
+ * -1 with err. */
+int uk_texture_bind(op_instance *in, int i, const int *choice, char *err, size_t len);
 void uk_texture_release(utex *t);
 /* Tensor-map argument i at config choice: the CUtensorMap encoded over its buffer's current
- * address (cuTensorMapEncodeTiled, through the runtime's driver entry point) at dst (128
- * bytes). 0, or -1 with err. uk_value_store calls it. */
-int uk_tensor_map_bind(op_instance *in, int i, const int *choice, void *dst, char *err,
-                       size_t len);
+ * address (cuTensorMapEncodeTiled, through the runtime's driver entry point) into
+ * in->values[i] (128 bytes). 0, or -1 with err. */
+int uk_tensor_map_bind(op_instance *in, int i, const int *choice, char *err, size_t len);
 
 /* A plain scalar a (of any element type) at config choice into an 8-byte slot. */
 int uk_scalar_store(op_instance *in, const su_arg *a, const int *choice, uint64_t *slot,

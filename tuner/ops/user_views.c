@@ -34,7 +34,7 @@ static struct cudaChannelFormatDesc channel_desc(int type, int channels)
                                  channels == 4 ? bits : 0, kind);
 }
 
-int uk_texture_bind(op_instance *in, int i, const int *choice, void *dst, char *err, size_t len)
+int uk_texture_bind(op_instance *in, int i, const int *choice, char *err, size_t len)
 {
     const space *sp = in->uf->sp;
     const su_arg *a = &sp->user->args[i];
@@ -98,6 +98,9 @@ int uk_texture_bind(op_instance *in, int i, const int *choice, void *dst, char *
         t->fills = b->fills;
         memcpy(t->dims, dims, sizeof dims);
     }
+    unsigned char *dst = uk_value_slot(in, a, &in->values[i], &in->value_cap[i], err, len);
+    if (!dst)
+        return -1;
     unsigned long long h = (unsigned long long)t->obj;
     memcpy(dst, &h, 8);
     return 0;
@@ -126,8 +129,7 @@ static CUtensorMapDataType tma_type(int t)
     }
 }
 
-int uk_tensor_map_bind(op_instance *in, int i, const int *choice, void *dst, char *err,
-                       size_t len)
+int uk_tensor_map_bind(op_instance *in, int i, const int *choice, char *err, size_t len)
 {
     static encode_tiled_fn encode;
     const space *sp = in->uf->sp;
@@ -177,6 +179,9 @@ int uk_tensor_map_bind(op_instance *in, int i, const int *choice, void *dst, cha
                  "%d)", a->name, x->target, (int)r);
         return -1;
     }
+    unsigned char *dst = uk_value_slot(in, a, &in->values[i], &in->value_cap[i], err, len);
+    if (!dst)
+        return -1;
     memcpy(dst, &map, sizeof map);
     return 0;
 }
