@@ -1,6 +1,7 @@
 /* test_compiler_nvcc.c: nvcc behind the compiler interface, on the CPU (nvcc -cubin needs no
  * GPU): kernels found in nvcc's PTX by their name expressions (extern "C", templates with CUB,
- * unsigned template arguments, a namespace, an anonymous namespace, two kernels at once) with
+ * unsigned template arguments, __device__ functions as template arguments, a namespace, an
+ * anonymous namespace, two kernels at once) with
  * their parameters' sizes; a source with host code (main, std::vector, cudaMemcpyToSymbol) and
  * its __constant__ and namespaced variables; refusals (a syntax error, a name that is no kernel,
  * a missing variable, a failing or missing nvcc); the probe (version, a fake nvcc without the
@@ -230,6 +231,38 @@ static void test_names(void)
     cc_output_clear(&out);
 }
 
+/* A kernel templated over a __device__ function, with host code that instantiates it twice (as
+ * llm.c's trimat_forward.cu does): nvcc demangles the argument as &(op_mul(float*, int)); the
+ * space names it op_mul or &op_mul, in a namespace or not. */
+static const char fnptr_src[] =
+    "using op_fn = void (*)(float *, int);\n"
+    "namespace ops {\n"
+    "__device__ void op_mul(float *y, int i) { y[i] *= 2.0f; }\n"
+    "}\n"
+    "__device__ void op_add(float *y, int i) { y[i] += y[i]; }\n"
+    "template <op_fn OP, int N> __global__ void apply(float *y, int n)\n"
+    "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) OP(y, i + N); }\n"
+    "template <op_fn OP> void launch(float *y, int n) { apply<OP, 0><<<1, 32>>>(y, n); }\n"
+    "void run_all(float *y, int n) { launch<ops::op_mul>(y, n); launch<op_add>(y, n); }\n";
+
+static void test_function_template_argument(void)
+{
+    cc_output out;
+    const char *k[] = {"apply<ops::op_mul, 0>", "apply<&op_add,0>", "apply<op_add, 1>"};
+    int rc = compile("fnptr.cu", 3, k, 0, NULL, NULL, NULL, &out);
+    if (ok(rc, &out)) {
+        CHECK(strstr(out.lowered[0], "op_mul") && !strstr(out.lowered[0], "op_add"));
+        CHECK(strstr(out.lowered[1], "op_add") && !strstr(out.lowered[1], "op_mul"));
+        CHECK(strstr(out.lowered[2], "op_add") && strcmp(out.lowered[1], out.lowered[2]) != 0);
+        CHECK(out.n_params[0] == 2 && out.param_sizes[0][0] == 8 && out.param_sizes[0][1] == 4);
+    }
+    cc_output_clear(&out);
+    /* a function that is no argument of any instance is still refused */
+    const char *none[] = {"apply<op_sub, 0>"};
+    CHECK(compile("fnptr.cu", 1, none, 0, NULL, NULL, NULL, &out) == CC_REFUSED);
+    cc_output_clear(&out);
+}
+
 static void test_syntax_error(void)
 {
     cc_output out;
@@ -334,6 +367,7 @@ int main(void)
     put("bsum.cu", bsum_src, 0);
     put("host.cu", host_src, 0);
     put("unsigned.cu", unsigned_src, 0);
+    put("fnptr.cu", fnptr_src, 0);
     put("broken.cu", "__global__ void broken(int *p) { p[0] = ; }\n", 0);
     put("failing-nvcc", "#!/bin/sh\necho boom >&2\nexit 1\n", 1);
     put("old-nvcc", "#!/bin/sh\n"
@@ -348,6 +382,7 @@ int main(void)
     test_cub_template();
     test_host_code();
     test_names();
+    test_function_template_argument();
     test_syntax_error();
     test_tools();
     test_nothing_else_written();

@@ -436,6 +436,11 @@ static void test_options(void)
                           "-lineinfo", "-O2"};
     translate(more, 6, got, sizeof got);
     CHECK_STR(got, "-Ofc=max -lineinfo");
+    /* a Makefile's link flags go, in every form; -lineinfo stays */
+    const char *link[] = {"-lcublas", "-l", "cublasLt", "-L/opt/cuda/lib64", "-L", "lib",
+                          "--library", "m", "--library-path=/x", "-lineinfo"};
+    translate(link, 10, got, sizeof got);
+    CHECK_STR(got, "-lineinfo");
     /* a value-taking option last, with its value missing: left out, nothing read past the end */
     const char *last[] = {"-DX", "-Xcompiler"};
     translate(last, 2, got, sizeof got);

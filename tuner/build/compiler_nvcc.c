@@ -442,6 +442,35 @@ static char *loosen(char *s)
             p += 2;
             continue;
         }
+        /* a function as a template argument: the demangler writes &(f(float*,int)), a user
+         * writes f or &f; each is f */
+        if (*p == '&' && p > s && (p[-1] == '<' || p[-1] == ',')) {
+            const char *q = p + 1;
+            if (*q == '(') {
+                const char *n = ++q;
+                while (is_ident(*q) || (q[0] == ':' && q[1] == ':'))
+                    q += q[0] == ':' ? 2 : 1;
+                int depth = 0;
+                const char *e = q;
+                if (q > n && *q == '(') {
+                    for (; *e; e++) {
+                        if (*e == '(')
+                            depth++;
+                        else if (*e == ')' && --depth == 0)
+                            break;
+                    }
+                }
+                if (q > n && *q == '(' && e[0] == ')' && e[1] == ')') {
+                    while (n < q)
+                        *w++ = *n++;
+                    p = e + 2;
+                    continue;
+                }
+            } else if (is_ident(*q) || *q == ':') {
+                p = q;
+                continue;
+            }
+        }
         if (starts && *p >= '0' && *p <= '9') {
             while (is_ident(*p) && !strchr("uUlL", *p))
                 *w++ = *p++;

@@ -4,10 +4,10 @@
  * the joined or the two-word form. What it refuses (measured, NVRTC 13.0) falls in three kinds:
  *   - options about host code or the nvcc driver, which mean nothing to a device-only
  *     compilation: -O0..-O3 and -g (host code; device code is optimised unless -G), -Xcompiler,
- *     -ccbin, -Xlinker, -m64, -x cu, --default-stream, -v, --keep, --threads, -res-usage (the
- *     tuner records registers and spills itself), and nvcc's warning switches -W... and --W...
- *     (NVRTC has -w and --diag-suppress). These are left out. -Ofc=max (fast compile) NVRTC
- *     takes.
+ *     -ccbin, -Xlinker, -l and -L (a Makefile's link flags), -m64, -x cu, --default-stream,
+ *     -v, --keep, --threads, -res-usage (the tuner records registers and spills itself), and
+ *     nvcc's warning switches -W... and --W... (NVRTC has -w and --diag-suppress). These are
+ *     left out. -Ofc=max (fast compile) NVRTC takes.
  *   - --expt-relaxed-constexpr: under nvcc it lets device code call constexpr functions that
  *     carry no __device__. NVRTC refuses every function without an execution space unless
  *     -default-device, which compiles them as device functions: what the flag allows, and what
@@ -70,6 +70,10 @@ static const rule rules[] = {
     {"--compiler-bindir", DROP_WITH_VALUE},
     {"-Xlinker", DROP_WITH_VALUE},
     {"--linker-options", DROP_WITH_VALUE},
+    {"-l", DROP_WITH_VALUE},          /* -lcublas, -l cublas; not -lineinfo (see find) */
+    {"--library", DROP_WITH_VALUE},
+    {"-L", DROP_WITH_VALUE},
+    {"--library-path", DROP_WITH_VALUE},
     {"-x", DROP_WITH_VALUE},
     {"--x", DROP_WITH_VALUE},
     {"--default-stream", DROP_WITH_VALUE},
@@ -111,11 +115,12 @@ static const rule *find(const char *o, int *joined)
             *joined = 0;
             return &rules[i];
         }
-        /* a prefix rule (-O3 but not -Ofc=max, which NVRTC takes; -Wall, --Wreorder), or
-         * name=value */
-        int prefix = strcmp(rules[i].name, "-O") == 0
-                         ? o[len] >= '0' && o[len] <= '9' && o[len + 1] == 0
-                         : strcmp(rules[i].name, "-W") == 0 || strcmp(rules[i].name, "--W") == 0;
+        /* a prefix rule (-O3 but not -Ofc=max, which NVRTC takes; -Wall, --Wreorder; -lcublas
+         * and -L/opt/lib but not -lineinfo), or name=value */
+        const char *n = rules[i].name;
+        int prefix = strcmp(n, "-O") == 0 ? o[len] >= '0' && o[len] <= '9' && o[len + 1] == 0
+                     : strcmp(n, "-l") == 0 ? strcmp(o, "-lineinfo") != 0
+                     : strcmp(n, "-W") == 0 || strcmp(n, "--W") == 0 || strcmp(n, "-L") == 0;
         if (prefix || o[len] == '=') {
             *joined = 1;
             return &rules[i];
