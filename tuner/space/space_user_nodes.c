@@ -58,9 +58,16 @@ int su_read_expr(su_ctx *c, const ynode *n, const char *where, int literal, su_e
     int depth = 0;
     for (const char *t = x->text; *t; t++)
         depth += *t == '(' ? 1 : *t == ')' ? -1 : 0;
+    /* an unbalanced parenthesis: a comma of a flow list or mapping cut the expression. Where a
+     * quoted value is literal text (defines, template arguments), quoting is no way out */
+    const char *why = !depth ? ""
+                      : literal ? " (in a [ ] list or a { } mapping a comma ends the item; a "
+                                  "quoted value is literal text here, so write this one in block "
+                                  "style, one item a line)"
+                                : " (in a [ ] list a comma ends the item: quote an expression "
+                                  "that holds one)";
     space_errorf(c->L->err, c->L->len, c->L->path, x->line, x->col + e.offset, "%s: %s%s", where,
-                 e.message, depth != 0 ? " (in a [ ] list a comma ends the item: quote an "
-                                         "expression that holds one)" : "");
+                 e.message, why);
     return -1;
 }
 
