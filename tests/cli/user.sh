@@ -97,6 +97,24 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
     check_fails "... but not f64, found before anything runs" 2 $TUNER compile $T/dt/s.yaml --cc 9.0 --cache $T/c
     same "names the dtype" "$(head -n 1 $T/.out)" \
         "$T/dt/s.yaml:6:7: error: kernel.args p: a struct (16 bytes for dtype f64), but parameter 1 of k takes 8 bytes (\`tuner space\` shows the struct's layout, field by field)"
+    # a buffer's element type against the pointer the kernel takes (its C++ name says it): the
+    # llm.c habit of a macro that picks the type (#if defined(ENABLE_BF16)), defined for every
+    # dtype by -DENABLE_BF16=0 as well
+    mkdir -p $T/px
+    printf '%s\n' '#include <cuda_bf16.h>' '#if defined(ENABLE_BF16)' 'typedef __nv_bfloat16 floatX;' \
+        '#else' 'typedef float floatX;' '#endif' \
+        '__global__ void twice(floatX *y, const floatX *x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = x[i] + x[i]; }' > $T/px/k.cu
+    printf '%s\n' 'kernel:' '  source: k.cu' '  function: twice' '  defines: { ENABLE_BF16: 1 }' '  args:' \
+        '    - { name: y, buffer: dtype, count: n, output: true }' \
+        '    - { name: x, buffer: dtype, count: n, init: { random: [-1, 1] } }' \
+        '    - { name: n, scalar: i32, value: n }' '  grid: ["ceil_div(n, block)"]' \
+        '  block: [block]' 'reference:' '  config: { block: 128 }' 'dtypes: [bf16, f32]' 'problems:' \
+        '  - { n: 4096 }' 'params:' '  block: { values: [128, 256] }' > $T/px/s.yaml
+    check_fails "an f32 buffer for a kernel compiled for __nv_bfloat16" 2 $TUNER compile $T/px/s.yaml --cc 9.0 --cache $T/c
+    same "names the buffer, the dtype and the type compiled" "$(head -n 1 $T/.out)" \
+        "$T/px/s.yaml:6:7: error: kernel.args y: a buffer of f32 (dtype f32), but parameter 1 of twice points to __nv_bfloat16 as compiled (__nv_bfloat16*): a macro or template argument that picks the type?"
+    sed -i 's/dtypes: \[bf16, f32\]/dtypes: [bf16]/' $T/px/s.yaml
+    check "... and bf16 buffers for it compile" $TUNER compile $T/px/s.yaml --cc 9.0 --cache $T/c
 
     # tensor maps: the TMA kernel compiles with both compilers (NVRTC's <cuda.h> from memory);
     # a row stride TMA cannot take, a box too narrow, and a GPU without TMA are refused first

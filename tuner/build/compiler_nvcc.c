@@ -22,12 +22,11 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include "kernel_signature.h"
 #include "nvrtc_load.h"
 #include "ptx.h"
 
 extern char **environ;
-/* libstdc++'s demangler (extern "C"; the tuner links -lstdc++) */
-char *__cxa_demangle(const char *mangled, char *buf, size_t *n, int *status);
 
 enum {
     NVCC_LIMIT_S = 300,           /* one variant's compile */
@@ -359,21 +358,6 @@ int compiler_nvcc_probe(int cc, compiler_info *out, char *err, size_t len)
 
 /* ---- names: demangled and compared ---- */
 
-/* A PTX name as C++ says it: demangled when it is a mangled name (_Z...), itself otherwise
- * (extern "C" kernels, variables at namespace scope; the demangler would also read a name like
- * "f" or "i" as a type). malloc'd; NULL when memory ran out. */
-static char *demangle(const char *name)
-{
-    if (strncmp(name, "_Z", 2) == 0) {
-        int status = 0;
-        char *d = __cxa_demangle(name, NULL, NULL, &status);
-        if (d && status == 0)
-            return d;
-        free(d);
-    }
-    return strdup(name);
-}
-
 static int is_ident(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
@@ -533,7 +517,7 @@ static int name_set_make(name_set *s, char *const *names)
     }
     s->n = n;
     for (size_t i = 0; i < n; i++) {
-        if (!(s->full[i] = demangle(names[i])) || !(s->exact[i] = strdup(s->full[i])) ||
+        if (!(s->full[i] = kernel_demangle(names[i])) || !(s->exact[i] = strdup(s->full[i])) ||
             !(s->loose[i] = strdup(s->full[i]))) {
             name_set_free(s);
             return -1;

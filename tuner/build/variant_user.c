@@ -13,6 +13,7 @@
 #include "compiler.h"
 #include "core/files.h"
 #include "core/module_meta.h"
+#include "kernel_signature.h"
 #include "pool.h"
 #include "space/space_user.h"
 
@@ -286,6 +287,45 @@ static void user_close(variant_builder *b)
 
 static const vb_vtable user_vt = {user_begin, user_variant, user_stats, user_close};
 
+/* A launch's buffers against the pointers its kernel takes, where the kernel's lowered name
+ * says their types (C++ linkage): a buffer passed, or passed again (`pointer:`), to a pointer
+ * to an arithmetic type of another kind or size stops the run. */
+static int check_pointees(const space *sp, const space_binding *bind, const su_launch_spec *l,
+                          const char *lowered, const char *who, char *err, size_t len)
+{
+    const space_user *u = sp->user;
+    char **types = NULL;
+    int n = 0, rc = kernel_signature_params(lowered, &types, &n);
+    if (rc != 0) {
+        if (rc < 0)
+            snprintf(err, len, "out of memory");
+        return rc < 0 ? -1 : 0;
+    }
+    for (int i = 0; i < n && i < l->n_args && rc == 0; i++) {
+        const su_arg *a = &u->args[l->args[i]];
+        int b = a->is_buffer ? l->args[i]
+                : a->is_pointer && a->record && a->record->n == 1 ? a->record->members[0].buffer
+                : -1;
+        if (b < 0)
+            continue;
+        const su_arg *buf = &u->args[b];
+        const char *elem = buf->type == SU_DTYPE ? bind->dtype : su_type_name(buf->type);
+        char pointee[128];
+        if (elem && !kernel_pointer_takes(types[i], elem, pointee, sizeof pointee)) {
+            char of_dtype[80] = "";
+            if (sp->n_dtypes > 1)
+                snprintf(of_dtype, sizeof of_dtype, " (dtype %s)", bind->dtype);
+            snprintf(err, len, "%s:%d:%d: error: %s %s: a buffer of %s%s, but parameter %d of %s "
+                     "points to %s as compiled (%s): a macro or template argument that picks "
+                     "the type?", sp->path, a->line, a->col, who, a->name, elem, of_dtype, i + 1,
+                     l->function, pointee, types[i]);
+            rc = -1;
+        }
+    }
+    kernel_signature_free(types, n);
+    return rc;
+}
+
 /* Each launch's arguments against its kernel's parameters in the compiled module. */
 static int check_params(user_builder *ub, const space_binding *bind, const int *choice,
                         const char *cubin, char *err, size_t len)
@@ -348,6 +388,8 @@ static int check_params(user_builder *ub, const space_binding *bind, const int *
                 goto done;
             }
         }
+        if (check_pointees(sp, bind, l, mm.lowered[ki], who, err, len) != 0)
+            goto done;
     }
     rc = 0;
 done:
