@@ -1,12 +1,12 @@
 /* test_compiler_nvcc.c: nvcc behind the compiler interface, on the CPU (nvcc -cubin needs no
  * GPU): kernels found in nvcc's PTX by their name expressions (extern "C", templates with CUB,
- * unsigned template arguments, __device__ functions as template arguments, a namespace, an
- * anonymous namespace, two kernels at once) with
- * their parameters' sizes; a source with host code (main, std::vector, cudaMemcpyToSymbol) and
- * its __constant__ and namespaced variables; refusals (a syntax error, a name that is no kernel,
- * a missing variable, a failing or missing nvcc); the probe (version, a fake nvcc without the
- * architecture, $TUNEKIT_NVCC that is not there). Skipped, and said so, without an nvcc that
- * compiles for sm_90. */
+ * unsigned and bool template arguments, __device__ functions as template arguments, a
+ * namespace, an anonymous namespace, two kernels at once) with their parameters' sizes; a
+ * source with host code (main, std::vector, cudaMemcpyToSymbol) and its __constant__ and
+ * namespaced variables; refusals (a syntax error, a name that is no kernel, a missing variable,
+ * a failing or missing nvcc); the probe (version, a fake nvcc without the architecture,
+ * $TUNEKIT_NVCC that is not there). Skipped, and said so, without an nvcc that compiles for
+ * sm_90. */
 #include "check.h"
 
 #include <dirent.h>
@@ -243,9 +243,13 @@ static const char fnptr_src[] =
     "template <op_fn OP, int N> __global__ void apply(float *y, int n)\n"
     "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) OP(y, i + N); }\n"
     "template <op_fn OP> void launch(float *y, int n) { apply<OP, 0><<<1, 32>>>(y, n); }\n"
-    "void run_all(float *y, int n) { launch<ops::op_mul>(y, n); launch<op_add>(y, n); }\n";
+    "void run_all(float *y, int n) { launch<ops::op_mul>(y, n); launch<op_add>(y, n); }\n"
+    /* a bool template argument (cuda-samples' reduce6<T, blockSize, nIsPow2>), one instance
+     * explicit in the source: the demangler writes true, the space 1 */
+    "template <unsigned B, bool P> __global__ void sb(float *y) { if (P) y[threadIdx.x] = B; }\n"
+    "template __global__ void sb<64, false>(float *);\n";
 
-static void test_function_template_argument(void)
+static void test_template_arguments(void)
 {
     cc_output out;
     const char *k[] = {"apply<ops::op_mul, 0>", "apply<&op_add,0>", "apply<op_add, 1>"};
@@ -255,6 +259,14 @@ static void test_function_template_argument(void)
         CHECK(strstr(out.lowered[1], "op_add") && !strstr(out.lowered[1], "op_mul"));
         CHECK(strstr(out.lowered[2], "op_add") && strcmp(out.lowered[1], out.lowered[2]) != 0);
         CHECK(out.n_params[0] == 2 && out.param_sizes[0][0] == 8 && out.param_sizes[0][1] == 4);
+    }
+    cc_output_clear(&out);
+    const char *b[] = {"sb<128, 1>", "sb<64,false>", "sb<64, 0>"};
+    rc = compile("fnptr.cu", 3, b, 0, NULL, NULL, NULL, &out);
+    if (ok(rc, &out)) {
+        CHECK_STR(out.lowered[0], "_Z2sbILj128ELb1EEvPf");
+        CHECK_STR(out.lowered[1], "_Z2sbILj64ELb0EEvPf");
+        CHECK_STR(out.lowered[2], "_Z2sbILj64ELb0EEvPf");
     }
     cc_output_clear(&out);
     /* a function that is no argument of any instance is still refused */
@@ -382,7 +394,7 @@ int main(void)
     test_cub_template();
     test_host_code();
     test_names();
-    test_function_template_argument();
+    test_template_arguments();
     test_syntax_error();
     test_tools();
     test_nothing_else_written();

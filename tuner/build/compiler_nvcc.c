@@ -408,8 +408,9 @@ static char *squeeze(char *s)
 }
 
 /* The looser form of a squeezed name, in place: integer literals without their suffixes (64u,
- * 5ull), no "::" that starts a name, and no anonymous-namespace or nvcc-internal first
- * component ("(anonymousnamespace)::", "_INTERNAL_..._cu_...::"). */
+ * 5ull), true and false as 1 and 0, a function argument &(f(float*,int)) or &f as f, no "::"
+ * that starts a name, and no anonymous-namespace or nvcc-internal first component
+ * ("(anonymousnamespace)::", "_INTERNAL_..._cu_...::"). */
 static char *loosen(char *s)
 {
     static const char anon[] = "(anonymousnamespace)::";
@@ -425,6 +426,15 @@ static char *loosen(char *s)
         if (starts && p[0] == ':' && p[1] == ':') {
             p += 2;
             continue;
+        }
+        /* a bool template argument: the demangler writes true and false, a space 1 and 0 */
+        if (starts && (strncmp(p, "true", 4) == 0 || strncmp(p, "false", 5) == 0)) {
+            size_t wn = *p == 't' ? 4 : 5;
+            if (!is_ident(p[wn])) {
+                *w++ = *p == 't' ? '1' : '0';
+                p += wn;
+                continue;
+            }
         }
         /* a function as a template argument: the demangler writes &(f(float*,int)), a user
          * writes f or &f; each is f */
