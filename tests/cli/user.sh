@@ -116,6 +116,23 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
     sed -i 's/dtypes: \[bf16, f32\]/dtypes: [bf16]/' $T/px/s.yaml
     check "... and bf16 buffers for it compile" $TUNER compile $T/px/s.yaml --cc 9.0 --cache $T/c
 
+    # a define the source #defines again (cuda-samples' transpose: #define TILE_DIM 32) never
+    # reaches the kernel: stopped, whether the first config is the source's value or not
+    mkdir -p $T/rd
+    printf '%s\n' '#define TILE 32' '__global__ void fill(float *y) { y[blockIdx.x * TILE + threadIdx.x] = TILE; }' > $T/rd/k.cu
+    printf '%s\n' 'kernel:' '  source: k.cu' '  function: fill' '  defines: { TILE: tile }' '  args:' \
+        '    - { name: y, buffer: f32, count: n, output: true }' '  grid: [n / tile]' '  block: [tile]' \
+        'reference:' '  config: { tile: 32 }' 'problems:' '  - { n: 4096 }' 'params:' \
+        '  tile: { values: [32, 64] }' > $T/rd/s.yaml
+    rd_msg="error: kernel.defines TILE does not reach the kernel: k.cu(1) #defines TILE itself, and its value wins over -DTILE=... (the compiler warns of the redefinition), so every config would compile the same kernel; leave TILE out of the defines, or guard the source's #define with #ifndef TILE"
+    check_fails "a define the source overrides (the first config agrees with it)" 1 $TUNER compile $T/rd/s.yaml --cc 9.0 --cache $T/c
+    same "names the define and where the source defines it" "$(head -n 1 $T/.out)" "$T/rd/s.yaml:4:20: $rd_msg"
+    sed -i 's/values: \[32, 64\]/values: [64, 32]/' $T/rd/s.yaml
+    check_fails "... (the first config differs: found before anything runs)" 2 $TUNER compile $T/rd/s.yaml --cc 9.0 --cache $T/c
+    same "the same line" "$(head -n 1 $T/.out)" "$T/rd/s.yaml:4:20: $rd_msg"
+    sed -i 's/^#define TILE 32/#ifndef TILE\n#define TILE 32\n#endif/' $T/rd/k.cu
+    check "guarded with #ifndef, it compiles" $TUNER compile $T/rd/s.yaml --cc 9.0 --cache $T/c
+
     # tensor maps: the TMA kernel compiles with both compilers (NVRTC's <cuda.h> from memory);
     # a row stride TMA cannot take, a box too narrow, and a GPU without TMA are refused first
     check "a TMA kernel compiles with NVRTC" $TUNER compile tests/gpu/user/tma_scale.yaml --cc 9.0 --cache $T/c

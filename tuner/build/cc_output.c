@@ -25,7 +25,7 @@ int cc_output_alloc(cc_output *out, int n_kernels, int n_symbols)
 void cc_output_take_meta(cc_output *o, module_meta *m)
 {
     *m = (module_meta){o->n_kernels, o->lowered, o->n_params, o->param_sizes, o->n_symbols,
-                       o->symbol_lowered};
+                       o->symbol_lowered, NULL};
     o->lowered = o->symbol_lowered = NULL;
     o->n_params = NULL;
     o->param_sizes = NULL;

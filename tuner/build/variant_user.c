@@ -100,6 +100,63 @@ static int compile_now(user_builder *ub, const space_binding *bind, const int *c
     return rc;
 }
 
+/* A macro of the space's defines that the source #defines again, from the log of a compile that
+ * went through: NVRTC (and nvcc's front end) warn "incompatible redefinition of macro "TILE"",
+ * the host preprocessor nvcc runs first ""TILE" redefined". The compile then used the source's
+ * value, not the space's, so every config of that macro would measure the same kernel. -1 with
+ * err naming the define, where the source defines it, and what to do; 0 when none. */
+static int check_defines_reach(const user_builder *ub, const char *cubin, char *err, size_t len)
+{
+    const space *sp = ub->sp;
+    const su_kernel *k = &sp->user->kernel;
+    if (!k->n_defines)
+        return 0;
+    module_meta mm;
+    if (module_meta_read(cubin, &mm, err, len) != 0)
+        return -1;
+    int rc = 0;
+    for (const char *line = mm.log ? mm.log : ""; *line && rc == 0;) {
+        size_t n = strcspn(line, "\n");
+        const char *name = NULL, *warn = NULL;
+        size_t name_n = 0;
+        const char *a = strstr(line, "incompatible redefinition of macro \"");
+        const char *b = strstr(line, "\" redefined");
+        if (a && a < line + n) {
+            name = a + 36;
+            name_n = strcspn(name, "\"\n");
+            warn = strstr(line, ": warning");
+        } else if (b && b < line + n && (warn = strstr(line, ": warning: \"")) && warn < b) {
+            name = warn + 12;
+            name_n = (size_t)(b - name);
+        }
+        for (int i = 0; name && warn && warn < line + n && i < k->n_defines; i++) {
+            if (strlen(k->define_names[i]) != name_n ||
+                strncmp(k->define_names[i], name, name_n) != 0)
+                continue;
+            const char *where = line;
+            const char *slash = NULL;
+            for (const char *q = line; q < warn; q++)
+                if (*q == '/')
+                    slash = q;
+            if (slash)
+                where = slash + 1;
+            const su_expr *x = &k->define_values[i];
+            snprintf(err, len, "%s:%d:%d: error: kernel.defines %s does not reach the kernel: "
+                     "%.*s #defines %s itself, and its value wins over -D%s=... (the "
+                     "compiler warns of the redefinition), so every config would compile the "
+                     "same kernel; leave %s out of the defines, or guard the source's #define "
+                     "with #ifndef %s", sp->path, x->line, x->col, k->define_names[i],
+                     (int)(warn - where), where, k->define_names[i], k->define_names[i],
+                     k->define_names[i], k->define_names[i]);
+            rc = -1;
+            break;
+        }
+        line += n + (line[n] == '\n');
+    }
+    module_meta_clear(&mm);
+    return rc;
+}
+
 static int user_variant(variant_builder *b, const space_binding *bind, const int *choice,
                         vb_variant *out, char *err, size_t len)
 {
@@ -123,6 +180,8 @@ static int user_variant(variant_builder *b, const space_binding *bind, const int
     if (got == 1) {
         out->state = VB_REFUSED;
         out->module = NULL;
+    } else if (check_defines_reach(ub, out->module, err, len) != 0) {
+        return -1;
     }
     return 0;
 }
@@ -475,7 +534,8 @@ static int precheck(user_builder *ub, char *err, size_t len)
                      sp->dtypes[0], sp->problems[0].text, ub->cc.kind, head);
         goto done;
     }
-    if (check_params(ub, &bind, choice, cubin, err, len) != 0)
+    if (check_params(ub, &bind, choice, cubin, err, len) != 0 ||
+        check_defines_reach(ub, cubin, err, len) != 0)
         goto done;
     /* the other dtypes' parameters too: a dtype-typed scalar or struct field changes their
      * sizes (the first variant of each that compiles; one that never does is left to the run,

@@ -127,7 +127,10 @@ static int parse_args(const char *cmd, int argc, char **argv, const char *allowe
 
 int fail(const char *msg)
 {
-    fprintf(stderr, "tuner: error: %s\n", msg);
+    /* a message that already says where ("space.yaml:4:20: error: ...") goes as it is */
+    const char *e = strstr(msg, ": error: ");
+    int located = e && e > msg && !memchr(msg, ' ', (size_t)(e - msg));
+    fprintf(stderr, "%s%s\n", located ? "" : "tuner: error: ", msg);
     return EXIT_FAIL;
 }
 

@@ -54,6 +54,7 @@ void module_meta_clear(module_meta *m)
     free(m->n_params);
     free(m->params);
     free(m->symbols);
+    free(m->log);
     memset(m, 0, sizeof *m);
 }
 
@@ -116,8 +117,14 @@ int module_meta_read(const char *cubin, module_meta *m, char *err, size_t len)
     int bad = 0;
     for (char *line = text; line && *line && !bad;) {
         char *nl = strchr(line, '\n');
-        if (strncmp(line, "log ", 4) == 0)
-            break;   /* the compiler's messages: the rest of the file */
+        if (strncmp(line, "log ", 4) == 0) {
+            /* the compiler's messages: the rest of the file */
+            size_t ln = strlen(line + 4);
+            while (ln && line[4 + ln - 1] == '\n')
+                ln--;
+            bad = !(m->log = strndup(line + 4, ln));
+            break;
+        }
         if (nl)
             *nl = 0;
         int i = -1, used = 0;

@@ -17,6 +17,8 @@ typedef struct module_meta {
     int **params;            /* n_kernels: sizes in bytes */
     int n_symbols;
     char **symbols;          /* n_symbols */
+    char *log;               /* the compiler's messages ("" when none; NULL in a file without
+                                its log line) */
 } module_meta;
 
 /* The meta file of a cubin path ("<key>.cubin" -> "<key>.meta"), into out[len]. -1 when the
