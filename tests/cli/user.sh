@@ -116,6 +116,29 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
     sed -i 's/dtypes: \[bf16, f32\]/dtypes: [bf16]/' $T/px/s.yaml
     check "... and bf16 buffers for it compile" $TUNER compile $T/px/s.yaml --cc 9.0 --cache $T/c
 
+    # without defines: and template:, the parameters the source names are its macros: a
+    # parameter `width` it never names stays launch-only (as -Dwidth=32 it broke CUDA's own
+    # headers), and one that is also a variable of the code breaks the compile with a hint
+    mkdir -p $T/dd
+    printf '%s\n' '__global__ void k(float *y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 1.0f; }' > $T/dd/k.cu
+    printf '%s\n' 'kernel:' '  source: k.cu' '  function: k' '  args:' \
+        '    - { name: y, buffer: f32, count: n, output: true }' '    - { name: n, scalar: i32, value: n }' \
+        '  grid: ["ceil_div(n, width)"]' '  block: [width]' 'reference:' '  config: { width: 32 }' \
+        'problems:' '  - { n: 4096 }' 'params:' '  width: { values: [32, 64] }' > $T/dd/s.yaml
+    check "a parameter named width that the source never names" $TUNER compile $T/dd/s.yaml --cc 9.0 --cache $T/c
+    same "is launch-only: one compilation" "$(grep -o '2 variants (0 refused by the compiler); 1 compiled' $T/.out)" \
+        "2 variants (0 refused by the compiler); 1 compiled"
+    check "tuner space says so" $TUNER space $T/dd/s.yaml
+    same "macros: none" "$(grep '^macros:' $T/.out)" "macros:      none (not given, and the source names no parameter)"
+    printf '%s\n' '__device__ int tiles(int n, int width) { return (n + width - 1) / width; }' >> $T/dd/k.cu
+    check "named by a variable of the code: tuner space shows the macro" $TUNER space $T/dd/s.yaml
+    same "macros: -Dwidth" "$(grep '^macros:' $T/.out)" "macros:      -Dwidth=width  (not given: the parameters the source names)"
+    check_fails "... and the compile breaks" 2 $TUNER compile $T/dd/s.yaml --cc 9.0 --cache $T/c
+    grep -q "(kernel.defines is not given, so each parameter the source names is passed as a macro: -Dwidth=...; where one is also a name in the code, list the macros in kernel.defines, or write defines: {} for none)" $T/.out
+    same "the refusal says which macros the default passed, and what to do" "$?" "0"
+    sed -i 's/^  function: k$/  function: k\n  defines: {}/' $T/dd/s.yaml
+    check "with defines: {} it compiles" $TUNER compile $T/dd/s.yaml --cc 9.0 --cache $T/c
+
     # a define the source #defines again (cuda-samples' transpose: #define TILE_DIM 32) never
     # reaches the kernel: stopped, whether the first config is the source's value or not
     mkdir -p $T/rd

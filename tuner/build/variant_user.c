@@ -457,6 +457,22 @@ done:
     return rc;
 }
 
+/* When the defines are the default (every parameter the source names), what the compile was
+ * given, as a hint appended to a refusal: a parameter named like a variable of the code
+ * (block_size in a launcher, width) becomes a macro that breaks it. */
+static void default_defines_hint(const su_kernel *k, char *out, size_t len)
+{
+    if (!k->defines_default || !k->n_defines || len < 2)
+        return;
+    size_t o = (size_t)snprintf(out, len, " (kernel.defines is not given, so each parameter "
+                                "the source names is passed as a macro:");
+    for (int i = 0; i < k->n_defines && o < len; i++)
+        o += (size_t)snprintf(out + o, len - o, " -D%s=...", k->define_names[i]);
+    if (o < len)
+        snprintf(out + o, len - o, "; where one is also a name in the code, list the macros in "
+                 "kernel.defines, or write defines: {} for none)");
+}
+
 /* Before anything is measured: the first problem's variants until one compiles, its
  * parameters against the args (and those of the first variant of every other dtype that
  * compiles), and the first problem's reference and check kernels. */
@@ -516,8 +532,9 @@ static int precheck(user_builder *ub, char *err, size_t len)
         goto done;
     }
     if (!cubin) {
-        char head[1024];
-        log_head(first_log ? first_log : "no log", head, sizeof head);
+        char head[1024 + 512];
+        log_head(first_log ? first_log : "no log", head, 1024);
+        default_defines_hint(&u->kernel, head + strlen(head), sizeof head - strlen(head));
         pool_drop_queue(ub->pool);
         if (tried == 0)
             snprintf(err, len, "%s:%d:%d: error: none of the %d variants of %s %s fits the "

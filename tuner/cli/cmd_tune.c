@@ -286,6 +286,24 @@ int cmd_space(void)
                 printf("  (compared by the check kernel %s)", a->check->kernel.launches[0].function);
             printf("\n");
         }
+        /* what reaches the compiler: the macros, and the template arguments */
+        const su_kernel *k = &u->kernel;
+        printf("macros:     ");
+        for (int i = 0; i < k->n_defines; i++)
+            printf(" -D%s=%s", k->define_names[i], k->define_values[i].text);
+        printf("%s%s\n", k->n_defines ? "" : " none",
+               !k->defines_default ? ""
+               : k->n_defines ? "  (not given: the parameters the source names)"
+                              : " (not given, and the source names no parameter)");
+        for (int l = 0; l < k->n_launches; l++) {
+            const su_launch_spec *ls = &k->launches[l];
+            if (!ls->n_template)
+                continue;
+            printf("template:    %s<", ls->function);
+            for (int j = 0; j < ls->n_template; j++)
+                printf("%s%s", j ? ", " : "", ls->templ[j].text);
+            printf(">\n");
+        }
         if (u->kernel.n_launches > 1) {
             printf("launches:    %d, in order, timed as one\n", u->kernel.n_launches);
             for (int l = 0; l < u->kernel.n_launches; l++) {

@@ -209,6 +209,8 @@ typedef struct su_kernel {
     char *source;            /* path as the tuner opens it (the space file's folder + source) */
     char *source_dir;        /* its folder: the first include directory */
     int defines_given;       /* `defines:` was given (an empty one too: then none) */
+    int defines_default;     /* neither defines nor template given: the parameters the files
+                                name are the defines */
     int n_defines;
     char **define_names;
     su_expr *define_values;
@@ -407,3 +409,7 @@ const char *space_user_hash(const space_user *u);
 /* The files of a kernel: the source and every local file it includes (recursively, each once),
  * in a stable order. Returns the count (0 on error, err set); *paths malloc'd, each malloc'd. */
 int su_kernel_files(const su_kernel *k, char ***paths, char *err, size_t len);
+/* Which of names[n] the kernel's files name as a word (an identifier anywhere: code, macros,
+ * comments), into named[n]. 0, or -1 with err when a file cannot be read. */
+int su_kernel_names(const su_kernel *k, const char *const *names, int n, int *named, char *err,
+                    size_t len);

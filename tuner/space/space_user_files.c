@@ -356,6 +356,42 @@ fail:
     return 0;
 }
 
+static int ident_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+int su_kernel_names(const su_kernel *k, const char *const *names, int n, int *named, char *err,
+                    size_t len)
+{
+    char **files = NULL;
+    int nf = su_kernel_files(k, &files, err, len);
+    if (nf == 0)
+        return -1;
+    int rc = 0;
+    for (int i = 0; i < n; i++)
+        named[i] = 0;
+    for (int f = 0; f < nf && rc == 0; f++) {
+        char why[256];
+        char *text = su_read_text(files[f], NULL, why, sizeof why);
+        if (!text) {
+            snprintf(err, len, "%s: cannot read: %s", files[f], why);
+            rc = -1;
+            break;
+        }
+        for (int i = 0; i < n; i++) {
+            size_t nl = strlen(names[i]);
+            for (const char *p = text; !named[i] && (p = strstr(p, names[i])); p += nl)
+                named[i] = (p == text || !ident_char(p[-1])) && !ident_char(p[nl]);
+        }
+        free(text);
+    }
+    for (int f = 0; f < nf; f++)
+        free(files[f]);
+    free(files);
+    return rc;
+}
+
 /* ---- the kernel's identity ---- */
 
 /* The canonical description hashed into the kernel's identity. */

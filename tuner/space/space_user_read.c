@@ -342,30 +342,53 @@ static int read_inputs(loader *L, space_user *u)
     return rc;
 }
 
-/* Every parameter as -D name=value: the default when neither defines nor template is given. */
+/* Every parameter the kernel's files name as -D name=value: the default when neither defines
+ * nor template is given. A parameter the code never names cannot change it, and as a macro it
+ * could only break a toolkit header that uses the word (a parameter `width` against
+ * `unsigned int width;` in CUDA's own headers): it is left launch-only. */
 static int default_defines(loader *L, const ynode *kernel, su_kernel *k)
 {
     space *sp = L->sp;
     k->define_names = calloc((size_t)sp->n_params, sizeof *k->define_names);
     k->define_values = calloc((size_t)sp->n_params, sizeof *k->define_values);
-    if (!k->define_names || !k->define_values)
+    const char **names = calloc((size_t)sp->n_params, sizeof *names);
+    int *named = calloc((size_t)sp->n_params, sizeof *named);
+    if (!k->define_names || !k->define_values || !names || !named) {
+        free(names);
+        free(named);
         return sl_fail_at(L, kernel, "out of memory");
+    }
+    k->defines_default = 1;
+    for (int p = 0; p < sp->n_params; p++)
+        names[p] = sp->params[p].name;
+    char err[512];
+    int rc = su_kernel_names(k, names, sp->n_params, named, err, sizeof err);
+    free(names);
+    if (rc != 0) {
+        free(named);
+        return sl_fail_at(L, kernel, "%s", err);
+    }
     for (int p = 0, n = 0; p < sp->n_params; p++) {
         /* a device setting (gpu_clock_mhz, ...) is the worker's, not the kernel's */
-        if (devset_param_index(sp->params[p].name) >= 0) continue;
+        if (devset_param_index(sp->params[p].name) >= 0 || !named[p]) continue;
         k->n_defines = n + 1;
         if (!(k->define_names[n] = strdup(sp->params[p].name)) ||
-            !(k->define_values[n].text = strdup(sp->params[p].name)))
+            !(k->define_values[n].text = strdup(sp->params[p].name))) {
+            free(named);
             return sl_fail_at(L, kernel, "out of memory");
+        }
         expr_error e;
         su_bind_ctx b = {sp, 1, NULL};
         k->define_values[n].line = sp->params[p].line;
         k->define_values[n].col = sp->params[p].col;
         if (!(k->define_values[n].e = expr_parse(sp->params[p].name, &e)) ||
-            expr_bind(k->define_values[n].e, su_resolve_name, &b, &e) != 0)
+            expr_bind(k->define_values[n].e, su_resolve_name, &b, &e) != 0) {
+            free(named);
             return sl_fail_at(L, kernel, "parameter %s: %s", sp->params[p].name, e.message);
+        }
         n++;
     }
+    free(named);
     return 0;
 }
 
