@@ -2,10 +2,11 @@
  * NVRTC compiler (compiler_open("nvrtc")) with the in-memory standard headers of
  * nvrtc_headers.c: <stdio.h>, <cstdint>, <float.h>, <climits>, <math.h>, <cmath>, <assert.h>
  * (with and without NDEBUG), <cub/cub.cuh>, <stddef.h> and the C++ headers with a libcu++ form
- * (<type_traits>, <limits>, <utility>, ...; refused below C++17 with a message) compile;
- * <vector> and Thrust are
- * refused with the hint to use nvcc first in the log; a syntax error and a missing header of the
- * user's own are refused without it. Also the hint on logs alone and the headers' digest. The
+ * (<type_traits>, <limits>, <utility>, <algorithm>, ...; refused below C++17 with a message)
+ * compile; so does a device-only file that includes a CUDA library's host API (<cublas_v2.h>)
+ * and uses glibc's uint as nvcc lets it, while host code calling cuBLAS is refused with the
+ * hint; <vector> and Thrust are refused with the hint to use nvcc first in the log; a syntax
+ * error and a missing header of the user's own are refused without it. Also the hint on logs alone and the headers' digest. The
  * compiles need NVRTC (the CUDA toolkit), not a GPU; without NVRTC they are skipped. */
 #include "check.h"
 
@@ -300,8 +301,9 @@ static void test_compiles(compiler *c)
     expect(c, CC_OK, "numbers, bit (C++20)", k_numbers, "k", "-std=c++20", NULL);
     /* each of them alone, in C++17 (the default) */
     static const char *const forms[] = {
-        "array", "bit", "functional", "initializer_list", "iterator", "limits", "numbers",
-        "numeric", "optional", "ratio", "span", "tuple", "type_traits", "utility", "variant",
+        "algorithm", "array", "bit", "functional", "initializer_list", "iterator", "limits",
+        "numbers", "numeric", "optional", "ratio", "span", "tuple", "type_traits", "utility",
+        "variant", "cublas_v2.h", "cufft.h", "nvtx3/nvToolsExt.h",
     };
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
         char src[200];
@@ -338,6 +340,53 @@ static void test_compiles(compiler *c)
     CHECK(log && strstr(log, "<limits> under NVRTC is libcu++'s <cuda/std/limits>, which needs "
                              "-std=c++17 or later"));
     free(log);
+}
+
+/* A device-only file as SGEMM_CUDA's kernels are: <algorithm> (std::min, std::max, std::clamp in
+ * device code), <cublas_v2.h> and <cuda_profiler_api.h> for the host code elsewhere, and glibc's
+ * uint that nvcc's implicit cuda_runtime.h brings. Host code that calls cuBLAS is refused, with
+ * the hint naming the function. */
+static const char k_sgemm_style[] =
+    "#include <algorithm>\n"
+    "#include <cassert>\n"
+    "#include <cstdio>\n"
+    "#include <cstdlib>\n"
+    "#include <cublas_v2.h>\n"
+    "#include <cuda_profiler_api.h>\n"
+    "#include <cuda_runtime.h>\n"
+    "__device__ float tile(const uint row, const uint col, const float *a) {\n"
+    "    return std::clamp(a[row * 8 + col], -1.0f, 1.0f);\n"
+    "}\n"
+    "__global__ void k(float *y, const float *a, ushort n) {\n"
+    "    uint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) y[i] = std::max(tile(i / 8, i % 8, a), std::min(0.5f, y[i]));\n"
+    "}\n";
+static const char k_calls_cublas[] =
+    "#include <cublas_v2.h>\n"
+    "__global__ void k(float *y) { y[0] = 1.0f; }\n"
+    "#ifndef NO_HOST\n"
+    "__host__ void gemm(float *c) { cublasHandle_t h; cublasCreate(&h); }\n"
+    "#endif\n";
+
+static void test_host_parts(compiler *c)
+{
+    char *log = NULL;
+    expect(c, CC_OK, "sgemm style: <algorithm>, <cublas_v2.h>, uint", k_sgemm_style, "k", NULL,
+           &log);
+    free(log);
+    expect(c, CC_OK, "a typedef of uint of the kernel's own",
+           "typedef unsigned int uint;\n__global__ void k(uint *y) { y[0] = 1; }\n", "k", NULL,
+           NULL);
+    expect(c, CC_OK, "cuBLAS only in host code NVRTC skips", k_calls_cublas, "k", "-DNO_HOST",
+           NULL);
+    expect(c, CC_REFUSED, "host code that calls cuBLAS", k_calls_cublas, "k", NULL, &log);
+    CHECK(log && strncmp(log, hint_start, strlen(hint_start)) == 0);
+    free(log);
+    CHECK_STR(nvrtc_headers_host_hint("k.cu(4): error: identifier \"cublasCreate_v2\" is undefined\n"),
+              "this kernel needs host code, which NVRTC does not compile (cublasCreate_v2 is "
+              "cuBLAS's host API, whose header NVRTC gets empty): set kernel.compiler: nvcc in "
+              "the space file");
+    CHECK(!nvrtc_headers_host_hint("k.cu(4): error: identifier \"curand_uniform\" is undefined\n"));
 }
 
 static void test_refusals(compiler *c)
@@ -520,6 +569,7 @@ int main(void)
     }
     test_compiles(c);
     test_refusals(c);
+    test_host_parts(c);
     test_build_line(c);
     c->vt->close(c);
     rmdir(dir);

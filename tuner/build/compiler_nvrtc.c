@@ -114,7 +114,7 @@ static int nvrtc_compile(compiler *base, const cc_input *in, cc_output *out)
         out->log = NULL;
         return CC_BROKEN;
     }
-    opts = calloc((size_t)in->n_options + 4, sizeof *opts);
+    opts = calloc((size_t)in->n_options + 5, sizeof *opts);
     exprs = calloc((size_t)in->n_symbols + 1, sizeof *exprs);
     if (!opts || !exprs) {
         out->log = strdup("out of memory");
@@ -174,6 +174,7 @@ static int nvrtc_compile(compiler *base, const cc_input *in, cc_output *out)
     char arch_opt[64], inc_opt[1100], cccl_opt[1200];
     snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s", in->arch);
     opts[k++] = arch_opt;
+    opts[k++] = "--pre-include=" NVRTC_IMPLICIT_HEADER;
     if (c->api.include_dir[0]) {
         snprintf(inc_opt, sizeof inc_opt, "-I%s", c->api.include_dir);
         opts[k++] = inc_opt;

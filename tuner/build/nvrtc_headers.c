@@ -514,19 +514,57 @@ static const char h_cuda[] =
     "} CUtensorMap;\n"
     "#endif\n";
 
+/* ---- what nvcc's device code sees without including anything ----
+ * nvcc includes cuda_runtime.h in every compilation, and with it glibc's <stdlib.h> and
+ * <sys/types.h>, whose uint, ushort and ulong kernels use unannounced (SGEMM_CUDA's warptiling
+ * kernel takes `const uint warpRow`). NVRTC has none of it; the compile pre-includes this
+ * (compiler_nvrtc.c). A kernel that typedefs them itself, as the same types, still compiles. */
+static const char h_nvcc_implicit[] =
+    "/* tunekit for NVRTC (tuner/build/nvrtc_headers.c): the names nvcc's implicit\n"
+    "   cuda_runtime.h brings from glibc's <sys/types.h>. */\n"
+    "#pragma once\n"
+    "typedef unsigned int uint;\n"
+    "typedef unsigned short ushort;\n"
+    "typedef unsigned long ulong;\n";
+
+/* ---- the host APIs of CUDA's libraries: <cublas_v2.h>, <cufft.h>, ... ----
+ * Device code cannot call them, yet kernel files include them for the host code around the
+ * kernels (SGEMM_CUDA's kernels include <cublas_v2.h>; llm.c's common.h does). NVRTC would read
+ * the toolkit's own, whose host declarations it refuses; given empty (but for <stddef.h>, as
+ * every header here), a file whose code NVRTC compiles never needed them, and host code that uses them fails on the names, which the
+ * host-code hint turns into "set kernel.compiler: nvcc". */
+static const char h_host_library[] =
+    "/* tunekit for NVRTC (tuner/build/nvrtc_headers.c): the host API of a CUDA library, which\n"
+    "   device code cannot call, given empty but for <stddef.h>. Host code that uses it needs\n"
+    "   nvcc. */\n"
+    "#pragma once\n"
+    "#include <stddef.h>\n";
+#define HOST_LIBRARY_NAMES                                                                       \
+    "cublas_v2.h", "cublas.h", "cublas_api.h", "cublasLt.h", "cublasXt.h", "cufft.h",            \
+        "cufftXt.h", "curand.h", "cusparse.h", "cusolverDn.h", "cusolverSp.h", "cudnn.h",        \
+        "nccl.h", "nvToolsExt.h", "nvtx3/nvToolsExt.h", "cuda_profiler_api.h", "cudaProfiler.h", \
+        "nvml.h", "cuda_gl_interop.h"
+#define HOST_LIBRARY_SOURCES                                                                     \
+    h_host_library, h_host_library, h_host_library, h_host_library, h_host_library,             \
+        h_host_library, h_host_library, h_host_library, h_host_library, h_host_library,         \
+        h_host_library, h_host_library, h_host_library, h_host_library, h_host_library,         \
+        h_host_library, h_host_library, h_host_library, h_host_library
+
 static const char *const header_names[] = {
     "stdio.h", "cstdio", "limits.h", "climits", "stdint.h", "cstdint", "inttypes.h", "cinttypes",
     "float.h", "cfloat", "math.h", "cmath", "assert.h", "cassert", "stddef.h", "cstddef",
     "stdlib.h", "cstdlib", "string.h", "cstring", "cub/cub.cuh", "cuda.h",
-    "array", "bit", "functional", "initializer_list", "iterator", "limits", "numbers", "numeric",
-    "optional", "ratio", "span", "tuple", "type_traits", "utility", "variant",
+    "algorithm", "array", "bit", "functional", "initializer_list", "iterator", "limits",
+    "numbers", "numeric", "optional", "ratio", "span", "tuple", "type_traits", "utility",
+    "variant", HOST_LIBRARY_NAMES, NVRTC_IMPLICIT_HEADER,
 };
 static const char *const header_sources[] = {
     h_stdio, h_cstdio, h_limits, h_climits, h_stdint, h_cstdint, h_inttypes, h_cinttypes,
     h_float, h_cfloat, h_math, h_cmath, h_assert, h_cassert, h_stddef, h_cstddef,
     h_stdlib, h_cstdlib, h_string, h_cstring, h_cub, h_cuda,
-    nvrtc_cxx_array, nvrtc_cxx_bit, nvrtc_cxx_functional, nvrtc_cxx_initializer_list, nvrtc_cxx_iterator, nvrtc_cxx_limits, nvrtc_cxx_numbers,
+    nvrtc_cxx_algorithm, nvrtc_cxx_array, nvrtc_cxx_bit, nvrtc_cxx_functional, nvrtc_cxx_initializer_list, nvrtc_cxx_iterator, nvrtc_cxx_limits, nvrtc_cxx_numbers,
     nvrtc_cxx_numeric, nvrtc_cxx_optional, nvrtc_cxx_ratio, nvrtc_cxx_span, nvrtc_cxx_tuple, nvrtc_cxx_type_traits, nvrtc_cxx_utility, nvrtc_cxx_variant,
+    HOST_LIBRARY_SOURCES, h_nvcc_implicit,
 };
 #define N_HEADERS ((int)(sizeof header_names / sizeof header_names[0]))
 _Static_assert(sizeof header_names / sizeof header_names[0] ==
@@ -583,7 +621,7 @@ const char *nvrtc_headers_digest(void)
  * not given above, POSIX and OS headers. Matched on the whole name, or on a prefix ending in
  * '/'. Where libcu++ has a device form, the hint names it. */
 static const char *const host_headers[] = {
-    "algorithm", "any", "array", "atomic", "barrier", "bit", "bitset", "cctype", "cerrno",
+    "any", "array", "atomic", "barrier", "bit", "bitset", "cctype", "cerrno",
     "cfenv", "charconv", "chrono", "ciso646", "clocale", "codecvt", "compare", "complex",
     "concepts", "condition_variable", "coroutine", "csetjmp", "csignal", "cstdarg", "cstdbool",
     "ctime", "cuchar", "cwchar", "cwctype", "deque", "exception", "execution", "expected",
@@ -637,10 +675,36 @@ static void line_file(const char *log, const char *at, char *out, size_t len)
     out[n] = 0;
 }
 
+/* The first name NVRTC calls undefined that belongs to a CUDA library's host API
+ * (cublasCreate, cufftPlan1d, ...), into name; the library, or NULL. */
+static const char *host_library_name(const char *log, char *name, size_t len)
+{
+    static const struct { const char *prefix, *library; } apis[] = {
+        {"cublas", "cuBLAS"}, {"CUBLAS_", "cuBLAS"}, {"cufft", "cuFFT"}, {"CUFFT_", "cuFFT"},
+        {"curandCreate", "cuRAND"}, {"curandGenerat", "cuRAND"}, {"curandSet", "cuRAND"},
+        {"curandDestroy", "cuRAND"}, {"cusparse", "cuSPARSE"}, {"cusolver", "cuSOLVER"},
+        {"cudnn", "cuDNN"}, {"CUDNN_", "cuDNN"}, {"nccl", "NCCL"}, {"nvtx", "NVTX"},
+        {"cudaProfiler", "the CUDA profiler"}, {"nvml", "NVML"},
+    };
+    static const char undefined[] = "identifier \"";
+    for (const char *p = log; (p = strstr(p, undefined)); p++) {
+        const char *id = p + sizeof undefined - 1, *q = strchr(id, '"');
+        if (!q || strncmp(q, "\" is undefined", 14) != 0)
+            continue;
+        for (size_t i = 0; i < sizeof apis / sizeof apis[0]; i++)
+            if (strncmp(id, apis[i].prefix, strlen(apis[i].prefix)) == 0) {
+                snprintf(name, len, "%.*s", (int)(q - id), id);
+                return apis[i].library;
+            }
+    }
+    return NULL;
+}
+
 const char *nvrtc_headers_host_hint(const char *log)
 {
     static char hint[512];
-    char reason[256], file[1024];
+    char reason[256], file[1024], name[128];
+    const char *lib;
     if (!log)
         return NULL;
     /* a __device__ lambda: NVRTC has no --extended-lambda (nvrtc_options.c leaves it out) */
@@ -695,6 +759,9 @@ const char *nvrtc_headers_host_hint(const char *log)
                      "--expt-relaxed-constexpr in kernel.options compiles it for the device");
         else
             snprintf(reason, sizeof reason, "a __host__ function");
+    } else if ((lib = host_library_name(log, name, sizeof name))) {
+        snprintf(reason, sizeof reason, "%s is %s's host API, whose header NVRTC gets empty",
+                 name, lib);
     } else {
         return NULL;
     }

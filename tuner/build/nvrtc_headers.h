@@ -8,6 +8,9 @@
 int nvrtc_headers_count(void);
 const char *const *nvrtc_headers_sources(void);
 const char *const *nvrtc_headers_names(void);
+/* The header every NVRTC compile pre-includes (--pre-include): what nvcc's device code has
+ * without including anything (uint, ushort, ulong from glibc through cuda_runtime.h). */
+#define NVRTC_IMPLICIT_HEADER "tunekit/nvcc_implicit.h"
 /* SHA-256 (hex) over every name and content: part of the compile cache key. */
 const char *nvrtc_headers_digest(void);
 

@@ -3,6 +3,7 @@
  * it. */
 #pragma once
 
+extern const char nvrtc_cxx_algorithm[];
 extern const char nvrtc_cxx_array[];
 extern const char nvrtc_cxx_bit[];
 extern const char nvrtc_cxx_functional[];
