@@ -473,6 +473,26 @@ static void default_defines_hint(const su_kernel *k, char *out, size_t len)
                  "kernel.defines, or write defines: {} for none)");
 }
 
+/* Whether a refusal's log says the kernel's template arguments fit no instance of its template
+ * (NVRTC: "cannot determine which instance of function template" at the name expression; nvcc:
+ * the wrapper's `auto` of &K<...> that nothing deduces), with the instance written, into inst;
+ * 1 when it does. */
+static int template_mismatch(const char *log, char *inst, size_t len)
+{
+    const char *at = NULL, *from = NULL;
+    if (strstr(log, "cannot determine which instance of function template") &&
+        (at = strstr(log, "nv_mangled_name ")))
+        from = at + 16;
+    else if (strstr(log, "cannot deduce \"auto\" type") && (at = strstr(log, "tunekit_instance_")) &&
+             (at = strstr(at, "= &")))
+        from = at + 3;
+    if (!from)
+        return 0;
+    size_t n = strcspn(from, ";\n");
+    snprintf(inst, len, "%.*s", (int)n, from);
+    return 1;
+}
+
 /* Before anything is measured: the first problem's variants until one compiles, its
  * parameters against the args (and those of the first variant of every other dtype that
  * compiles), and the first problem's reference and check kernels. */
@@ -536,10 +556,17 @@ static int precheck(user_builder *ub, char *err, size_t len)
         log_head(first_log ? first_log : "no log", head, 1024);
         default_defines_hint(&u->kernel, head + strlen(head), sizeof head - strlen(head));
         pool_drop_queue(ub->pool);
+        char inst[512];
+        const su_launch_spec *l0 = &u->kernel.launches[0];
         if (tried == 0)
             snprintf(err, len, "%s:%d:%d: error: none of the %d variants of %s %s fits the "
                      "device (%s): nothing to compile", sp->path, u->kernel.line, u->kernel.col,
                      unsupported, sp->dtypes[0], sp->problems[0].text, ub->dev.name);
+        else if (first_log && l0->n_template && template_mismatch(first_log, inst, sizeof inst))
+            snprintf(err, len, "%s:%d:%d: error: kernel.template: %s is no instance of the "
+                     "template %s: its arguments do not match the template's parameters in "
+                     "number, order or kind (%s)", sp->path, l0->templ[0].line,
+                     l0->templ[0].col, inst, l0->function, ub->cc.kind);
         else if (same >= VB_SAME_ERROR_STOP && same == tried && r == 1)
             snprintf(err, len, "%s:%d:%d: error: the first %d variants of %s %s all fail to "
                      "compile with the same error (stopped there; %s): %s", sp->path,
