@@ -130,6 +130,12 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
         "2 variants (0 refused by the compiler); 1 compiled"
     check "tuner space says so" $TUNER space $T/dd/s.yaml
     same "macros: none" "$(grep '^macros:' $T/.out)" "macros:      none (not given, and the source names no parameter)"
+    # without kernel.family the space's folder names the kernel, however the path is given: run
+    # inside the folder it was 'user' while the worker (an absolute path) said 'dd', and every
+    # GPU run of it stopped
+    same "the folder names the kernel" "$(sed -n '1s/.*(kernel \([a-z_]*\),.*/\1/p' $T/.out)" "dd"
+    same "... given the file from inside it too" \
+        "$(cd $T/dd && "$(realpath "$OLDPWD/$TUNER" 2>/dev/null || echo "$TUNER")" space s.yaml | sed -n '1s/.*(kernel \([a-z_]*\),.*/\1/p')" "dd"
     printf '%s\n' '__device__ int tiles(int n, int width) { return (n + width - 1) / width; }' >> $T/dd/k.cu
     check "named by a variable of the code: tuner space shows the macro" $TUNER space $T/dd/s.yaml
     same "macros: -Dwidth" "$(grep '^macros:' $T/.out)" "macros:      -Dwidth=width  (not given: the parameters the source names)"

@@ -67,8 +67,11 @@ int su_load_head(loader *L, const ynode *kernel, const ynode *dtypes)
         if (!(u->family = strdup(name)))
             return sl_fail_at(L, v, "out of memory");
     } else {
-        /* the space file's folder, as a name */
-        char *dir = su_dir_of(home);
+        /* the space file's folder, as a name: the folder itself, however the path was given
+         * (`tuner run saxpy.yaml` inside it, and the worker's absolute path, name the same) */
+        char *abs = realpath(home, NULL);
+        char *dir = su_dir_of(abs ? abs : home);
+        free(abs);
         const char *base = dir && strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
         if (!base || !*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
             base = "user";
