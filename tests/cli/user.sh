@@ -145,6 +145,23 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
     sed -i 's/^  function: k$/  function: k\n  defines: {}/' $T/dd/s.yaml
     check "with defines: {} it compiles" $TUNER compile $T/dd/s.yaml --cc 9.0 --cache $T/c
 
+    # init values that are expressions of the problem (an index buffer in [0, m - 1]); a
+    # parameter there is refused (the contents are the same for every config), and a range that
+    # one problem reverses names the problem
+    GI=tests/gpu/user/gather_index.yaml
+    check "init values as expressions of the problem" $TUNER compile $GI --cc 9.0 --cache $T/c
+    check "tuner space shows them" $TUNER space $GI
+    same "as written" "$(grep -o 'idx .*' $T/.out)" "idx          buffer i32 n  (random [0, m - 1])"
+    mkdir -p $T/gi && cp tests/gpu/user/gather_index.* $T/gi/
+    sed -i 's/random: \[0, m - 1\]/random: [0, block]/' $T/gi/gather_index.yaml
+    check_fails "a parameter in an init value" 2 $TUNER space $T/gi/gather_index.yaml
+    same "says why" "$(head -n 1 $T/.out)" \
+        "$T/gi/gather_index.yaml:10:63: error: kernel.args idx.init.random: parameter 'block' is not in scope here (the contents of a buffer are the same for every config: its init sees the problem, dtype and device only)"
+    sed -i 's/random: \[0, block\]/random: [0, m - 8]/' $T/gi/gather_index.yaml
+    check_fails "a range one problem reverses" 2 $TUNER compile $T/gi/gather_index.yaml --cc 9.0 --cache $T/c
+    same "names the problem" "$(head -n 1 $T/.out)" \
+        "$T/gi/gather_index.yaml:10:63: error: kernel.args idx: init.random: lo (0) is greater than hi (-1) (f32 m=7,n=1000003)"
+
     # a define the source #defines again (cuda-samples' transpose: #define TILE_DIM 32) never
     # reaches the kernel: stopped, whether the first config is the source's value or not
     mkdir -p $T/rd

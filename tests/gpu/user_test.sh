@@ -10,7 +10,8 @@
 # a dtype scalar echoed back for four dtypes, every variant ok; and tests/gpu/user/arch_specific.yaml
 # (kernel.arch_suffix: a, a kernel that builds only for sm_90a), texture_forms.yaml (texture
 # arguments of every kind, read back against a reference kernel) and tma_scale.yaml (a TMA
-# kernel over a tensor map the tuner encodes) with each compiler, every config ok.
+# kernel over a tensor map the tuner encodes) and gather_index.yaml (indices and weights whose
+# init values are expressions of the problem) with each compiler, every config ok.
 # Prints "N passed, N failed".
 source "$(dirname "$0")/lib.sh"
 
@@ -110,4 +111,7 @@ every_ok texture_forms "4 ok of 4" "every texture reads what its buffer holds"
 # a TMA kernel: the tuner encodes its CUtensorMap (tensor_map:, a box that is a parameter, a
 # padded leading dimension) and the kernel copies its tiles with cp.async.bulk.tensor
 every_ok tma_scale "16 ok of 16" "every tile copied by the TMA unit"
+# init values that are expressions of the problem: indices in [0, m - 1], weights 1 / m, for two
+# problems' m; the kernel traps on anything else
+every_ok gather_index "12 ok of 12" "every index in range and every weight 1 / m"
 finish

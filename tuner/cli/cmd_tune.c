@@ -280,6 +280,18 @@ int cmd_space(void)
                    a->is_buffer ? a->count.text : a->value.text, a->output ? "  (output)" : "");
             if (a->symbol) printf("  (fills the variable %s)", a->symbol);
             if (a->is_buffer && a->init == SU_INIT_FILE) printf("  (from %s)", a->file);
+            if (a->is_buffer && (a->init == SU_INIT_RANDOM || a->init == SU_INIT_ARANGE ||
+                                 a->init == SU_INIT_CONSTANT)) {
+                char v[2][64];
+                snprintf(v[0], sizeof v[0], "%g", a->a);
+                snprintf(v[1], sizeof v[1], "%g", a->b);
+                const char *lo = a->init_x[0].text ? a->init_x[0].text : v[0];
+                const char *hi = a->init_x[1].text ? a->init_x[1].text : v[1];
+                if (a->init == SU_INIT_CONSTANT)
+                    printf("  (constant %s)", lo);
+                else
+                    printf("  (%s [%s, %s])", a->init == SU_INIT_RANDOM ? "random" : "arange", lo, hi);
+            }
             if (a->output && a->compare == SU_CMP_REDUCE)
                 printf("  (compared by its %s)", reduce_names[a->reduce]);
             if (a->output && a->compare == SU_CMP_CHECK)

@@ -198,6 +198,9 @@ static int fill_buffer(op_instance *in, int i, char *err, size_t len)
     void *to = a->symbol ? b->pristine : b->dev;
     size_t bytes = (size_t)b->count * su_type_size(b->type);
     cudaError_t e = cudaSuccess;
+    double lo = a->a, hi = a->b;
+    if (space_user_init_values(in->uf->sp, &in->bind, a, &lo, &hi, err, len) != 0)
+        return -1;
     switch (a->init) {
     case SU_INIT_NONE:
         return 0;
@@ -205,13 +208,13 @@ static int fill_buffer(op_instance *in, int i, char *err, size_t len)
         e = cudaMemset(to, 0, bytes);
         break;
     case SU_INIT_RANDOM:
-        e = ug_fill(b->type, to, b->count, UG_RANDOM, a->a, a->b, b->seed, 0);
+        e = ug_fill(b->type, to, b->count, UG_RANDOM, lo, hi, b->seed, 0);
         break;
     case SU_INIT_CONSTANT:
-        e = ug_fill(b->type, to, b->count, UG_CONSTANT, a->a, 0, b->seed, 0);
+        e = ug_fill(b->type, to, b->count, UG_CONSTANT, lo, 0, b->seed, 0);
         break;
     case SU_INIT_ARANGE:
-        e = ug_fill(b->type, to, b->count, UG_ARANGE, a->a, a->b, b->seed, 0);
+        e = ug_fill(b->type, to, b->count, UG_ARANGE, lo, hi, b->seed, 0);
         break;
     case SU_INIT_FILE: {
         char what[160];

@@ -129,6 +129,8 @@ typedef struct su_arg {
     su_expr count;
     su_init init;
     double a, b;             /* random: [a, b]; constant: a; arange: start a, step b */
+    su_expr init_x[2];       /* the same where written as expressions of the problem (random:
+                                [0, rows - 1]); text NULL for a number */
     char *file;              /* init file pattern (relative to the space file's folder) */
     char *symbol;            /* a global variable of the module the buffer fills (constant
                                 memory), instead of a parameter; NULL for a parameter */
@@ -265,6 +267,12 @@ void space_user_free(space_user *u);
 /* Whether buffer argument i is reached through a struct argument's pointer or read through a
  * texture argument (then it is not a parameter of its own). */
 int su_arg_pointed_to(const space_user *u, int i);
+
+/* Buffer a's init values (random: lo, hi; constant: v; arange: start, step) for a binding:
+ * the numbers written, or the expressions evaluated; a random range checked (lo <= hi, integer
+ * bounds for an integer buffer). 0, or -1 with err at the expression. */
+int space_user_init_values(const struct space *sp, const struct space_binding *b,
+                           const su_arg *a, double *lo, double *hi, char *err, size_t len);
 
 /* Evaluates x for a binding and a config (choice: value indices, one per parameter; NULL when
  * parameters are out of scope, as for a reference kernel). 0 with *out, or -1 with err holding

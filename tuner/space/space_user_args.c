@@ -11,7 +11,25 @@
 #include <string.h>
 #include "space_user_internal.h"
 
-/* init: zeros | { random: [lo, hi] } | { constant: v } | { arange: [start, step] } | { file: p } */
+/* One init value: a number, or an expression of the problem's fields, dtype and device (the
+ * contents are the same for every config, so parameters are out of scope). */
+static int read_init_value(su_ctx *c, const ynode *n, const char *w, double *num, su_expr *x)
+{
+    char *end = NULL;
+    if (n->kind == YNODE_SCALAR && !n->quoted && n->len) {
+        (void)strtod(n->text, &end);
+        if (end && !*end)
+            return sl_get_float(c->L, n, w, num);
+    }
+    su_ctx ic = *c;
+    ic.allow_params = 0;
+    ic.where = "the contents of a buffer are the same for every config: its init sees the "
+               "problem, dtype and device only";
+    return su_read_expr(&ic, n, w, 0, x);
+}
+
+/* init: zeros | { random: [lo, hi] } | { constant: v } | { arange: [start, step] } | { file: p };
+ * the values numbers or expressions of the problem */
 static int read_init(su_ctx *c, const ynode *n, su_arg *a, const char *where)
 {
     loader *L = c->L;
@@ -32,7 +50,7 @@ static int read_init(su_ctx *c, const ynode *n, su_arg *a, const char *where)
     snprintf(w, sizeof w, "%s.%s", where, kind);
     if (strcmp(kind, "constant") == 0) {
         a->init = SU_INIT_CONSTANT;
-        return sl_get_float(L, v, w, &a->a);
+        return read_init_value(c, v, w, &a->a, &a->init_x[0]);
     }
     if (strcmp(kind, "file") == 0) {
         const char *f;
@@ -46,10 +64,13 @@ static int read_init(su_ctx *c, const ynode *n, su_arg *a, const char *where)
     if (v->n != 2)
         return sl_fail_at(L, v, "%s: expected [%s], found %d values", w,
                           strcmp(kind, "random") == 0 ? "lo, hi" : "start, step", v->n);
-    if (sl_get_float(L, v->items[0], w, &a->a) != 0 || sl_get_float(L, v->items[1], w, &a->b))
+    if (read_init_value(c, v->items[0], w, &a->a, &a->init_x[0]) != 0 ||
+        read_init_value(c, v->items[1], w, &a->b, &a->init_x[1]) != 0)
         return -1;
     if (strcmp(kind, "random") == 0) {
         a->init = SU_INIT_RANDOM;
+        if (a->init_x[0].text || a->init_x[1].text)
+            return 0;   /* checked per problem (space_user_init_values) */
         if (!(a->a <= a->b))
             return sl_fail_at(L, v, "%s: lo (%g) is greater than hi (%g)", w, a->a, a->b);
         if (!su_type_is_float(a->type) && a->type != SU_DTYPE &&

@@ -302,6 +302,13 @@ static int check_reference(const space *sp, const space_binding *b, void *ctx, c
     (void)ctx;
     const space_user *u = sp->user;
     char why[400];
+    /* the buffers' init values that are expressions of the problem */
+    for (int i = 0; i < u->n_args; i++) {
+        double lo, hi;
+        if (u->args[i].is_buffer &&
+            space_user_init_values(sp, b, &u->args[i], &lo, &hi, err, len) != 0)
+            return -1;
+    }
     if (u->ref == SU_REF_KERNEL) {
         su_geometry g;
         const su_launch_spec *l = &u->ref_kernel.launches[0];

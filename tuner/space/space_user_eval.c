@@ -439,3 +439,43 @@ void space_user_tolerance(const su_arg *a, const char *dtype, double *atol, doub
     }
     su_default_tolerance(su_type_parse(dtype), atol, rtol);
 }
+
+int space_user_init_values(const space *sp, const space_binding *b, const su_arg *a, double *lo,
+                           double *hi, char *err, size_t len)
+{
+    double v[2] = {a->a, a->b};
+    for (int k = 0; k < 2; k++) {
+        value x;
+        if (!a->init_x[k].text)
+            continue;
+        if (space_user_eval(sp, b, NULL, &a->init_x[k], &x, err, len) != 0)
+            return -1;
+        if (x.kind != VALUE_STRING)
+            v[k] = x.kind == VALUE_INT ? (double)x.i : x.f;
+        if (x.kind == VALUE_STRING || !isfinite(v[k])) {
+            space_errorf(err, len, sp->path, a->init_x[k].line, a->init_x[k].col,
+                         "kernel.args %s: init: '%s' is not a finite number (%s %s)", a->name,
+                         a->init_x[k].text, b->dtype, b->problem->text);
+            return -1;
+        }
+    }
+    if (a->init == SU_INIT_RANDOM && (a->init_x[0].text || a->init_x[1].text)) {
+        int t = a->type == SU_DTYPE ? su_type_parse(b->dtype) : a->type;
+        const su_expr *x = a->init_x[0].text ? &a->init_x[0] : &a->init_x[1];
+        if (!(v[0] <= v[1])) {
+            space_errorf(err, len, sp->path, x->line, x->col, "kernel.args %s: init.random: lo "
+                         "(%g) is greater than hi (%g) (%s %s)", a->name, v[0], v[1], b->dtype,
+                         b->problem->text);
+            return -1;
+        }
+        if (!su_type_is_float(t) && (v[0] != floor(v[0]) || v[1] != floor(v[1]))) {
+            space_errorf(err, len, sp->path, x->line, x->col, "kernel.args %s: init.random: an "
+                         "integer buffer needs integer bounds, got [%g, %g] (%s %s)", a->name,
+                         v[0], v[1], b->dtype, b->problem->text);
+            return -1;
+        }
+    }
+    *lo = v[0];
+    *hi = v[1];
+    return 0;
+}

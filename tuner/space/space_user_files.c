@@ -153,6 +153,8 @@ void su_arg_clear(su_arg *a)
     free(a->name);
     su_expr_clear(&a->count);
     su_expr_clear(&a->value);
+    su_expr_clear(&a->init_x[0]);
+    su_expr_clear(&a->init_x[1]);
     su_expr_clear(&a->cmp_count);
     free(a->file);
     free(a->symbol);
@@ -530,6 +532,11 @@ static void tb_arg(text_buf *t, loader *L, const su_arg *a, int *rc)
     tb_add(t, line);
     tb_add(t, a->is_buffer ? a->count.text : a->is_pointer ? "|pointer" : a->record ? "|struct"
               : a->texture ? "|texture" : a->tensor_map ? "|tensor_map" : a->value.text);
+    for (int k = 0; k < 2; k++)
+        if (a->init_x[k].text) {
+            tb_add(t, k ? "|init hi" : "|init lo");
+            tb_add(t, a->init_x[k].text);
+        }
     if (a->record)
         tb_record(t, a->record);
     if (a->texture) {
