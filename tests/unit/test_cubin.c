@@ -1,7 +1,9 @@
 /* test_cubin.c: what a compilation leaves in the compile cache, read back without a GPU or a
  * compiler: the sizes of a cubin's variables from its ELF64 symbol table (an image built here,
  * laid out as nvcc's: a constant array, a __device__ scalar, a function of the same name as
- * nothing asked for, and a file that is no ELF or lies about its tables). */
+ * nothing asked for, and a file that is no ELF or lies about its tables), and the meta file
+ * beside it with each kernel's launch bounds (written and read back, one from before the
+ * maxntid line, malformed lines) and the wording of the limit they set. */
 #include "check.h"
 
 #include <elf.h>
@@ -10,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "build/cubin.h"
+#include "core/module_meta.h"
 
 /* An ELF64 image: header, a string table, a symbol table, section headers (null, .strtab,
  * .symtab). *n its size; malloc'd. */
@@ -94,8 +97,71 @@ static void test_symbol_sizes(void)
     free(elf);
 }
 
+/* Writes text as the meta file beside a cubin path; returns the cubin path (static). */
+static const char *meta_file(const char *text)
+{
+    static char cubin[64];
+    snprintf(cubin, sizeof cubin, "/tmp/tunekit-test-meta-%ld.cubin", (long)getpid());
+    char meta[80];
+    CHECK(module_meta_path(cubin, meta, sizeof meta) == 0);
+    FILE *f = fopen(meta, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    return cubin;
+}
+
+static void test_meta_bounds(void)
+{
+    char *lowered[] = {"_Z4convPf", "_Z5otherPf"};
+    int n_params[] = {1, 2};
+    int p0[] = {8}, p1[] = {8, 4};
+    int *params[] = {p0, p1};
+    int max_threads[] = {128, 0};
+    char *symbols[] = {"c_Kernel"};
+    char *text = module_meta_format(2, lowered, n_params, params, max_threads, 1, symbols, "");
+    CHECK(text && strstr(text, "maxntid 0 128\n") && !strstr(text, "maxntid 1"));
+    const char *cubin = meta_file(text ? text : "");
+    free(text);
+    module_meta m;
+    char err[512];
+    CHECK(module_meta_read(cubin, &m, err, sizeof err) == 0);
+    CHECK(m.n_kernels == 2 && m.max_threads && m.max_threads[0] == 128 && m.max_threads[1] == 0);
+    CHECK(m.n_params[1] == 2 && m.params[1][1] == 4 && m.n_symbols == 1);
+    module_meta_clear(&m);
+
+    /* a file from before the maxntid line: kernels without bounds */
+    cubin = meta_file("kernel 0 k\nparams 0 8 4\nsymbol 0 c\nlog \n");
+    CHECK(module_meta_read(cubin, &m, err, sizeof err) == 0);
+    CHECK(m.n_kernels == 1 && m.max_threads[0] == 0);
+    module_meta_clear(&m);
+    /* malformed: no number, zero, twice, a kernel never named */
+    const char *bad[] = {"kernel 0 k\nparams 0 8\nmaxntid 0\n",
+                         "kernel 0 k\nparams 0 8\nmaxntid 0 0\n",
+                         "kernel 0 k\nparams 0 8\nmaxntid 0 64\nmaxntid 0 64\n",
+                         "kernel 0 k\nparams 0 8\nmaxntid 1 64\n",
+                         "kernel 0 k\nparams 0 8\nmaxntid 0 64x\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cubin = meta_file(bad[i]);
+        CHECK(module_meta_read(cubin, &m, err, sizeof err) == -1 && strstr(err, "malformed"));
+    }
+    char meta[80];
+    module_meta_path(cubin, meta, sizeof meta);
+    unlink(meta);
+
+    char why[300];
+    CHECK(module_meta_beyond_bounds(128, "conv", 256, why, sizeof why) == 1);
+    CHECK_STR(why, "__launch_bounds__(128) of conv allows 128 threads a block; this config "
+                   "launches 256");
+    CHECK(module_meta_beyond_bounds(128, "conv", 128, why, sizeof why) == 0);
+    CHECK(module_meta_beyond_bounds(0, "conv", 1024, why, sizeof why) == 0);
+}
+
 int main(void)
 {
     test_symbol_sizes();
+    test_meta_bounds();
     return CHECK_DONE();
 }
