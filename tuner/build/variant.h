@@ -69,7 +69,9 @@ struct variant_builder {
  * measured compiles the first problem's variants until one compiles (stopping after
  * VB_SAME_ERROR_STOP that fail with the same first error line, with that error), checks each
  * launch's arguments against its kernel's parameters (count and sizes; for every dtype, on the
- * first variant of each that compiles), and compiles the
+ * first variant of each that compiles) and the buffers that fill module variables against the
+ * variables' sizes in the cubin (again for every variant and reference built later), and
+ * compiles the
  * reference and check kernels of the first problem. 0, or -1 with err ("path:line:col: error:
  * ..." for what the space must fix). */
 int variant_builder_open(const space *sp, const device_info *dev, const vb_options *o,
