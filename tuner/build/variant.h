@@ -2,7 +2,8 @@
  * asks for a variant; it never builds one. A built-in family answers "ready" at once (its code
  * is in the library); a user kernel answers from the compile pool (variant_user.c): ready with
  * its compiled module, refused by the compiler (with the log), or unsupported on this device
- * (its geometry exceeds the device's limits: recorded without compiling or running). The run
+ * (its geometry exceeds the device's limits: recorded without compiling or running; or its
+ * block exceeds the compiled kernel's __launch_bounds__: recorded without running). The run
  * loop, racing, playoffs, `tuner compile` and `tuner retime` take one path for both.
  *
  * A task (a binding: op, dtype, problem) begins with vb_begin_task, which compiles ahead what

@@ -2,9 +2,10 @@
  * exceeds the device is unsupported before anything is compiled; any other is compiled by the
  * pool (pool.h) with the space's compiler (compiler.h): one compilation per variant holds every
  * launch of a pipeline and looks up the variables the arguments fill. A compiled variant whose
- * `symbol:` buffer is larger than the variable it fills (its size read from the cubin, cubin.h)
- * stops the run, as do arguments that do not match the kernel's parameters (checked before
- * anything is measured). The task's reference (the
+ * block has more threads than its kernel's __launch_bounds__ allow (module_meta.max_threads) is
+ * unsupported too, without running; one whose `symbol:` buffer is larger than the variable it
+ * fills (its size read from the cubin, cubin.h) stops the run, as do arguments that do not match
+ * the kernel's parameters (checked before anything is measured). The task's reference (the
  * kernel at the reference config, or a reference kernel) and check kernels are compiled once
  * per binding, with parameters out of scope. */
 #include "variant.h"
@@ -216,6 +217,49 @@ done:
     return rc;
 }
 
+/* Whether each launch of kernel k at config choice (NULL: parameters out of scope) has no more
+ * threads a block than its compiled kernel's __launch_bounds__ allow (module_meta.max_threads,
+ * the .maxntid of its PTX): 1; 0 with why, where the GPU would refuse the launch (the variant
+ * is unsupported); -1 with err. with_symbols as k was compiled. */
+static int within_launch_bounds(const user_builder *ub, const space_binding *bind,
+                                const int *choice, const su_kernel *k, int with_symbols,
+                                const module_meta *mm, char *why, size_t why_len, char *err,
+                                size_t len)
+{
+    const space *sp = ub->sp;
+    int any = 0;
+    for (int i = 0; i < mm->n_kernels; i++)
+        any |= mm->max_threads[i] > 0;
+    if (!any)
+        return 1;
+    su_compile sc;
+    if (space_user_compile(sp, bind, choice, k, with_symbols, &sc, err, len) != 0)
+        return -1;
+    int rc = 1;
+    for (int li = 0; li < k->n_launches && rc == 1; li++) {
+        const su_launch_spec *l = &k->launches[li];
+        int ki = su_compile_kernel_index(sp, bind, choice, k, &sc, li, err, len);
+        su_geometry g;
+        if (ki < 0 || space_user_geometry(sp, bind, choice, l, &g, err, len) != 0) {
+            rc = -1;
+            break;
+        }
+        char w[400];
+        if (ki < mm->n_kernels &&
+            module_meta_beyond_bounds(mm->max_threads[ki], l->function,
+                                      (long long)(g.block[0] * g.block[1] * g.block[2]), w,
+                                      sizeof w)) {
+            if (k->n_launches > 1)
+                snprintf(why, why_len, "launch %d (%s): %s", li, l->function, w);
+            else
+                snprintf(why, why_len, "%s", w);
+            rc = 0;
+        }
+    }
+    su_compile_clear(&sc);
+    return rc;
+}
+
 static int user_variant(variant_builder *b, const space_binding *bind, const int *choice,
                         vb_variant *out, char *err, size_t len)
 {
@@ -244,10 +288,20 @@ static int user_variant(variant_builder *b, const space_binding *bind, const int
     module_meta mm;
     if (module_meta_read(out->module, &mm, err, len) != 0)
         return -1;
-    int rc = check_defines_reach(ub, &mm, err, len) != 0 ||
-             check_symbols(ub, bind, choice, out->module, &mm, err, len) != 0 ? -1 : 0;
+    int within = 1;
+    if (check_defines_reach(ub, &mm, err, len) != 0 ||
+        check_symbols(ub, bind, choice, out->module, &mm, err, len) != 0 ||
+        (within = within_launch_bounds(ub, bind, choice, &ub->sp->user->kernel, 1, &mm,
+                                       out->why, sizeof out->why, err, len)) < 0) {
+        module_meta_clear(&mm);
+        return -1;
+    }
     module_meta_clear(&mm);
-    return rc;
+    if (!within) {
+        out->state = VB_UNSUPPORTED;
+        out->module = NULL;
+    }
+    return 0;
 }
 
 /* The first lines of a log, on one line. */
@@ -291,15 +345,25 @@ static int task_modules(user_builder *ub, const space_binding *bind, vb_task *ta
                      sp->path, u->ref_line, u->ref_col, bind->dtype, bind->problem->text, head);
             return -1;
         }
-        /* it must run: its variables hold its buffers */
+        /* it must run: its variables hold its buffers, its blocks keep within its bounds */
         const int *choice = u->ref == SU_REF_CONFIG ? u->ref_choice : NULL;
+        const su_kernel *k = u->ref == SU_REF_CONFIG ? &u->kernel : &u->ref_kernel;
         module_meta mm;
         if (module_meta_read(task->ref_module, &mm, err, len) != 0)
             return -1;
-        int bad = check_symbols(ub, bind, choice, task->ref_module, &mm, err, len) != 0;
-        module_meta_clear(&mm);
-        if (bad)
+        int within = 1;
+        if (check_symbols(ub, bind, choice, task->ref_module, &mm, err, len) != 0 ||
+            (within = within_launch_bounds(ub, bind, choice, k, 1, &mm, head, sizeof head, err,
+                                           len)) < 0) {
+            module_meta_clear(&mm);
             return -1;
+        }
+        module_meta_clear(&mm);
+        if (!within) {
+            snprintf(err, len, "%s:%d:%d: error: the reference cannot run for %s %s: %s",
+                     sp->path, u->ref_line, u->ref_col, bind->dtype, bind->problem->text, head);
+            return -1;
+        }
     }
     size_t at = 0, cap = 0;
     for (int i = 0; i < u->n_args; i++) {
