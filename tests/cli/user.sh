@@ -3,7 +3,9 @@
 # (present wherever the CUDA toolkit is): every variant compiles, a second compile finds them all
 # in the cache, editing the source changes the kernel hash, and each kind of bad kernel (syntax
 # error, wrong argument list, a template that does not instantiate) stops before anything is
-# written with a clear line; a kernel that needs sm_90a compiles with kernel.arch_suffix: a and
+# written with a clear line, as does a buffer larger than the __constant__ variable it fills
+# (both compilers); a config past the kernel's __launch_bounds__ is unsupported without a GPU;
+# a kernel that needs sm_90a compiles with kernel.arch_suffix: a and
 # is refused without it, and below compute capability 9.0. The checks that need the device (sizes, memory, geometry) against
 # the H100 recorded in the committed dump. The committed H100 measurements of examples/vector
 # replay through `tuner run`, and `tuner header --space` writes a header that a C and a C++
@@ -178,6 +180,67 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
     same "the same line" "$(head -n 1 $T/.out)" "$T/rd/s.yaml:4:20: $rd_msg"
     sed -i 's/^#define TILE 32/#ifndef TILE\n#define TILE 32\n#endif/' $T/rd/k.cu
     check "guarded with #ifndef, it compiles" $TUNER compile $T/rd/s.yaml --cc 9.0 --cache $T/c
+
+    # a buffer that fills a __constant__ variable (symbol:) against the variable's size in the
+    # cubin (cuda-samples' convolutionSeparable: c_Kernel[17] given 18 floats would overflow on
+    # the GPU): stopped before anything runs, with either compiler; fewer than it holds (a
+    # partial cudaMemcpyToSymbol) compile; a later problem's count, and each config's variable
+    # where a define sizes it, are held against it too
+    mkdir -p $T/sym
+    printf '%s\n' '#define KW 17' '__constant__ float c_Kernel[KW];' \
+        '__global__ void conv(float *y, const float *x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float s = 0; for (int k = 0; k < KW; k++) s += c_Kernel[k] * x[i]; y[i] = s; } }' > $T/sym/k.cu
+    printf '%s\n' 'kernel:' '  source: k.cu' '  function: conv' '  args:' \
+        '    - { name: y, buffer: f32, count: n, output: true }' \
+        '    - { name: x, buffer: f32, count: n, init: { random: [-1, 1] } }' \
+        '    - { name: n_arg, scalar: i32, value: n }' \
+        '    - { name: taps, buffer: f32, count: taps, init: { random: [-1, 1] }, symbol: c_Kernel }' \
+        '  grid: ["ceil_div(n, block)"]' '  block: [block]' 'reference:' '  config: { block: 128 }' \
+        'problems:' '  - { n: 4096, taps: 18 }' 'params:' '  block: { values: [128, 256] }' > $T/sym/s.yaml
+    SYM_CCS=nvrtc
+    if command -v nvcc >/dev/null 2>&1 || [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ]; then SYM_CCS="nvrtc nvcc"; fi
+    for cc in $SYM_CCS; do
+        check_fails "18 floats for c_Kernel[17] ($cc)" 2 $TUNER compile $T/sym/s.yaml --cc 9.0 --cache $T/c --compiler $cc
+        same "names the buffer, the variable and both sizes ($cc)" "$(head -n 1 $T/.out)" \
+            "$T/sym/s.yaml:8:41: error: kernel.args taps: 18 elements of f32 (72 bytes) for variable c_Kernel, which holds 68 bytes (f32 n=4096,taps=18, config block=128)"
+    done
+    sed -i 's/taps: 18 }/taps: 17 }\n  - { n: 4096, taps: 5 }/' $T/sym/s.yaml
+    for cc in $SYM_CCS; do
+        check "17 and 5 floats for c_Kernel[17] ($cc)" $TUNER compile $T/sym/s.yaml --cc 9.0 --cache $T/c --compiler $cc
+    done
+    sed -i 's/taps: 5 }/taps: 20 }/' $T/sym/s.yaml
+    check_fails "a later problem's 20 floats (found as its task begins, at the reference)" 2 $TUNER compile $T/sym/s.yaml --cc 9.0 --cache $T/c
+    same "the same line, for that problem" "$(head -n 1 $T/.out)" \
+        "$T/sym/s.yaml:8:41: error: kernel.args taps: 20 elements of f32 (80 bytes) for variable c_Kernel, which holds 68 bytes (f32 n=4096,taps=20, config block=128)"
+    # the variable's size set by a define: each config's own cubin is held against the count
+    sed -i 's/taps: 20 }/taps: 16 }/; s/^#define KW 17/#ifndef KW\n#define KW 17\n#endif/' $T/sym/s.yaml $T/sym/k.cu
+    sed -i "s/  block: \[block\]/  block: [block]\n  defines: { KW: kw }/; s/config: { block: 128 }/config: { block: 128, kw: 17 }/; s/  block: { values: \[128, 256\] }/  block: { values: [128, 256] }\n  kw: { values: [17, 16] }/" $T/sym/s.yaml
+    check_fails "a config whose c_Kernel[16] is one short (found as its variant is built)" 1 $TUNER compile $T/sym/s.yaml --cc 9.0 --cache $T/c
+    same "names that config" "$(head -n 1 $T/.out)" \
+        "$T/sym/s.yaml:8:41: error: kernel.args taps: 17 elements of f32 (68 bytes) for variable c_Kernel, which holds 64 bytes (f32 n=4096,taps=17, config block=128,kw=16)"
+
+    # __launch_bounds__(128) with blocks of 256: the GPU would refuse the launch, so the config is
+    # unsupported before anything runs (the PTX's .maxntid, kept in the cache's meta file), with
+    # either compiler; a reference config past the bounds stops the run
+    mkdir -p $T/lb
+    printf '%s\n' '__global__ void __launch_bounds__(128) twice(float *y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] *= 2.0f; }' > $T/lb/k.cu
+    printf '%s\n' 'kernel:' '  source: k.cu' '  function: twice' '  args:' \
+        '    - { name: y, buffer: f32, count: n, init: { random: [-1, 1] }, output: true }' \
+        '    - { name: n_arg, scalar: i32, value: n }' \
+        '  grid: ["ceil_div(n, block)"]' '  block: [block]' 'reference:' '  config: { block: 128 }' \
+        'problems:' '  - { n: 4096 }' 'params:' '  block: { values: [128, 256] }' > $T/lb/s.yaml
+    for cc in $SYM_CCS; do
+        check "__launch_bounds__(128), blocks of 128 and 256 ($cc)" $TUNER compile $T/lb/s.yaml --cc 9.0 --cache $T/c --compiler $cc
+        same "the block of 256 is beyond the limits ($cc)" "$(grep -o '2 variants (0 refused by the compiler, 1 beyond the device.s limits)' $T/.out)" \
+            "2 variants (0 refused by the compiler, 1 beyond the device's limits)"
+        same "... naming the bounds ($cc)" "$(grep '^unsupported' $T/.out)" \
+            "unsupported: f32 n=4096 block=256: __launch_bounds__(128) of twice allows 128 threads a block; this config launches 256"
+    done
+    check "again, from the cache" $TUNER compile $T/lb/s.yaml --cc 9.0 --cache $T/c
+    same "the same answer (the bounds are in the cache's meta file)" "$(grep -c '^unsupported: f32 n=4096 block=256: __launch_bounds__(128)' $T/.out)" "1"
+    sed -i 's/config: { block: 128 }/config: { block: 256 }/' $T/lb/s.yaml
+    check_fails "a reference config past the bounds" 2 $TUNER compile $T/lb/s.yaml --cc 9.0 --cache $T/c
+    same "says the reference cannot run" "$(head -n 1 $T/.out)" \
+        "$T/lb/s.yaml:10:3: error: the reference cannot run for f32 n=4096: __launch_bounds__(128) of twice allows 128 threads a block; this config launches 256"
 
     # tensor maps: the TMA kernel compiles with both compilers (NVRTC's <cuda.h> from memory);
     # a row stride TMA cannot take, a box too narrow, and a GPU without TMA are refused first

@@ -1,12 +1,12 @@
 /* test_compiler_nvcc.c: nvcc behind the compiler interface, on the CPU (nvcc -cubin needs no
  * GPU): kernels found in nvcc's PTX by their name expressions (extern "C", templates with CUB,
  * unsigned and bool template arguments, __device__ functions as template arguments, a
- * namespace, an anonymous namespace, two kernels at once) with their parameters' sizes; a
- * source with host code (main, std::vector, cudaMemcpyToSymbol) and its __constant__ and
- * namespaced variables; refusals (a syntax error, a name that is no kernel, a missing variable,
- * a failing or missing nvcc); the probe (version, a fake nvcc without the architecture,
- * $TUNEKIT_NVCC that is not there). Skipped, and said so, without an nvcc that compiles for
- * sm_90. */
+ * namespace, an anonymous namespace, two kernels at once) with their parameters' sizes and
+ * launch bounds; a source with host code (main, std::vector, cudaMemcpyToSymbol) and its
+ * __constant__ and namespaced variables; refusals (a syntax error, a name that is no kernel, a
+ * missing variable, a failing or missing nvcc); the probe (version, a fake nvcc without the
+ * architecture, $TUNEKIT_NVCC that is not there). Skipped, and said so, without an nvcc that
+ * compiles for sm_90. */
 #include "check.h"
 
 #include <dirent.h>
@@ -208,7 +208,7 @@ static void test_host_code(void)
 }
 
 static const char unsigned_src[] =
-    "template <unsigned N> __global__ void k(int *p) { p[threadIdx.x] = N; }\n"
+    "template <unsigned N> __global__ void __launch_bounds__(N) k(int *p) { p[threadIdx.x] = N; }\n"
     "namespace {\n"
     "__global__ void helper(int *p, short s) { int set_only; set_only = 1; p[0] = s; }\n"
     "}\n";
@@ -224,6 +224,8 @@ static void test_names(void)
         CHECK(out.n_params[0] == 1 && out.param_sizes[0][0] == 8);
         CHECK(strstr(out.lowered[1], "6helperEPis") != NULL);
         CHECK(out.n_params[1] == 2 && out.param_sizes[1][1] == 2);
+        /* __launch_bounds__(N) of the instance, none for the other */
+        CHECK(out.max_threads[0] == 64 && out.max_threads[1] == 0);
         /* a warning of a successful compile reaches the log (nvcc leaves out one kind for an
          * included file, as the source is: "function declared but never referenced") */
         CHECK(out.log && strstr(out.log, "warning") && strstr(out.log, "set_only"));

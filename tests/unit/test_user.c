@@ -1,9 +1,10 @@
 /* test_user.c: user kernels without a GPU or a compiler: the element types, reading a kernel's
- * parameters out of PTX (alignment, byte arrays, names that prefix each other), and what a
- * loaded user space evaluates for a binding and a config: NVRTC options and name expressions
- * (defines, templates from ctype), launch geometry, bytes and elements, tolerances, structs
- * passed by value (their layout per dtype, their pointers, their values' ranges), clusters and
- * cooperative launches against the device, and the family the loader attaches (parent side). */
+ * parameters and launch bounds (.maxntid) out of PTX (alignment, byte arrays, names that prefix
+ * each other, declarations), and what a loaded user space evaluates for a binding and a config:
+ * NVRTC options and name expressions (defines, templates from ctype), launch geometry, bytes and
+ * elements, tolerances, structs passed by value (their layout per dtype, their pointers, their
+ * values' ranges), clusters and cooperative launches against the device, and the family the
+ * loader attaches (parent side). */
 #include "check.h"
 
 #include <stdlib.h>
@@ -48,6 +49,20 @@ static void test_ptx(void)
     CHECK(ptx_entry_params(ptx, "sgem", sizes, 8) == -1);
     CHECK(ptx_entry_params(ptx, "missing", sizes, 8) == -1);
     CHECK(ptx_entry_params(ptx, "sgemm", sizes, 2) == 2);   /* bounded by max */
+    /* __launch_bounds__: .maxntid between the parameter list and the body, its numbers'
+     * product; none for a kernel without; the next kernel's bound is not this one's */
+    CHECK(ptx_entry_max_threads(ptx, "sgemm") == 256);
+    CHECK(ptx_entry_max_threads(ptx, "sgemm2") == 0);
+    CHECK(ptx_entry_max_threads(ptx, "empty") == 0);
+    CHECK(ptx_entry_max_threads(ptx, "missing") == -1);
+    static const char bounds[] =
+        ".extern .entry decl(\n\t.param .u64 decl_param_0\n);\n"
+        ".visible .entry tile(\n\t.param .u64 tile_param_0\n)\n.maxntid 16, 8, 2\n"
+        ".minnctapersm 4\n{\n\tret;\n}\n"
+        ".visible .entry one()\n.maxntid 64\n{\n\tret;\n}\n";
+    CHECK(ptx_entry_max_threads(bounds, "decl") == 0);   /* a declaration: up to its ';' */
+    CHECK(ptx_entry_max_threads(bounds, "tile") == 256);
+    CHECK(ptx_entry_max_threads(bounds, "one") == 64);
 }
 
 static space *load(const char *path)

@@ -59,7 +59,9 @@ int cache_key(const cache_compile *c, char key[65])
 {
     char *buf = NULL;
     size_t n = 0, cap = 0;
-    int bad = key_str(&buf, &n, &cap, "tunekit-cubin-2") || key_str(&buf, &n, &cap, c->compiler) ||
+    /* the entry's format: -3 added the kernels' launch bounds to the meta file (an entry
+     * without them would let a config past __launch_bounds__ through to the GPU) */
+    int bad = key_str(&buf, &n, &cap, "tunekit-cubin-3") || key_str(&buf, &n, &cap, c->compiler) ||
               key_str(&buf, &n, &cap, c->version) || key_str(&buf, &n, &cap, c->arch) ||
               key_str(&buf, &n, &cap, c->digest) || key_str(&buf, &n, &cap, "|kernels");
     for (int i = 0; !bad && i < c->n_kernels; i++)
@@ -133,7 +135,7 @@ int cache_store(const char *prefix, int refused, const cc_output *o, char *err, 
         return 0;
     }
     char *meta = module_meta_format(o->n_kernels, o->lowered, o->n_params, o->param_sizes,
-                                    o->n_symbols, o->symbol_lowered, o->log);
+                                    o->max_threads, o->n_symbols, o->symbol_lowered, o->log);
     if (!meta) {
         snprintf(err, len, "out of memory");
         return -1;

@@ -12,8 +12,10 @@ int cc_output_alloc(cc_output *out, int n_kernels, int n_symbols)
     out->lowered = calloc(k, sizeof *out->lowered);
     out->n_params = calloc(k, sizeof *out->n_params);
     out->param_sizes = calloc(k, sizeof *out->param_sizes);
+    out->max_threads = calloc(k, sizeof *out->max_threads);
     out->symbol_lowered = calloc(s, sizeof *out->symbol_lowered);
-    if (!out->lowered || !out->n_params || !out->param_sizes || !out->symbol_lowered) {
+    if (!out->lowered || !out->n_params || !out->param_sizes || !out->max_threads ||
+        !out->symbol_lowered) {
         cc_output_clear(out);
         return -1;
     }
@@ -24,10 +26,11 @@ int cc_output_alloc(cc_output *out, int n_kernels, int n_symbols)
 
 void cc_output_take_meta(cc_output *o, module_meta *m)
 {
-    *m = (module_meta){o->n_kernels, o->lowered, o->n_params, o->param_sizes, o->n_symbols,
-                       o->symbol_lowered, NULL};
+    *m = (module_meta){.n_kernels = o->n_kernels, .lowered = o->lowered, .n_params = o->n_params,
+                       .params = o->param_sizes, .max_threads = o->max_threads,
+                       .n_symbols = o->n_symbols, .symbols = o->symbol_lowered, .log = NULL};
     o->lowered = o->symbol_lowered = NULL;
-    o->n_params = NULL;
+    o->n_params = o->max_threads = NULL;
     o->param_sizes = NULL;
     o->n_kernels = o->n_symbols = 0;
 }

@@ -3,8 +3,9 @@
  * (compiler_nvcc.c, one nvcc process per variant). A compiler takes a source file, the name
  * expressions of the kernels to find in it (a pipeline has several), the global variables to
  * find (constant memory the tuner fills), the options and the GPU architecture, and gives one
- * cubin with each kernel's lowered (mangled) name and its parameters' sizes, and each variable's
- * lowered name; or it refuses the variant with its log.
+ * cubin with each kernel's lowered (mangled) name, its parameters' sizes and the threads a block
+ * its __launch_bounds__ allow, and each variable's lowered name; or it refuses the variant with
+ * its log.
  *
  * Only the compile process (`tuner __compile`, compile_main.c) runs a compiler, so a compiler
  * that crashes costs one variant, never the run. The parent asks compiler_probe once per run for
@@ -43,6 +44,8 @@ typedef struct cc_output {
     char **lowered;                   /* n_kernels: each kernel's name in the cubin */
     int *n_params;                    /* n_kernels: its parameter count */
     int **param_sizes;                /* n_kernels: each parameter's size in bytes, in order */
+    int *max_threads;                 /* n_kernels: the threads a block its __launch_bounds__
+                                         allow (.maxntid in the PTX); 0: none */
     char **symbol_lowered;            /* n_symbols: each variable's name in the cubin */
     char *log;                        /* the compiler's messages (warnings, or why it refused);
                                          may be NULL */
@@ -86,8 +89,8 @@ int compiler_probe(const char *kind, int cc, compiler_info *out, char *err, size
 compiler *compiler_open(const char *kind, char *err, size_t len);
 
 void cc_output_clear(cc_output *o);
-/* Moves the kernels' and variables' names and parameter sizes out of o into m (what the cache's
- * meta file holds), leaving o without them. */
+/* Moves the kernels' and variables' names, parameter sizes and launch bounds out of o into m
+ * (what the cache's meta file holds), leaving o without them. */
 void cc_output_take_meta(cc_output *o, module_meta *m);
 
 /* For the implementations. */

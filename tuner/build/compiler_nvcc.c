@@ -764,6 +764,7 @@ static int nvcc_compile(compiler *base, const cc_input *in, cc_output *out)
             goto done;
         }
         memcpy(out->param_sizes[i], sizes, (size_t)np * sizeof(int));
+        out->max_threads[i] = ptx_entry_max_threads(ptx, entries[at]);
     }
 
     /* 5. the variables */

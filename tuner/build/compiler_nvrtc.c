@@ -253,6 +253,7 @@ static int nvrtc_compile(compiler *base, const cc_input *in, cc_output *out)
             goto done;
         }
         memcpy(out->param_sizes[i], sizes, (size_t)np * sizeof(int));
+        out->max_threads[i] = ptx_entry_max_threads(ptx, lowered);
     }
     for (int i = 0; i < in->n_symbols; i++) {
         const char *lowered = NULL;

@@ -1,4 +1,5 @@
-/* ptx.c: reading kernels and variables out of PTX text (ptx.h). */
+/* ptx.c: reading kernels (their parameters, their __launch_bounds__) and variables out of PTX
+ * text (ptx.h). */
 #include "ptx.h"
 
 #include <stdlib.h>
@@ -13,7 +14,9 @@ static int ptx_type_size(const char *t)
     return bits == 8 || bits == 16 || bits == 32 || bits == 64 ? bits / 8 : 0;
 }
 
-int ptx_entry_params(const char *ptx, const char *entry, int *sizes, int max)
+/* Where the declaration of the .entry named entry continues after its name, or NULL when the
+ * entry is not there. */
+static const char *find_entry(const char *ptx, const char *entry)
 {
     size_t n = strlen(entry);
     const char *p = ptx;
@@ -23,11 +26,16 @@ int ptx_entry_params(const char *ptx, const char *entry, int *sizes, int max)
             p++;
         if (strncmp(p, entry, n) == 0 && (p[n] == '(' || p[n] == ' ' || p[n] == '\n' ||
                                           p[n] == '\r' || p[n] == '\t'))
-            break;
+            return p + n;
     }
+    return NULL;
+}
+
+int ptx_entry_params(const char *ptx, const char *entry, int *sizes, int max)
+{
+    const char *p = find_entry(ptx, entry);
     if (!p)
         return -1;
-    p += n;
     while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
         p++;
     if (*p != '(')
@@ -59,6 +67,48 @@ int ptx_entry_params(const char *ptx, const char *entry, int *sizes, int max)
         sizes[count++] = size;
     }
     return count;
+}
+
+int ptx_entry_max_threads(const char *ptx, const char *entry)
+{
+    const char *p = find_entry(ptx, entry);
+    if (!p)
+        return -1;
+    /* the performance directives stand between the parameter list and the body's '{':
+     * .maxntid 128, 1, 1 / .minnctapersm 4 / .maxnreg 64 / .reqntid ... */
+    const char *body = p + strcspn(p, "{");
+    const char *close = strchr(p, ')');
+    if (close && close < body)
+        p = close + 1;
+    const char *semi = p + strcspn(p, ";");   /* a declaration without a body ends there */
+    if (semi < body)
+        body = semi;
+    for (const char *q = strstr(p, ".maxntid"); q && q < body; q = strstr(q + 8, ".maxntid")) {
+        if (q[8] != ' ' && q[8] != '\t')
+            continue;
+        /* .maxntid nx[, ny[, nz]]: at most nx * ny * nz threads a block */
+        long threads = 1;
+        const char *t = q + 8;
+        for (int dim = 0; dim < 3; dim++) {
+            while (*t == ' ' || *t == '\t')
+                t++;
+            char *end;
+            long v = strtol(t, &end, 10);
+            if (end == t || v < 1 || v > 1 << 20)
+                return 0;   /* not a form this reader knows: no bound */
+            threads *= v;
+            if (threads > 1 << 20)
+                return 0;
+            t = end;
+            while (*t == ' ' || *t == '\t')
+                t++;
+            if (*t != ',')
+                break;
+            t++;
+        }
+        return (int)threads;
+    }
+    return 0;
 }
 
 /* Appends a copy of name[0..n) to a NULL-terminated list. 0, or -1 when memory ran out. */

@@ -2,7 +2,8 @@
  * asks for a variant; it never builds one. A built-in family answers "ready" at once (its code
  * is in the library); a user kernel answers from the compile pool (variant_user.c): ready with
  * its compiled module, refused by the compiler (with the log), or unsupported on this device
- * (its geometry exceeds the device's limits: recorded without compiling or running). The run
+ * (its geometry exceeds the device's limits: recorded without compiling or running; or its
+ * block exceeds the compiled kernel's __launch_bounds__: recorded without running). The run
  * loop, racing, playoffs, `tuner compile` and `tuner retime` take one path for both.
  *
  * A task (a binding: op, dtype, problem) begins with vb_begin_task, which compiles ahead what
@@ -69,7 +70,9 @@ struct variant_builder {
  * measured compiles the first problem's variants until one compiles (stopping after
  * VB_SAME_ERROR_STOP that fail with the same first error line, with that error), checks each
  * launch's arguments against its kernel's parameters (count and sizes; for every dtype, on the
- * first variant of each that compiles), and compiles the
+ * first variant of each that compiles) and the buffers that fill module variables against the
+ * variables' sizes in the cubin (again for every variant and reference built later), and
+ * compiles the
  * reference and check kernels of the first problem. 0, or -1 with err ("path:line:col: error:
  * ..." for what the space must fix). */
 int variant_builder_open(const space *sp, const device_info *dev, const vb_options *o,

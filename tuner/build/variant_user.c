@@ -1,18 +1,24 @@
 /* variant_user.c: the variant builder of a user kernel (variant.h). A variant whose geometry
  * exceeds the device is unsupported before anything is compiled; any other is compiled by the
  * pool (pool.h) with the space's compiler (compiler.h): one compilation per variant holds every
- * launch of a pipeline and looks up the variables the arguments fill. The task's reference
- * (the kernel at the reference config, or a reference kernel) and check kernels are compiled
- * once per binding, with parameters out of scope. */
+ * launch of a pipeline and looks up the variables the arguments fill. A compiled variant whose
+ * block has more threads than its kernel's __launch_bounds__ allow (module_meta.max_threads) is
+ * unsupported too, without running; one whose `symbol:` buffer is larger than the variable it
+ * fills (its size read from the cubin, cubin.h) stops the run, as do arguments that do not match
+ * the kernel's parameters (checked before anything is measured). The task's reference (the
+ * kernel at the reference config, or a reference kernel) and check kernels are compiled once
+ * per binding, with parameters out of scope. */
 #include "variant.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "compiler.h"
 #include "core/files.h"
 #include "core/module_meta.h"
+#include "cubin.h"
 #include "kernel_signature.h"
 #include "pool.h"
 #include "space/space_user.h"
@@ -105,17 +111,15 @@ static int compile_now(user_builder *ub, const space_binding *bind, const int *c
  * the host preprocessor nvcc runs first ""TILE" redefined". The compile then used the source's
  * value, not the space's, so every config of that macro would measure the same kernel. -1 with
  * err naming the define, where the source defines it, and what to do; 0 when none. */
-static int check_defines_reach(const user_builder *ub, const char *cubin, char *err, size_t len)
+static int check_defines_reach(const user_builder *ub, const module_meta *mm, char *err,
+                               size_t len)
 {
     const space *sp = ub->sp;
     const su_kernel *k = &sp->user->kernel;
     if (!k->n_defines)
         return 0;
-    module_meta mm;
-    if (module_meta_read(cubin, &mm, err, len) != 0)
-        return -1;
     int rc = 0;
-    for (const char *line = mm.log ? mm.log : ""; *line && rc == 0;) {
+    for (const char *line = mm->log ? mm->log : ""; *line && rc == 0;) {
         size_t n = strcspn(line, "\n");
         const char *name = NULL, *warn = NULL;
         size_t name_n = 0;
@@ -153,7 +157,106 @@ static int check_defines_reach(const user_builder *ub, const char *cubin, char *
         }
         line += n + (line[n] == '\n');
     }
-    module_meta_clear(&mm);
+    return rc;
+}
+
+/* Each buffer that fills a module variable (`symbol:`) against the variable's size in the
+ * cubin's symbol table, at config choice (NULL: parameters out of scope, a reference kernel): a
+ * buffer larger than its variable stops the run; a smaller one fills the variable's first
+ * bytes, as a partial cudaMemcpyToSymbol does (a table of MAX_TAPS filled up to the taps in
+ * use). A variable the table does not have is left to the worker, which names it. */
+static int check_symbols(const user_builder *ub, const space_binding *bind, const int *choice,
+                         const char *cubin, const module_meta *mm, char *err, size_t len)
+{
+    const space *sp = ub->sp;
+    const space_user *u = sp->user;
+    if (!u->n_symbols)
+        return 0;
+    const char **names = calloc((size_t)u->n_args, sizeof *names);
+    int *arg = calloc((size_t)u->n_args, sizeof *arg);
+    int64_t *sizes = calloc((size_t)u->n_args, sizeof *sizes);
+    int n = 0, rc = -1;
+    if (!names || !arg || !sizes) {
+        snprintf(err, len, "out of memory");
+        goto done;
+    }
+    /* the meta file lists the variables in the order of the arguments that fill them */
+    for (int i = 0; i < u->n_args && n < mm->n_symbols; i++)
+        if (u->args[i].symbol) {
+            names[n] = mm->symbols[n];
+            arg[n++] = i;
+        }
+    if (cubin_file_symbol_sizes(cubin, n, names, sizes, err, len) != 0)
+        goto done;
+    for (int j = 0; j < n; j++) {
+        const su_arg *a = &u->args[arg[j]];
+        int64_t count, bytes;
+        if (sizes[j] < 0)
+            continue;
+        if (space_user_arg_bytes(sp, bind, choice, a, &count, &bytes, err, len) != 0)
+            goto done;
+        if (bytes > sizes[j]) {
+            char cfg[400] = "";
+            if (choice && sp->n_params) {
+                memcpy(cfg, ", config ", 9);
+                space_config_text(sp, choice, cfg + 9, sizeof cfg - 9);
+            }
+            int t = a->type == SU_DTYPE ? su_type_parse(bind->dtype) : a->type;
+            snprintf(err, len, "%s:%d:%d: error: kernel.args %s: %" PRId64 " elements of %s (%"
+                     PRId64 " bytes) for variable %s, which holds %" PRId64 " bytes (%s %s%s)",
+                     sp->path, a->count.line, a->count.col, a->name, count, su_type_name(t),
+                     bytes, a->symbol, sizes[j], bind->dtype, bind->problem->text, cfg);
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    free(names);
+    free(arg);
+    free(sizes);
+    return rc;
+}
+
+/* Whether each launch of kernel k at config choice (NULL: parameters out of scope) has no more
+ * threads a block than its compiled kernel's __launch_bounds__ allow (module_meta.max_threads,
+ * the .maxntid of its PTX): 1; 0 with why, where the GPU would refuse the launch (the variant
+ * is unsupported); -1 with err. with_symbols as k was compiled. */
+static int within_launch_bounds(const user_builder *ub, const space_binding *bind,
+                                const int *choice, const su_kernel *k, int with_symbols,
+                                const module_meta *mm, char *why, size_t why_len, char *err,
+                                size_t len)
+{
+    const space *sp = ub->sp;
+    int any = 0;
+    for (int i = 0; i < mm->n_kernels; i++)
+        any |= mm->max_threads[i] > 0;
+    if (!any)
+        return 1;
+    su_compile sc;
+    if (space_user_compile(sp, bind, choice, k, with_symbols, &sc, err, len) != 0)
+        return -1;
+    int rc = 1;
+    for (int li = 0; li < k->n_launches && rc == 1; li++) {
+        const su_launch_spec *l = &k->launches[li];
+        int ki = su_compile_kernel_index(sp, bind, choice, k, &sc, li, err, len);
+        su_geometry g;
+        if (ki < 0 || space_user_geometry(sp, bind, choice, l, &g, err, len) != 0) {
+            rc = -1;
+            break;
+        }
+        char w[400];
+        if (ki < mm->n_kernels &&
+            module_meta_beyond_bounds(mm->max_threads[ki], l->function,
+                                      (long long)(g.block[0] * g.block[1] * g.block[2]), w,
+                                      sizeof w)) {
+            if (k->n_launches > 1)
+                snprintf(why, why_len, "launch %d (%s): %s", li, l->function, w);
+            else
+                snprintf(why, why_len, "%s", w);
+            rc = 0;
+        }
+    }
+    su_compile_clear(&sc);
     return rc;
 }
 
@@ -180,8 +283,23 @@ static int user_variant(variant_builder *b, const space_binding *bind, const int
     if (got == 1) {
         out->state = VB_REFUSED;
         out->module = NULL;
-    } else if (check_defines_reach(ub, out->module, err, len) != 0) {
+        return 0;
+    }
+    module_meta mm;
+    if (module_meta_read(out->module, &mm, err, len) != 0)
         return -1;
+    int within = 1;
+    if (check_defines_reach(ub, &mm, err, len) != 0 ||
+        check_symbols(ub, bind, choice, out->module, &mm, err, len) != 0 ||
+        (within = within_launch_bounds(ub, bind, choice, &ub->sp->user->kernel, 1, &mm,
+                                       out->why, sizeof out->why, err, len)) < 0) {
+        module_meta_clear(&mm);
+        return -1;
+    }
+    module_meta_clear(&mm);
+    if (!within) {
+        out->state = VB_UNSUPPORTED;
+        out->module = NULL;
     }
     return 0;
 }
@@ -224,6 +342,25 @@ static int task_modules(user_builder *ub, const space_binding *bind, vb_task *ta
         if (got == 1) {
             log_head(log, head, sizeof head);
             snprintf(err, len, "%s:%d:%d: error: the reference does not compile for %s %s: %s",
+                     sp->path, u->ref_line, u->ref_col, bind->dtype, bind->problem->text, head);
+            return -1;
+        }
+        /* it must run: its variables hold its buffers, its blocks keep within its bounds */
+        const int *choice = u->ref == SU_REF_CONFIG ? u->ref_choice : NULL;
+        const su_kernel *k = u->ref == SU_REF_CONFIG ? &u->kernel : &u->ref_kernel;
+        module_meta mm;
+        if (module_meta_read(task->ref_module, &mm, err, len) != 0)
+            return -1;
+        int within = 1;
+        if (check_symbols(ub, bind, choice, task->ref_module, &mm, err, len) != 0 ||
+            (within = within_launch_bounds(ub, bind, choice, k, 1, &mm, head, sizeof head, err,
+                                           len)) < 0) {
+            module_meta_clear(&mm);
+            return -1;
+        }
+        module_meta_clear(&mm);
+        if (!within) {
+            snprintf(err, len, "%s:%d:%d: error: the reference cannot run for %s %s: %s",
                      sp->path, u->ref_line, u->ref_col, bind->dtype, bind->problem->text, head);
             return -1;
         }
@@ -385,31 +522,27 @@ static int check_pointees(const space *sp, const space_binding *bind, const su_l
     return rc;
 }
 
-/* Each launch's arguments against its kernel's parameters in the compiled module. */
+/* Each launch's arguments against its kernel's parameters in the compiled module (mm, the
+ * meta file of cubin), and the buffers that fill its variables against their sizes. */
 static int check_params(user_builder *ub, const space_binding *bind, const int *choice,
-                        const char *cubin, char *err, size_t len)
+                        const char *cubin, const module_meta *mm, char *err, size_t len)
 {
     const space *sp = ub->sp;
     const space_user *u = sp->user;
     const su_kernel *k = &u->kernel;
-    module_meta mm;
-    if (module_meta_read(cubin, &mm, err, len) != 0)
-        return -1;
     su_compile sc;
     int rc = -1;
-    if (space_user_compile(sp, bind, choice, k, 1, &sc, err, len) != 0) {
-        module_meta_clear(&mm);
+    if (space_user_compile(sp, bind, choice, k, 1, &sc, err, len) != 0)
         return -1;
-    }
     for (int li = 0; li < k->n_launches; li++) {
         const su_launch_spec *l = &k->launches[li];
         int ki = su_compile_kernel_index(sp, bind, choice, k, &sc, li, err, len);
-        if (ki < 0 || ki >= mm.n_kernels) {
+        if (ki < 0 || ki >= mm->n_kernels) {
             if (ki >= 0)
-                snprintf(err, len, "%s: the compiler recorded %d kernels", cubin, mm.n_kernels);
+                snprintf(err, len, "%s: the compiler recorded %d kernels", cubin, mm->n_kernels);
             goto done;
         }
-        int n = mm.n_params[ki];
+        int n = mm->n_params[ki];
         const su_arg *first = l->n_args ? &u->args[l->args[0]] : NULL;
         int line = first ? first->line : l->line, col = first ? first->col : l->col;
         char who[300];
@@ -430,7 +563,7 @@ static int check_params(user_builder *ub, const space_binding *bind, const int *
             size_t want;
             if (space_user_value_size(sp, bind, a, &want, err, len) != 0)
                 goto done;
-            if (mm.params[ki][i] != (int)want) {
+            if (mm->params[ki][i] != (int)want) {
                 int t = a->type == SU_DTYPE ? su_type_parse(bind->dtype) : a->type;
                 char of_dtype[80] = "";
                 if (sp->n_dtypes > 1)
@@ -441,19 +574,18 @@ static int check_params(user_builder *ub, const space_binding *bind, const int *
                          : a->texture ? "a texture object" : a->tensor_map ? "a tensor map"
                          : a->record ? "a struct"
                          : su_type_name(t),
-                         want, of_dtype, i + 1, l->function, mm.params[ki][i],
+                         want, of_dtype, i + 1, l->function, mm->params[ki][i],
                          a->record && !a->is_pointer
                              ? " (`tuner space` shows the struct's layout, field by field)" : "");
                 goto done;
             }
         }
-        if (check_pointees(sp, bind, l, mm.lowered[ki], who, err, len) != 0)
+        if (check_pointees(sp, bind, l, mm->lowered[ki], who, err, len) != 0)
             goto done;
     }
-    rc = 0;
+    rc = check_symbols(ub, bind, choice, cubin, mm, err, len);
 done:
     su_compile_clear(&sc);
-    module_meta_clear(&mm);
     return rc;
 }
 
@@ -578,8 +710,13 @@ static int precheck(user_builder *ub, char *err, size_t len)
                      sp->dtypes[0], sp->problems[0].text, ub->cc.kind, head);
         goto done;
     }
-    if (check_params(ub, &bind, choice, cubin, err, len) != 0 ||
-        check_defines_reach(ub, cubin, err, len) != 0)
+    module_meta mm;
+    if (module_meta_read(cubin, &mm, err, len) != 0)
+        goto done;
+    int failed = check_params(ub, &bind, choice, cubin, &mm, err, len) != 0 ||
+                 check_defines_reach(ub, &mm, err, len) != 0;
+    module_meta_clear(&mm);
+    if (failed)
         goto done;
     /* the other dtypes' parameters too: a dtype-typed scalar or struct field changes their
      * sizes (the first variant of each that compiles; one that never does is left to the run,
@@ -601,9 +738,12 @@ static int precheck(user_builder *ub, char *err, size_t len)
             const char *dc = NULL;
             int got = compile_now(ub, &bd, choice, &u->kernel, ub->digest, 1, &dc, log,
                                   sizeof log, err, len);
-            if (got == 0)
-                bad = check_params(ub, &bd, choice, dc, err, len) != 0 ? 1 : 2;
-            else if (got < 0)
+            if (got == 0) {
+                module_meta dm;
+                bad = module_meta_read(dc, &dm, err, len) != 0 ||
+                      check_params(ub, &bd, choice, dc, &dm, err, len) != 0 ? 1 : 2;
+                module_meta_clear(&dm);
+            } else if (got < 0)
                 bad = 1;
         }
         space_iter_free(&di);

@@ -1,4 +1,5 @@
-/* module_meta.c: writing and reading the description beside a cached cubin (module_meta.h). */
+/* module_meta.c: writing and reading the description beside a cached cubin, and the wording of
+ * the limit its kernels' __launch_bounds__ set (module_meta.h). */
 #include "module_meta.h"
 
 #include <errno.h>
@@ -18,12 +19,12 @@ int module_meta_path(const char *cubin, char *out, size_t len)
 }
 
 char *module_meta_format(int n_kernels, char *const *lowered, const int *n_params,
-                         int *const *params, int n_symbols, char *const *symbols,
-                         const char *log)
+                         int *const *params, const int *max_threads, int n_symbols,
+                         char *const *symbols, const char *log)
 {
     size_t cap = 64 + (log ? strlen(log) : 0);
     for (int i = 0; i < n_kernels; i++)
-        cap += strlen(lowered[i]) + 48 + (size_t)n_params[i] * 12;
+        cap += strlen(lowered[i]) + 80 + (size_t)n_params[i] * 12;
     for (int i = 0; i < n_symbols; i++)
         cap += strlen(symbols[i]) + 24;
     char *s = malloc(cap);
@@ -35,6 +36,8 @@ char *module_meta_format(int n_kernels, char *const *lowered, const int *n_param
         for (int j = 0; j < n_params[i]; j++)
             at += (size_t)snprintf(s + at, cap - at, " %d", params[i][j]);
         at += (size_t)snprintf(s + at, cap - at, "\n");
+        if (max_threads && max_threads[i] > 0)
+            at += (size_t)snprintf(s + at, cap - at, "maxntid %d %d\n", i, max_threads[i]);
     }
     for (int i = 0; i < n_symbols; i++)
         at += (size_t)snprintf(s + at, cap - at, "symbol %d %s\n", i, symbols[i]);
@@ -48,6 +51,7 @@ void module_meta_clear(module_meta *m)
         free(m->lowered[i]);
         free(m->params[i]);
     }
+    free(m->max_threads);
     for (int i = 0; i < m->n_symbols; i++)
         free(m->symbols[i]);
     free(m->lowered);
@@ -74,12 +78,15 @@ static int grow(module_meta *m, int kernel, int i)
         if (np) m->n_params = np;
         int **p = realloc(m->params, want * sizeof *p);
         if (p) m->params = p;
-        if (!l || !np || !p)
+        int *mt = realloc(m->max_threads, want * sizeof *mt);
+        if (mt) m->max_threads = mt;
+        if (!l || !np || !p || !mt)
             return -1;
         for (int k = *n; k <= i; k++) {
             m->lowered[k] = NULL;
             m->n_params[k] = -1;
             m->params[k] = NULL;
+            m->max_threads[k] = 0;
         }
     } else {
         char **s = realloc(m->symbols, want * sizeof *s);
@@ -151,6 +158,13 @@ int module_meta_read(const char *cubin, module_meta *m, char *err, size_t len)
             }
             if (!bad)
                 m->n_params[i] = count;
+        } else if (strncmp(line, "maxntid ", 8) == 0 && sscanf(line + 8, "%d%n", &i, &used) == 1) {
+            char *end;
+            long v = strtol(line + 8 + used, &end, 10);
+            bad = grow(m, 1, i) != 0 || m->max_threads[i] || v < 1 || v > 1 << 20 ||
+                  end == line + 8 + used || *end;
+            if (!bad)
+                m->max_threads[i] = (int)v;
         } else if (strncmp(line, "symbol ", 7) == 0 && sscanf(line + 7, "%d %n", &i, &used) == 1) {
             const char *name = line + 7 + used;
             bad = grow(m, 0, i) != 0 || !*name || m->symbols[i] ||
@@ -172,4 +186,14 @@ int module_meta_read(const char *cubin, module_meta *m, char *err, size_t len)
         return -1;
     }
     return 0;
+}
+
+int module_meta_beyond_bounds(int max_threads, const char *function, long long threads,
+                              char *why, size_t len)
+{
+    if (max_threads <= 0 || threads <= max_threads)
+        return 0;
+    snprintf(why, len, "__launch_bounds__(%d) of %s allows %d threads a block; this config "
+             "launches %lld", max_threads, function, max_threads, threads);
+    return 1;
 }

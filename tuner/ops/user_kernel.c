@@ -4,9 +4,9 @@
  * filled again each time a module is bound, since each module has its own), the reference's
  * results computed once per problem (the kernel at a reference config, another kernel, or
  * files), the variant loaded from its cubin (user_module.c), each launch checked against its
- * kernel's own limits (threads per block its registers allow, shared memory), the launches run
- * in order on one stream (a pipeline is timed as one), and the outputs compared by their plans
- * (user_validate.c). */
+ * kernel's own limits (threads per block its __launch_bounds__ or its registers allow, shared
+ * memory), the launches run in order on one stream (a pipeline is timed as one), and the
+ * outputs compared by their plans (user_validate.c). */
 #include "user_kernel.h"
 
 #include <errno.h>
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
+#include "core/module_meta.h"
 #include "ops/harness.h"
 #include "user_gpu.h"
 #include "user_module.h"
@@ -555,9 +556,16 @@ static tk_status uf_bind_variant(op_instance *in, const char *config, const char
             snprintf(who, sizeof who, "launch %d (%s): ", l, k->launches[l].function);
         int64_t threads = g->block[0] * g->block[1] * g->block[2];
         if (threads > a->maxThreadsPerBlock) {
-            snprintf(err, len, "%sa block of %" PRId64 " threads: the compiled kernel allows at "
-                     "most %d (%d registers per thread)", who, threads, a->maxThreadsPerBlock,
-                     a->numRegs);
+            /* the kernel's __launch_bounds__ where they are the limit (the parent records such
+             * a variant unsupported before it gets here), else its registers */
+            char bounds[300];
+            if (module_meta_beyond_bounds(in->variant.max_threads[l], k->launches[l].function,
+                                          threads, bounds, sizeof bounds))
+                snprintf(err, len, "%s%s", who, bounds);
+            else
+                snprintf(err, len, "%sa block of %" PRId64 " threads: the compiled kernel "
+                         "allows at most %d (%d registers per thread)", who, threads,
+                         a->maxThreadsPerBlock, a->numRegs);
             return TK_ERR_UNSUPPORTED_CONFIG;
         }
         if ((int64_t)a->sharedSizeBytes + g->shared > smem_max) {

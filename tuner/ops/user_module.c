@@ -1,8 +1,8 @@
 /* user_module.c: the low-level helpers of a user kernel's worker side (user_module.h), below
  * the family (user_kernel.c) and its comparison plans (user_validate.c), which both use them: a
  * compiled module loaded from its cubin through the runtime's library-management calls (each
- * launch's kernel by the lowered name the module's metadata records, its attributes, and the
- * module variables the arguments fill) and unloaded, the text of a CUDA failure, and an
+ * launch's kernel by the lowered name the module's metadata records, its attributes and launch
+ * bounds, and the module variables the arguments fill) and unloaded, the text of a CUDA failure, and an
  * argument passed by value (a scalar of any element type, or a struct with its pointers) stored
  * as the kernel takes it, and the one launch (clusters and cooperative launches included) with
  * what it needs of the device. */
@@ -65,6 +65,7 @@ int uk_mod_load(op_instance *in, umod *m, const char *path, const su_kernel *k,
                      mm.n_kernels, i, ki);
             goto fail;
         }
+        m->max_threads[i] = mm.max_threads[ki];
         e = cudaLibraryGetKernel(&m->fn[i], m->lib, mm.lowered[ki]);
         if (e == cudaSuccess)
             e = cudaFuncGetAttributes(&m->attr[i], (const void *)m->fn[i]);

@@ -58,6 +58,8 @@ typedef struct umod {
     int n_launches;
     cudaKernel_t fn[16];
     struct cudaFuncAttributes attr[16];
+    int max_threads[16];     /* per launch: the threads a block its __launch_bounds__ allow
+                                (module_meta.max_threads; 0: none) */
     void **var;              /* per argument */
     size_t *var_bytes;
 } umod;
