@@ -379,6 +379,17 @@ static void test_host_parts(compiler *c)
            NULL);
     expect(c, CC_OK, "cuBLAS only in host code NVRTC skips", k_calls_cublas, "k", "-DNO_HOST",
            NULL);
+    /* a project header's host prototypes beside the kernel (cuda-samples' FDTD3d): compiled as
+     * nvcc does, as declarations nothing calls; a host function with a body is still refused */
+    expect(c, CC_OK, "host prototypes",
+           "bool runOnGpu(float *out, const float *in, int n);\nint count(void);\n"
+           "__global__ void k(float *y) { y[0] = 1.0f; }\n", "k", NULL, NULL);
+    expect(c, CC_REFUSED, "a host function with a body",
+           "bool runOnGpu(float *out, const float *in, int n);\n"
+           "int host_only(int n) { return n + 1; }\n"
+           "__global__ void k(float *y) { y[0] = 1.0f; }\n", "k", NULL, &log);
+    CHECK(log && strncmp(log, hint_start, strlen(hint_start)) == 0);
+    free(log);
     expect(c, CC_REFUSED, "host code that calls cuBLAS", k_calls_cublas, "k", NULL, &log);
     CHECK(log && strncmp(log, hint_start, strlen(hint_start)) == 0);
     free(log);

@@ -100,6 +100,29 @@ static int own_header(const char *name, const cc_input *in, char *const *opts, i
     return 0;
 }
 
+/* Whether every error of an NVRTC log is a function without an execution space ("host
+ * functions are not allowed in JIT mode") whose source line, which NVRTC prints next, is a
+ * declaration: it ends with ';' and has no body. */
+static int only_host_prototypes(const char *log)
+{
+    static const char bare[] = "host functions are not allowed in JIT mode";
+    int found = 0;
+    for (const char *p = log; (p = strstr(p, ": error")); p++) {
+        const char *eol = strchr(p, '\n');
+        const char *b = strstr(p, bare);
+        if (!eol || !b || b > eol)
+            return 0;   /* an error of another kind */
+        const char *src = eol + 1, *end = strchr(src, '\n');
+        size_t n = end ? (size_t)(end - src) : strlen(src);
+        while (n && (src[n - 1] == ' ' || src[n - 1] == '\r'))
+            n--;
+        if (!n || src[n - 1] != ';' || memchr(src, '{', n) || memchr(src, '}', n))
+            return 0;
+        found = 1;
+    }
+    return found;
+}
+
 static int nvrtc_compile(compiler *base, const cc_input *in, cc_output *out)
 {
     nvrtc_compiler *c = (nvrtc_compiler *)base;
@@ -114,7 +137,7 @@ static int nvrtc_compile(compiler *base, const cc_input *in, cc_output *out)
         out->log = NULL;
         return CC_BROKEN;
     }
-    opts = calloc((size_t)in->n_options + 5, sizeof *opts);
+    opts = calloc((size_t)in->n_options + 6, sizeof *opts);
     exprs = calloc((size_t)in->n_symbols + 1, sizeof *exprs);
     if (!opts || !exprs) {
         out->log = strdup("out of memory");
@@ -183,29 +206,42 @@ static int nvrtc_compile(compiler *base, const cc_input *in, cc_output *out)
         snprintf(cccl_opt, sizeof cccl_opt, "-I%s", c->cccl_dir);
         opts[k++] = cccl_opt;
     }
-    nvrtcResult r = api->create(&prog, src, in->source, n_hdr, hdr_texts, hdr_names);
-    for (int i = 0; r == NVRTC_SUCCESS && i < in->n_kernels; i++)
-        r = api->add_name(prog, in->kernels[i]);
-    for (int i = 0; r == NVRTC_SUCCESS && i < in->n_symbols; i++) {
-        size_t n = strlen(in->symbols[i]) + 2;
-        if (!(exprs[i] = malloc(n))) {
-            out->log = strdup("out of memory");
+    nvrtcResult cr = NVRTC_SUCCESS;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        nvrtcResult r = api->create(&prog, src, in->source, n_hdr, hdr_texts, hdr_names);
+        for (int i = 0; r == NVRTC_SUCCESS && i < in->n_kernels; i++)
+            r = api->add_name(prog, in->kernels[i]);
+        for (int i = 0; r == NVRTC_SUCCESS && i < in->n_symbols; i++) {
+            size_t n = strlen(in->symbols[i]) + 2;
+            if (!exprs[i] && !(exprs[i] = malloc(n))) {
+                out->log = strdup("out of memory");
+                goto done;
+            }
+            snprintf(exprs[i], n, "&%s", in->symbols[i]);
+            r = api->add_name(prog, exprs[i]);
+        }
+        if (r != NVRTC_SUCCESS) {
+            snprintf(why, sizeof why, "nvrtc: %s", api->error_string(r));
+            out->log = strdup(why);
             goto done;
         }
-        snprintf(exprs[i], n, "&%s", in->symbols[i]);
-        r = api->add_name(prog, exprs[i]);
+        cr = api->compile(prog, k, opts);
+        size_t log_n = 0;
+        api->log_size(prog, &log_n);
+        free(log);
+        log = calloc(log_n + 1, 1);
+        if (log && log_n)
+            api->log(prog, log);
+        /* host prototypes (a project header's `bool run(float *, int);` beside the kernel's
+         * constants) are all that NVRTC refused: nvcc compiles them as host declarations that
+         * device code never calls, so the compile is redone with -default-device, which takes
+         * them as device declarations; a body of host code still fails */
+        if (cr == NVRTC_SUCCESS || attempt > 0 || !log || !only_host_prototypes(log))
+            break;
+        api->destroy(&prog);
+        prog = NULL;
+        opts[k++] = "-default-device";
     }
-    if (r != NVRTC_SUCCESS) {
-        snprintf(why, sizeof why, "nvrtc: %s", api->error_string(r));
-        out->log = strdup(why);
-        goto done;
-    }
-    nvrtcResult cr = api->compile(prog, k, opts);
-    size_t log_n = 0;
-    api->log_size(prog, &log_n);
-    log = calloc(log_n + 1, 1);
-    if (log && log_n)
-        api->log(prog, log);
     if (cr != NVRTC_SUCCESS) {
         const char *text = log && *log ? log : api->error_string(cr);
         const char *hint = nvrtc_headers_host_hint(text);
