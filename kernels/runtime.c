@@ -86,7 +86,10 @@ void tk_kernel_close(tk_kernel *k)
     const tk_kernel_desc *d = k->d;
     for (int i = 0; k->define_values && i < d->n_defines; i++)
         expr_free(k->define_values[i]);
+    for (int i = 0; k->define_conds && i < d->n_defines; i++)
+        expr_free(k->define_conds[i]);
     free(k->define_values);
+    free(k->define_conds);
     for (int s = 0; k->steps && s < d->n_steps; s++) {
         parsed_step *p = &k->steps[s];
         for (int i = 0; p->templ && i < d->steps[s].n_template; i++)
@@ -128,9 +131,10 @@ tk_status tk_kernel_open(tk_kernel **out, const tk_kernel_desc *d)
     *out = NULL;
     if (!d)
         return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_open: the descriptor is NULL");
-    if (d->abi != TK_KERNEL_DESC_ABI)
+    /* ABI 4 is ABI 5 without the fields at the end */
+    if (d->abi != TK_KERNEL_DESC_ABI && d->abi != 4)
         return rt_fail(TK_ERR_INVALID_ARGUMENT, "tk_kernel_open: a descriptor of ABI %d, this "
-                       "library reads %d (regenerate the header with this tunekit's tuner)",
+                       "library reads 4 and %d (regenerate the header with this tunekit's tuner)",
                        d->abi, TK_KERNEL_DESC_ABI);
     if (d->n_files < 1 || d->n_files > 64 || d->n_steps < 1 || d->n_steps > MAX_STEPS ||
         d->n_args > MAX_ARGS || d->n_dtypes < 1 || d->n_fields < 1 || !d->files || !d->steps ||
@@ -146,15 +150,18 @@ tk_status tk_kernel_open(tk_kernel **out, const tk_kernel_desc *d)
     k->n_slots = d->n_params + d->n_fields + FIXED_COUNT + N_DEVICE_SLOTS;
     snprintf(k->source_dir_opt, sizeof k->source_dir_opt, "-I%s", d->source_dir);
     k->define_values = calloc((size_t)d->n_defines + 1, sizeof *k->define_values);
+    k->define_conds = calloc((size_t)d->n_defines + 1, sizeof *k->define_conds);
     k->steps = calloc((size_t)d->n_steps, sizeof *k->steps);
     k->counts = calloc((size_t)d->n_args + 1, sizeof *k->counts);
-    if (!k->define_values || !k->steps || !k->counts) {
+    if (!k->define_values || !k->define_conds || !k->steps || !k->counts) {
         tk_kernel_close(k);
         return rt_fail(TK_ERR_CUDA, "out of host memory");
     }
     int bad = 0;
     for (int i = 0; i < d->n_defines && !bad; i++)
-        bad = parse(d, d->define_values[i], d->define_names[i], &k->define_values[i]);
+        bad = parse(d, d->define_values[i], d->define_names[i], &k->define_values[i]) ||
+              (d->abi >= 5 && d->define_conds &&
+               parse(d, d->define_conds[i], d->define_names[i], &k->define_conds[i]));
     for (int s = 0; s < d->n_steps && !bad; s++) {
         const tk_kernel_step *st = &d->steps[s];
         parsed_step *p = &k->steps[s];

@@ -69,6 +69,23 @@ static int compile_lists_for(const tk_kernel *k, const value *slots, compile_lis
     for (int i = 0; i < d->n_defines; i++) {
         value v;
         expr_error e;
+        if (k->define_conds[i]) {
+            int failed = expr_eval(k->define_conds[i], slots, &v, &e) != 0;
+            if (failed || v.kind != VALUE_INT) {
+                rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: define %s: its condition '%s': %s",
+                        d->family, d->op, d->define_names[i], d->define_conds[i],
+                        failed ? e.message : "not an integer");
+                lists_clear(c);
+                return -1;
+            }
+            if (!v.i)
+                continue;
+        }
+        if (!k->define_values[i]) {
+            if (add(c->opts, &c->n_opts, 256, "-D%s", d->define_names[i]))
+                goto oom;
+            continue;
+        }
         if (expr_eval(k->define_values[i], slots, &v, &e) != 0) {
             rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: define %s '%s': %s", d->family, d->op,
                     d->define_names[i], d->define_values[i], e.message);

@@ -75,7 +75,8 @@ typedef struct plan {
 struct tk_kernel {
     const tk_kernel_desc *d;
     int n_slots;
-    expr **define_values;
+    expr **define_values;    /* NULL entries: a macro without a value */
+    expr **define_conds;     /* NULL entries (or all): always */
     parsed_step *steps;
     expr **counts;           /* per argument: a buffer's count, NULL for scalars */
     char source_dir_opt[PATH_MAX + 3];

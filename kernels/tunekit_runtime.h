@@ -35,7 +35,7 @@ extern "C" {
 /* Defined here so that a generated header, included after this one, defines its descriptor. */
 #define TUNEKIT_RUNTIME_H 1
 /* The descriptor layout this library reads; a generated header says which one it wrote. */
-#define TK_KERNEL_DESC_ABI 4
+#define TK_KERNEL_DESC_ABI 5
 
 /* ---- the descriptor (what `tuner header --space` writes) ---- */
 
@@ -113,7 +113,7 @@ typedef struct tk_kernel_desc {
     const char *const *options;        /* the space's kernel.options */
     int n_defines;
     const char *const *define_names;
-    const char *const *define_values;  /* expressions */
+    const char *const *define_values;  /* expressions; NULL: a macro without a value (-D NAME) */
     int n_fields;
     const char *const *fields;         /* the problem's fields, in order */
     int n_params;
@@ -130,6 +130,9 @@ typedef struct tk_kernel_desc {
     const tk_kernel_entry *entries;
     const char *arch_suffix;           /* the space's kernel.arch_suffix: "a" (sm_90a), "f"
                                           (sm_100f) or "" */
+    /* ABI 5 and later (a descriptor of ABI 4 ends above) */
+    const char *const *define_conds;   /* per define, an expression: the macro is passed only
+                                          where it is not 0 (`{ if: COND }`); NULL: always */
 } tk_kernel_desc;
 
 /* ---- the calls ---- */

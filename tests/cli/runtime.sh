@@ -48,11 +48,15 @@ same "the nearest problem's winner for n = 1 M" "$(sed -n 3p $T/.out)" "h100 sma
 same "a GPU the table does not know: the nearest compute capability's" "$(sed -n 4p $T/.out | cut -d' ' -f1-4)" "$(sed -n 2p $T/.out | sed 's/h100/a100/')"
 same "a dtype the kernel does not have" "$(sed -n 5p $T/.out)" "f16: invalid argument vector.saxpy: no dtype 'f16'"
 same "a descriptor of another ABI" "$(sed -n 6p $T/.out)" \
-    "abi: invalid argument tk_kernel_open: a descriptor of ABI 99, this library reads 4 (regenerate the header with this tunekit's tuner)"
+    "abi: invalid argument tk_kernel_open: a descriptor of ABI 99, this library reads 4 and 5 (regenerate the header with this tunekit's tuner)"
 same "an expression that does not parse" "$(sed -n 7p $T/.out)" \
     "grid: invalid argument vector.saxpy: grid 'ceil_div(n, block_size * )': unexpected ')'"
 same "a source NVRTC refuses" "$(sed -n 8p $T/.out | cut -c1-73)" \
     "refused: CUDA runtime call failed vector.saxpy: NVRTC refused the variant"
+same "a define whose condition is 0 is left out (the source needs ITEMS)" "$(sed -n 9p $T/.out | cut -c1-76)" \
+    "cond never: CUDA runtime call failed vector.saxpy: NVRTC refused the variant"
+same "... and passed where it holds" "$(sed -n 10p $T/.out)" "cond holds: ok "
+same "a descriptor of ABI 4 opens, its defines unconditional" "$(sed -n 11p $T/.out)" "abi 4: ok "
 check "the tuner compiles the space into the library's cache" $TUNER compile examples/vector/saxpy.yaml --cache $T/c1
 same "it finds the two sm_90 variants the library compiled" "$(grep -o '18 compiled.*2 from the cache' $T/.out | sed 's/ in .*,/,/')" \
     "18 compiled, 2 from the cache"
@@ -60,8 +64,9 @@ check "the tuner fills a cache" $TUNER compile examples/vector/saxpy.yaml --cach
 before=$(ls $T/c2 | grep -c '\.\(cubin\|fail\)$')
 check "the library prepares from it" env TUNEKIT_CACHE=$T/c2 $T/prep
 after=$(ls $T/c2 | grep -c '\.\(cubin\|fail\)$')
-# the sm_90 variants come from the cache; the A100's (sm_80) and the refused source are new
-same "it adds only the sm_80 variant and the refused source" "$((after - before))" "2"
+# the sm_90 variants come from the cache; the A100's (sm_80), the refused source and the
+# variant without ITEMS are new
+same "it adds only the sm_80 variant and the two refused sources" "$((after - before))" "3"
 ls $T/c2/nvrtc-sm_90.probe >/dev/null 2>&1; same "it remembers NVRTC's probe beside the cubins" "$?" "0"
 # a probe written by another tunekit (other in-memory headers): probed again, so the library's
 # keys stay the tuner's and it finds the tuner's cubins

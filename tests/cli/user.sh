@@ -117,6 +117,13 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
         "$T/px/s.yaml:6:7: error: kernel.args y: a buffer of f32 (dtype f32), but parameter 1 of twice points to __nv_bfloat16 as compiled (__nv_bfloat16*): a macro or template argument that picks the type?"
     sed -i 's/dtypes: \[bf16, f32\]/dtypes: [bf16]/' $T/px/s.yaml
     check "... and bf16 buffers for it compile" $TUNER compile $T/px/s.yaml --cc 9.0 --cache $T/c
+    # a macro defined or not by a condition: -DENABLE_BF16 for bf16 only, so one space tunes both
+    sed -i 's/dtypes: \[bf16\]/dtypes: [bf16, f32]/; s/defines: { ENABLE_BF16: 1 }/defines: { ENABLE_BF16: { if: dtype == "bf16" } }/' $T/px/s.yaml
+    check "{ if: dtype == \"bf16\" }: each dtype gets its type" $TUNER compile $T/px/s.yaml --cc 9.0 --cache $T/c
+    same "two compilations, one a dtype" "$(grep -o '4 variants (0 refused by the compiler); 2 compiled' $T/.out)" \
+        "4 variants (0 refused by the compiler); 2 compiled"
+    check "tuner space shows the condition" $TUNER space $T/px/s.yaml
+    same "as written" "$(grep '^macros:' $T/.out)" 'macros:      -DENABLE_BF16 (if dtype == "bf16")'
 
     # without defines: and template:, the parameters the source names are its macros: a
     # parameter `width` it never names stays launch-only (as -Dwidth=32 it broke CUDA's own

@@ -144,7 +144,8 @@ static int check_defines_reach(const user_builder *ub, const module_meta *mm, ch
                     slash = q;
             if (slash)
                 where = slash + 1;
-            const su_expr *x = &k->define_values[i];
+            const su_expr *x = k->define_values[i].text || !k->define_conds
+                                   ? &k->define_values[i] : &k->define_conds[i];
             snprintf(err, len, "%s:%d:%d: error: kernel.defines %s does not reach the kernel: "
                      "%.*s #defines %s itself, and its value wins over -D%s=... (the "
                      "compiler warns of the redefinition), so every config would compile the "

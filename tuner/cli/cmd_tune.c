@@ -301,8 +301,12 @@ int cmd_space(void)
         /* what reaches the compiler: the macros, and the template arguments */
         const su_kernel *k = &u->kernel;
         printf("macros:     ");
-        for (int i = 0; i < k->n_defines; i++)
-            printf(" -D%s=%s", k->define_names[i], k->define_values[i].text);
+        for (int i = 0; i < k->n_defines; i++) {
+            printf(" -D%s%s%s", k->define_names[i], k->define_values[i].text ? "=" : "",
+                   k->define_values[i].text ? k->define_values[i].text : "");
+            if (k->define_conds && k->define_conds[i].text)
+                printf(" (if %s)", k->define_conds[i].text);
+        }
         printf("%s%s\n", k->n_defines ? "" : " none",
                !k->defines_default ? ""
                : k->n_defines ? "  (not given: the parameters the source names)"

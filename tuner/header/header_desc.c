@@ -131,10 +131,23 @@ int header_put_descriptor(FILE *f, const struct space *sp, const char *lower, in
         header_put_string(f, k->define_names[i]);
         fputc(',', f);
     }
+    /* NULL: a macro without a value (-D NAME); a condition NULL: always */
     fprintf(f, " NULL };\nstatic const char *const %s_desc_define_values[] = {", lower);
     for (int i = 0; i < k->n_defines; i++) {
         fputc(' ', f);
-        header_put_string(f, k->define_values[i].text);
+        if (k->define_values[i].text)
+            header_put_string(f, k->define_values[i].text);
+        else
+            fputs("NULL", f);
+        fputc(',', f);
+    }
+    fprintf(f, " NULL };\nstatic const char *const %s_desc_define_conds[] = {", lower);
+    for (int i = 0; i < k->n_defines; i++) {
+        fputc(' ', f);
+        if (k->define_conds && k->define_conds[i].text)
+            header_put_string(f, k->define_conds[i].text);
+        else
+            fputs("NULL", f);
         fputc(',', f);
     }
     fprintf(f, " NULL };\n");
@@ -247,8 +260,8 @@ int header_put_descriptor(FILE *f, const struct space *sp, const char *lower, in
             sp->n_fields, lower, sp->n_params, lower, sp->n_dtypes, lower, u->n_args, lower,
             k->n_launches, lower);
     header_put_string(f, dflt);
-    fprintf(f, ", %d, %s_desc_entries, \"%s\",\n};\n#endif /* TUNEKIT_RUNTIME_H */\n", n_winners,
-            lower, u->arch_suffix);
+    fprintf(f, ", %d, %s_desc_entries, \"%s\", %s_desc_define_conds,\n};\n"
+               "#endif /* TUNEKIT_RUNTIME_H */\n", n_winners, lower, u->arch_suffix, lower);
     rc = 0;
 done:
     for (int i = 0; i < n_files; i++)

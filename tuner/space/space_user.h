@@ -215,7 +215,9 @@ typedef struct su_kernel {
                                 name are the defines */
     int n_defines;
     char **define_names;
-    su_expr *define_values;
+    su_expr *define_values;  /* text NULL: a macro without a value (-D NAME) */
+    su_expr *define_conds;   /* `{ if: COND }`: the macro only where COND holds; text NULL (or
+                                the array NULL): always */
     int n_options;
     char **options;
     int n_include_dirs;

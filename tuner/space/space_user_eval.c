@@ -267,6 +267,19 @@ int space_user_compile(const space *sp, const space_binding *b, const int *choic
     for (int i = 0; i < k->n_defines; i++) {
         value v;
         char text[512];
+        if (k->define_conds && k->define_conds[i].text) {
+            int64_t holds;
+            if (space_user_eval_int(sp, b, choice, &k->define_conds[i], INT64_MIN, INT64_MAX,
+                                    "a define's condition", &holds, err, len) != 0)
+                goto fail;
+            if (!holds)
+                continue;
+        }
+        if (!k->define_values[i].text) {
+            if (add_to(&out->options, &out->n_options, printf_dup("-D%s%s", k->define_names[i], NULL)))
+                goto oom;
+            continue;
+        }
         if (space_user_eval(sp, b, choice, &k->define_values[i], &v, err, len) != 0)
             goto fail;
         value_format(v, text, sizeof text);

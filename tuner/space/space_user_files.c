@@ -118,9 +118,12 @@ void su_kernel_clear(su_kernel *k)
     for (int i = 0; i < k->n_defines; i++) {
         free(k->define_names[i]);
         su_expr_clear(&k->define_values[i]);
+        if (k->define_conds)
+            su_expr_clear(&k->define_conds[i]);
     }
     free(k->define_names);
     free(k->define_values);
+    free(k->define_conds);
     for (int i = 0; i < k->n_options; i++)
         free(k->options[i]);
     free(k->options);
@@ -469,7 +472,11 @@ static void tb_kernel(text_buf *t, const su_kernel *k)
     tb_add(t, "|defines");
     for (int i = 0; i < k->n_defines; i++) {
         tb_add(t, k->define_names[i]);
-        tb_add(t, k->define_values[i].text);
+        tb_add(t, k->define_values[i].text ? k->define_values[i].text : "|no value");
+        if (k->define_conds && k->define_conds[i].text) {
+            tb_add(t, "|if");
+            tb_add(t, k->define_conds[i].text);
+        }
     }
     tb_add(t, "|options");
     for (int i = 0; i < k->n_options; i++)

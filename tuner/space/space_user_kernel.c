@@ -195,7 +195,8 @@ int su_read_compile_keys(su_ctx *c, const ynode *map, su_kernel *k, const char *
             return sl_expect_kind(L, v, YNODE_MAP, w);
         k->define_names = calloc((size_t)n + 1, sizeof *k->define_names);
         k->define_values = calloc((size_t)n + 1, sizeof *k->define_values);
-        if (!k->define_names || !k->define_values)
+        k->define_conds = calloc((size_t)n + 1, sizeof *k->define_conds);
+        if (!k->define_names || !k->define_values || !k->define_conds)
             return sl_fail_at(L, v, "out of memory");
         su_ctx dc = *c;
         if (!params_in_defines) {
@@ -216,8 +217,23 @@ int su_read_compile_keys(su_ctx *c, const ynode *map, su_kernel *k, const char *
             if (!(k->define_names[i] = strdup(name)))
                 return sl_fail_at(L, key, "out of memory");
             k->n_defines = i + 1;
-            if (v->kind == YNODE_MAP) {
-                if (su_read_expr(&dc, v->items[2 * i + 1], w, 1, &k->define_values[i]) != 0)
+            const ynode *dv = v->kind == YNODE_MAP ? v->items[2 * i + 1] : NULL;
+            if (dv && dv->kind == YNODE_MAP) {
+                /* { if: COND } -D NAME when COND holds, { if: COND, value: X } -D NAME=X */
+                static const char *const keys[] = {"if", "value"};
+                const ynode *cond = ynode_get(dv, "if"), *val = ynode_get(dv, "value");
+                char dw[260];
+                snprintf(dw, sizeof dw, "%s.%s", w, name);
+                if (sl_check_keys(L, dv, dw, keys, 2) != 0)
+                    return -1;
+                if (!cond)
+                    return sl_fail_at(L, dv, "%s: expected { if: CONDITION } or { if: CONDITION, "
+                                             "value: EXPRESSION }", dw);
+                if (su_read_expr(&dc, cond, dw, 0, &k->define_conds[i]) != 0 ||
+                    (val && su_read_expr(&dc, val, dw, 1, &k->define_values[i]) != 0))
+                    return -1;
+            } else if (dv) {
+                if (su_read_expr(&dc, dv, w, 1, &k->define_values[i]) != 0)
                     return -1;
             } else if (su_read_expr(&dc, key, w, 0, &k->define_values[i]) != 0) {
                 return -1;   /* a listed name is a parameter's own */
