@@ -49,6 +49,8 @@ for c in $cases; do
             sed "s/$c//g" $T/.out | grep -qi nvcc
             rc=$?
             same "$c: NVRTC's refusal points to nvcc: $(head -n 3 $T/.out | tr '\n' ' ' | head -c 300)" "$rc" "0"
+            grep -q "(the space sets it: leave out --compiler nvrtc)" $T/.out
+            same "$c: ... and, the space saying nvcc, to leave out the override" "$?" "0"
             continue
         fi
         check "$c: every variant compiles with $comp" $TUNER compile $y --compiler $comp --cache "$cache"

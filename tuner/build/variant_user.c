@@ -688,6 +688,12 @@ static int precheck(user_builder *ub, char *err, size_t len)
         char head[1024 + 512];
         log_head(first_log ? first_log : "no log", head, 1024);
         default_defines_hint(&u->kernel, head + strlen(head), sizeof head - strlen(head));
+        /* the space asks for nvcc and --compiler nvrtc overrode it: the hint to set
+         * kernel.compiler: nvcc means leaving the override out */
+        if (strcmp(u->compiler, "nvcc") == 0 && strcmp(ub->cc.kind, "nvrtc") == 0 &&
+            strstr(head, "set kernel.compiler: nvcc"))
+            snprintf(head + strlen(head), sizeof head - strlen(head), " (the space sets it: "
+                     "leave out --compiler nvrtc)");
         pool_drop_queue(ub->pool);
         char inst[512];
         const su_launch_spec *l0 = &u->kernel.launches[0];
