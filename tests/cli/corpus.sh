@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # corpus.sh: the corpus of unedited nvcc-style kernels (tests/corpus/README.md) without a GPU.
 # For every case: `tuner space` describes it, and `tuner compile` builds every variant with NVRTC
-# and with nvcc (--compiler), each into a fresh cache, none refused by the compiler. The one
-# case that is a whole nvcc program (host_code_nvcc: main(), <vector>, <iostream>) must be
-# refused by NVRTC with exit 2 and a message that points to nvcc. The two cases whose blocks go
+# and with nvcc (--compiler), each into a fresh cache, none refused by the compiler. The two
+# cases whose host code only nvcc compiles (host_code_nvcc: main(), <vector>, <iostream>;
+# dtype_by_macro: launchers that print) must be refused by NVRTC with exit 2 and a message that
+# points to nvcc. The two cases whose blocks go
 # past 1024 threads for some configs (blocks_2d, stencil_3d) must say, against the H100 of the
 # committed dump, that the device excludes them.
 # Needs the CUDA toolkit (nvcc and NVRTC): without nvcc the whole script is skipped.
@@ -23,8 +24,8 @@ fi
 # every case; the ones NVRTC cannot compile (a whole host program) are listed in nvcc_only
 cases="cub_block_reduce printf_debug const_filter block_partials two_pass_reduce blocks_2d stencil_3d
        template_scale math_funcs host_code_nvcc stdint_limits coop_groups check_histogram assert_guard
-       struct_params grid_sync cluster_reduce traits_absmax texture_resize"
-nvcc_only=" host_code_nvcc "
+       struct_params grid_sync cluster_reduce traits_absmax texture_resize dtype_by_macro"
+nvcc_only=" host_code_nvcc dtype_by_macro "
 beyond_device=" blocks_2d stencil_3d "
 for c in $cases; do
     [ -f tests/corpus/$c/$c.yaml ] && [ -f tests/corpus/$c/$c.cu ]

@@ -37,6 +37,7 @@ grid_sync|nvrtc nvcc|n_short == 1|blocks_per_sm * block > 2048
 cluster_reduce|nvrtc nvcc|n_short == 1|False
 traits_absmax|nvrtc nvcc|first_warp == 1 and block > 32|False
 texture_resize|nvrtc nvcc|half_pixel == 0|False
+dtype_by_macro|nvcc|n_short == 1|False
 '
 want_over=" blocks_2d stencil_3d grid_sync "
 only=" $* "

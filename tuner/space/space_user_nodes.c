@@ -60,7 +60,12 @@ int su_read_expr(su_ctx *c, const ynode *n, const char *where, int literal, su_e
         depth += *t == '(' ? 1 : *t == ')' ? -1 : 0;
     /* an unbalanced parenthesis: a comma of a flow list or mapping cut the expression. Where a
      * quoted value is literal text (defines, template arguments), quoting is no way out */
-    const char *why = !depth ? ""
+    char named[200] = "";
+    if (literal && strncmp(e.message, "unknown identifier '", 20) == 0)
+        snprintf(named, sizeof named, " (a name of the code, not a parameter, field or dtype "
+                 "of the space, is written quoted: \"%.*s\")",
+                 (int)strcspn(e.message + 20, "'"), e.message + 20);
+    const char *why = !depth ? named
                       : literal ? " (in a [ ] list or a { } mapping a comma ends the item; a "
                                   "quoted value is literal text here, so write this one in block "
                                   "style, one item a line)"
