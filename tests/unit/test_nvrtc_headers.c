@@ -454,9 +454,16 @@ static void test_hint(void)
     CHECK(!nvrtc_headers_host_hint("k.cu(1): catastrophic error: cannot open source file "
                                    "\"cuda_fp16.h\"\n"));
     CHECK(!nvrtc_headers_host_hint("k.cu(1): error: expected a \";\"\n"));
-    CHECK(!nvrtc_headers_host_hint("k.cu(4): error: A namespace scope variable without memory "
-                                   "space annotations ... host variables are not allowed in JIT "
-                                   "mode.\n"));
+    /* a host variable (llm.c's common.h: extern cudaDeviceProp deviceProp;), named with its
+     * place; a function without __device__ likewise */
+    CHECK_STR(nvrtc_headers_host_hint("/src/common.h(9): error: A namespace scope variable without "
+                                      "memory space annotations ... host variables are not "
+                                      "allowed in JIT mode.\n"),
+              "this kernel needs host code, which NVRTC does not compile (a variable without "
+              "__device__ at common.h(9)): set kernel.compiler: nvcc in the space file");
+    h = nvrtc_headers_host_hint("api.h(3): error: A function without execution space ... host "
+                                "functions are not allowed in JIT mode.\n");
+    CHECK(h && strstr(h, "(a function without __device__ at api.h(3); if device code"));
     CHECK(!nvrtc_headers_host_hint(""));
     CHECK(!nvrtc_headers_host_hint(NULL));
 }

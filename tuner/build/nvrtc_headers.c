@@ -675,6 +675,24 @@ static void line_file(const char *log, const char *at, char *out, size_t len)
     out[n] = 0;
 }
 
+/* "file(line)" of the log line at `at`, its folders left out (static storage). */
+static const char *where_of(const char *log, const char *at)
+{
+    static char out[160];
+    char file[1024];
+    line_file(log, at, file, sizeof file);
+    const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+    const char *start = at;
+    while (start > log && start[-1] != '\n')
+        start--;
+    const char *open = start + strlen(file), *close = open < at ? strchr(open, ')') : NULL;
+    if (*base && *open == '(' && close && close < at)
+        snprintf(out, sizeof out, "%s%.*s", base, (int)(close - open + 1), open);
+    else
+        snprintf(out, sizeof out, "%s", *base ? base : "the source");
+    return out;
+}
+
 /* The first name NVRTC calls undefined that belongs to a CUDA library's host API
  * (cublasCreate, cufftPlan1d, ...), into name; the library, or NULL. */
 static const char *host_library_name(const char *log, char *name, size_t len)
@@ -718,8 +736,12 @@ const char *nvrtc_headers_host_hint(const char *log)
      * function in JIT mode may come before (cub/device/ gives both) */
     const char *open = strstr(log, "cannot open source file \"");
     const char *jit = strstr(log, "is not allowed in JIT mode");
-    /* a function with no execution space: host code to NVRTC */
+    /* a function with no execution space: host code to NVRTC; so is a variable at namespace
+     * scope without __device__ (llm.c's common.h: extern cudaDeviceProp deviceProp;) */
     const char *bare = strstr(log, "host functions are not allowed in JIT mode");
+    const char *var = strstr(log, "host variables are not allowed in JIT mode");
+    if (var && (!bare || var < bare))
+        bare = var;
     if (bare && (!jit || bare < jit))
         jit = bare;
     if (open && (!jit || open < jit)) {
@@ -753,10 +775,13 @@ const char *nvrtc_headers_host_hint(const char *log)
             snprintf(reason, sizeof reason, "Thrust's host code");
         else if (strstr(file, "cub/"))
             snprintf(reason, sizeof reason, "CUB's host code");
+        else if (jit == bare && bare == var)
+            snprintf(reason, sizeof reason, "a variable without __device__ at %s", where_of(log, jit));
         else if (jit == bare)
             snprintf(reason, sizeof reason,
-                     "a function without __device__; if device code calls it, nvcc's "
-                     "--expt-relaxed-constexpr in kernel.options compiles it for the device");
+                     "a function without __device__ at %s; if device code calls it, nvcc's "
+                     "--expt-relaxed-constexpr in kernel.options compiles it for the device",
+                     where_of(log, jit));
         else
             snprintf(reason, sizeof reason, "a __host__ function");
     } else if ((lib = host_library_name(log, name, sizeof name))) {
