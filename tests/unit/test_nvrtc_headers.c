@@ -398,6 +398,11 @@ static void test_host_parts(compiler *c)
               "cuBLAS's host API, whose header NVRTC gets empty): set kernel.compiler: nvcc in "
               "the space file");
     CHECK(!nvrtc_headers_host_hint("k.cu(4): error: identifier \"curand_uniform\" is undefined\n"));
+    /* cuRAND's device API includes <curand.h>: it stays the toolkit's */
+    expect(c, CC_OK, "curand_kernel.h",
+           "#include <curand_kernel.h>\n__global__ void k(float *y, unsigned long long seed) {\n"
+           "    curandState s; curand_init(seed, threadIdx.x, 0, &s); y[threadIdx.x] = "
+           "curand_uniform(&s); }\n", "k", NULL, NULL);
 }
 
 static void test_refusals(compiler *c)

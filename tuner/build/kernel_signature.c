@@ -116,66 +116,17 @@ int kernel_signature_params(const char *lowered, char ***types, int *n)
     return 0;
 }
 
-/* The arithmetic types a pointer may point to, and what kind of element each holds: its
- * scalar's size and whether it is a floating format (named: formats of one size differ). */
-typedef struct {
-    const char *name;
-    int size;
-    const char *format;   /* the floating format ("f32"), NULL for an integer */
-} c_type;
-
-static const c_type c_types[] = {
-    {"float", 4, "f32"}, {"double", 8, "f64"}, {"__half", 2, "f16"}, {"__half2", 2, "f16"},
-    {"__nv_bfloat16", 2, "bf16"}, {"__nv_bfloat162", 2, "bf16"},
-    {"signed char", 1, NULL}, {"unsigned char", 1, NULL}, {"bool", 1, NULL},
-    {"short", 2, NULL}, {"unsigned short", 2, NULL}, {"int", 4, NULL}, {"unsigned int", 4, NULL},
-    {"long", 8, NULL}, {"unsigned long", 8, NULL}, {"long long", 8, NULL},
-    {"unsigned long long", 8, NULL},
+/* The scalar floating types a pointer may point to, each the one element type it takes. */
+static const struct { const char *name, *elem; } floating[] = {
+    {"float", "f32"}, {"double", "f64"}, {"__half", "f16"}, {"__nv_bfloat16", "bf16"},
 };
-
-/* CUDA's vector types: the name's stem and the scalar it holds */
-static const struct { const char *stem, *scalar; } c_vectors[] = {
-    {"float", "float"}, {"double", "double"}, {"char", "signed char"}, {"uchar", "unsigned char"},
-    {"short", "short"}, {"ushort", "unsigned short"}, {"int", "int"}, {"uint", "unsigned int"},
-    {"long", "long"}, {"ulong", "unsigned long"}, {"longlong", "long long"},
-    {"ulonglong", "unsigned long long"},
-};
-
-static const c_type *c_type_of(const char *name)
-{
-    for (size_t i = 0; i < sizeof c_types / sizeof *c_types; i++)
-        if (strcmp(c_types[i].name, name) == 0)
-            return &c_types[i];
-    for (size_t i = 0; i < sizeof c_vectors / sizeof *c_vectors; i++) {
-        size_t n = strlen(c_vectors[i].stem);
-        if (strncmp(name, c_vectors[i].stem, n) == 0 && name[n] >= '1' && name[n] <= '4' &&
-            name[n + 1] == 0)
-            return c_type_of(c_vectors[i].scalar);
-    }
-    return NULL;
-}
-
-/* The element types a space names, as c_type's kind. */
-static const c_type *elem_of(const char *elem)
-{
-    static const c_type elems[] = {
-        {"f64", 8, "f64"}, {"f32", 4, "f32"}, {"f16", 2, "f16"}, {"bf16", 2, "bf16"},
-        {"i8", 1, NULL}, {"i16", 2, NULL}, {"i32", 4, NULL}, {"i64", 8, NULL},
-        {"u8", 1, NULL}, {"u16", 2, NULL}, {"u32", 4, NULL}, {"u64", 8, NULL},
-    };
-    for (size_t i = 0; i < sizeof elems / sizeof *elems; i++)
-        if (strcmp(elems[i].name, elem) == 0)
-            return &elems[i];
-    return NULL;
-}
 
 int kernel_pointer_takes(const char *param, const char *elem, char *pointee, size_t len)
 {
-    const c_type *want = elem_of(elem);
     size_t n = strlen(param);
     while (n && param[n - 1] == ' ')
         n--;
-    if (!want || !n || param[n - 1] != '*')
+    if (!n || param[n - 1] != '*')
         return 1;
     /* the pointee without its qualifiers: "float const" -> "float" */
     char base[128];
@@ -199,12 +150,17 @@ int kernel_pointer_takes(const char *param, const char *elem, char *pointee, siz
         b += wn;
     }
     base[b] = 0;
-    const c_type *have = c_type_of(base);
-    if (!have)
-        return 1;
-    int same = have->format ? want->format && strcmp(have->format, want->format) == 0
-                            : !want->format && have->size == want->size;
-    if (!same && pointee && len)
-        snprintf(pointee, len, "%s", base);
-    return same;
+    /* only a scalar of a floating format says what the buffer must hold: kernels read their
+     * buffers through integers (uint16_t * over f16, a packed uint32_t * over pairs) and
+     * through vectors (float4 *, uint4 *, int4 * for 16-byte loads), reinterpretations a space
+     * cannot express otherwise */
+    for (size_t i = 0; i < sizeof floating / sizeof floating[0]; i++)
+        if (strcmp(base, floating[i].name) == 0) {
+            if (strcmp(elem, floating[i].elem) == 0)
+                return 1;
+            if (pointee && len)
+                snprintf(pointee, len, "%s", base);
+            return 0;
+        }
+    return 1;
 }

@@ -20,9 +20,9 @@ int kernel_signature_params(const char *lowered, char ***types, int *n);
 void kernel_signature_free(char **types, int n);
 
 /* Whether a pointer parameter of C type param (as kernel_signature_params gives it) takes a
- * buffer of element type elem ("f32", "bf16", ..., "u64"). 1 when it does, or when the type
- * says nothing about it (void*, a struct or template of the program's, char*: bytes of anything;
- * not a pointer); 0 when the pointee is an arithmetic type, or a CUDA vector of one (float4,
- * __half2, uchar4, ...), of another kind (floating against integer, another floating format) or
- * size, with what it points to in pointee[len] ("__nv_bfloat16"). */
+ * buffer of element type elem ("f32", "bf16", ..., "u64"): 0 only when it points to a scalar of
+ * a floating format (float, double, __half, __nv_bfloat16) other than elem's, with that type in
+ * pointee[len]; 1 otherwise. Integers and vectors (uint16_t * over f16, uint4 * or float4 * for
+ * 16-byte loads) are reinterpretations kernels make on purpose, and void *, char * and the
+ * program's own types say nothing. */
 int kernel_pointer_takes(const char *param, const char *elem, char *pointee, size_t len);

@@ -539,16 +539,16 @@ static const char h_host_library[] =
     "   nvcc. */\n"
     "#pragma once\n"
     "#include <stddef.h>\n";
-#define HOST_LIBRARY_NAMES                                                                       \
-    "cublas_v2.h", "cublas.h", "cublas_api.h", "cublasLt.h", "cublasXt.h", "cufft.h",            \
-        "cufftXt.h", "curand.h", "cusparse.h", "cusolverDn.h", "cusolverSp.h", "cudnn.h",        \
-        "nccl.h", "nvToolsExt.h", "nvtx3/nvToolsExt.h", "cuda_profiler_api.h", "cudaProfiler.h", \
-        "nvml.h", "cuda_gl_interop.h"
-#define HOST_LIBRARY_SOURCES                                                                     \
-    h_host_library, h_host_library, h_host_library, h_host_library, h_host_library,             \
-        h_host_library, h_host_library, h_host_library, h_host_library, h_host_library,         \
-        h_host_library, h_host_library, h_host_library, h_host_library, h_host_library,         \
-        h_host_library, h_host_library, h_host_library, h_host_library
+/* One list, expanded twice below (names, then sources). Only headers no device header includes:
+ * <curand.h> is left out (<curand_kernel.h> includes it), so are <cufftXt.h> (cuFFT's device
+ * callbacks) and <nccl.h> (NCCL's device API includes it). */
+#define HOST_LIBRARIES(X)                                                                        \
+    X("cublas_v2.h") X("cublas.h") X("cublas_api.h") X("cublasLt.h") X("cublasXt.h")             \
+    X("cufft.h") X("cusparse.h") X("cusolverDn.h") X("cusolverSp.h") X("cudnn.h")                 \
+    X("nvToolsExt.h") X("nvtx3/nvToolsExt.h") X("cuda_profiler_api.h") X("cudaProfiler.h")       \
+    X("nvml.h") X("cuda_gl_interop.h")
+#define HOST_LIBRARY_NAME(n) n,
+#define HOST_LIBRARY_SOURCE(n) h_host_library,
 
 static const char *const header_names[] = {
     "stdio.h", "cstdio", "limits.h", "climits", "stdint.h", "cstdint", "inttypes.h", "cinttypes",
@@ -556,7 +556,7 @@ static const char *const header_names[] = {
     "stdlib.h", "cstdlib", "string.h", "cstring", "cub/cub.cuh", "cuda.h",
     "algorithm", "array", "bit", "functional", "initializer_list", "iterator", "limits",
     "numbers", "numeric", "optional", "ratio", "span", "tuple", "type_traits", "utility",
-    "variant", HOST_LIBRARY_NAMES, NVRTC_IMPLICIT_HEADER,
+    "variant", HOST_LIBRARIES(HOST_LIBRARY_NAME) NVRTC_IMPLICIT_HEADER,
 };
 static const char *const header_sources[] = {
     h_stdio, h_cstdio, h_limits, h_climits, h_stdint, h_cstdint, h_inttypes, h_cinttypes,
@@ -564,7 +564,7 @@ static const char *const header_sources[] = {
     h_stdlib, h_cstdlib, h_string, h_cstring, h_cub, h_cuda,
     nvrtc_cxx_algorithm, nvrtc_cxx_array, nvrtc_cxx_bit, nvrtc_cxx_functional, nvrtc_cxx_initializer_list, nvrtc_cxx_iterator, nvrtc_cxx_limits, nvrtc_cxx_numbers,
     nvrtc_cxx_numeric, nvrtc_cxx_optional, nvrtc_cxx_ratio, nvrtc_cxx_span, nvrtc_cxx_tuple, nvrtc_cxx_type_traits, nvrtc_cxx_utility, nvrtc_cxx_variant,
-    HOST_LIBRARY_SOURCES, h_nvcc_implicit,
+    HOST_LIBRARIES(HOST_LIBRARY_SOURCE) h_nvcc_implicit,
 };
 #define N_HEADERS ((int)(sizeof header_names / sizeof header_names[0]))
 _Static_assert(sizeof header_names / sizeof header_names[0] ==
@@ -699,9 +699,8 @@ static const char *host_library_name(const char *log, char *name, size_t len)
 {
     static const struct { const char *prefix, *library; } apis[] = {
         {"cublas", "cuBLAS"}, {"CUBLAS_", "cuBLAS"}, {"cufft", "cuFFT"}, {"CUFFT_", "cuFFT"},
-        {"curandCreate", "cuRAND"}, {"curandGenerat", "cuRAND"}, {"curandSet", "cuRAND"},
-        {"curandDestroy", "cuRAND"}, {"cusparse", "cuSPARSE"}, {"cusolver", "cuSOLVER"},
-        {"cudnn", "cuDNN"}, {"CUDNN_", "cuDNN"}, {"nccl", "NCCL"}, {"nvtx", "NVTX"},
+        {"cusparse", "cuSPARSE"}, {"cusolver", "cuSOLVER"}, {"cudnn", "cuDNN"},
+        {"CUDNN_", "cuDNN"}, {"nvtx", "NVTX"},
         {"cudaProfiler", "the CUDA profiler"}, {"nvml", "NVML"},
     };
     static const char undefined[] = "identifier \"";
