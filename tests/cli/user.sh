@@ -139,6 +139,12 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
         "2 variants (0 refused by the compiler); 1 compiled"
     check "tuner space says so" $TUNER space $T/dd/s.yaml
     same "macros: none" "$(grep '^macros:' $T/.out)" "macros:      none (not given, and the source names no parameter)"
+    # its identity is what it was when every parameter was a macro: the same as the space that
+    # lists them (results stored before keep their kernel)
+    hd=$(grep -o 'kernel hash [0-9a-f]*' $T/.out)
+    sed 's/^  function: k$/  function: k\n  defines: { width: width }/' $T/dd/s.yaml > $T/dd/explicit.yaml
+    same "the kernel hash of the default defines is the listed ones'" \
+        "$($TUNER space $T/dd/explicit.yaml | grep -o 'kernel hash [0-9a-f]*')" "$hd"
     # without kernel.family the space's folder names the kernel, however the path is given: run
     # inside the folder it was 'user' while the worker (an absolute path) said 'dd', and every
     # GPU run of it stopped
@@ -153,6 +159,19 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
     same "the refusal says which macros the default passed, and what to do" "$?" "0"
     sed -i 's/^  function: k$/  function: k\n  defines: {}/' $T/dd/s.yaml
     check "with defines: {} it compiles" $TUNER compile $T/dd/s.yaml --cc 9.0 --cache $T/c
+    # a parameter named only in a header found through an -I of kernel.options is a macro too
+    # (and that header is part of the kernel's identity)
+    mkdir -p $T/di/inc
+    printf '%s\n' '#ifndef TILE' '#define TILE 4' '#endif' '#define SCALE (TILE * 2.0f)' > $T/di/inc/cfg.h
+    printf '%s\n' '#include "cfg.h"' '__global__ void k(float *y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = SCALE; }' > $T/di/k.cu
+    sed "s|  block: \[width\]|  block: [width]\n  options: [\"-I$T/di/inc\"]|; s|  width: { values: \[32, 64\] }|  width: { values: [32, 64] }\n  TILE: { values: [1, 2] }|; s|config: { width: 32 }|config: { width: 32, TILE: 1 }|" \
+        $T/dd/s.yaml | sed '/defines: {}/d' > $T/di/s.yaml
+    check "tuner space over a header under an option's -I" $TUNER space $T/di/s.yaml
+    same "TILE is a macro" "$(grep '^macros:' $T/.out)" "macros:      -DTILE=TILE  (not given: the parameters the source names)"
+    h1=$(grep -o 'kernel hash [0-9a-f]*' $T/.out)
+    echo '// an edit' >> $T/di/inc/cfg.h
+    h2=$($TUNER space $T/di/s.yaml | grep -o 'kernel hash [0-9a-f]*')
+    [ -n "$h1" ] && [ "$h1" != "$h2" ]; same "editing that header changes the kernel hash" "$?" "0"
 
     # init values that are expressions of the problem (an index buffer in [0, m - 1]); a
     # parameter there is refused (the contents are the same for every config), and a range that

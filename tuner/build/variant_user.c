@@ -595,8 +595,14 @@ done:
  * (block_size in a launcher, width) becomes a macro that breaks it. */
 static void default_defines_hint(const su_kernel *k, char *out, size_t len)
 {
-    if (!k->defines_default || !k->n_defines || len < 2)
+    if (!k->defines_default || len < 2)
         return;
+    if (!k->n_defines) {
+        snprintf(out, len, " (kernel.defines is not given and the kernel's files name no "
+                 "parameter, so none was passed as a macro: one the kernel reads through a "
+                 "header the tuner does not find, or a pasted name, goes in kernel.defines)");
+        return;
+    }
     size_t o = (size_t)snprintf(out, len, " (kernel.defines is not given, so each parameter "
                                 "the source names is passed as a macro:");
     for (int i = 0; i < k->n_defines && o < len; i++)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "core/sha256.h"
+#include "measure/device_settings.h"
 #include "space_user_internal.h"
 
 /* ---- element types ---- */
@@ -281,7 +282,9 @@ int su_is_dir(const char *path)
 }
 
 /* Finds name (from an #include) relative to the including file's folder, then the kernel's
- * source folder and include directories; malloc'd path or NULL (a system header). */
+ * source folder, its include directories and the -I directories of its options (-Idir, -I dir,
+ * --include-path[=]dir; as the compiler gets them, relative to where the tuner runs); malloc'd
+ * path or NULL (a system header). */
 static char *find_include(const su_kernel *k, const char *from_dir, const char *name)
 {
     char *p = su_path_join(from_dir, name);
@@ -290,6 +293,19 @@ static char *find_include(const su_kernel *k, const char *from_dir, const char *
     free(p);
     for (int i = -1; i < k->n_include_dirs; i++) {
         p = su_path_join(i < 0 ? k->source_dir : k->include_dirs[i], name);
+        if (p && su_is_file(p))
+            return p;
+        free(p);
+    }
+    for (int i = 0; i < k->n_options; i++) {
+        const char *o = k->options[i], *dir = NULL;
+        if (strncmp(o, "-I", 2) == 0)
+            dir = o[2] ? o + 2 : i + 1 < k->n_options ? k->options[i + 1] : NULL;
+        else if (strncmp(o, "--include-path", 14) == 0)
+            dir = o[14] == '=' ? o + 15 : !o[14] && i + 1 < k->n_options ? k->options[i + 1] : NULL;
+        if (!dir || !*dir)
+            continue;
+        p = su_path_join(dir, name);
         if (p && su_is_file(p))
             return p;
         free(p);
@@ -463,14 +479,21 @@ static int tb_files(text_buf *t, loader *L, const su_kernel *k)
 /* A kernel as written. A single kernel adds exactly what it added before pipelines existed
  * (function, template, defines, options, geometry), so the hashes of existing spaces, and the
  * results stored under them, stay what they were. */
-static void tb_kernel(text_buf *t, const su_kernel *k)
+static void tb_kernel(text_buf *t, const su_kernel *k, const space *sp)
 {
     const su_launch_spec *l0 = &k->launches[0];
     tb_add(t, l0->function);
     for (int i = 0; i < l0->n_template; i++)
         tb_add(t, l0->templ[i].text);
     tb_add(t, "|defines");
-    for (int i = 0; i < k->n_defines; i++) {
+    /* the default defines as they were when every parameter was one: a parameter the files
+     * do not name changes nothing in the kernel, so leaving it out keeps its identity */
+    for (int p = 0; k->defines_default && sp && p < sp->n_params; p++)
+        if (devset_param_index(sp->params[p].name) < 0) {
+            tb_add(t, sp->params[p].name);
+            tb_add(t, sp->params[p].name);
+        }
+    for (int i = 0; i < k->n_defines && !(k->defines_default && sp); i++) {
         tb_add(t, k->define_names[i]);
         tb_add(t, k->define_values[i].text ? k->define_values[i].text : "|no value");
         if (k->define_conds && k->define_conds[i].text) {
@@ -578,7 +601,7 @@ static void tb_arg(text_buf *t, loader *L, const su_arg *a, int *rc)
         tb_add(t, "|check");
         if (*rc == 0)
             *rc = tb_files(t, L, &a->check->kernel);
-        tb_kernel(t, &a->check->kernel);
+        tb_kernel(t, &a->check->kernel, NULL);
         for (int i = 0; i < a->check->kernel.launches[0].n_args; i++)
             tb_int(t, a->check->kernel.launches[0].args[i]);
         for (int i = 0; i < a->check->n_scalars; i++)
@@ -595,7 +618,7 @@ int su_compute_hash(loader *L, space_user *u)
         free(t.s);
         return rc;
     }
-    tb_kernel(&t, &u->kernel);
+    tb_kernel(&t, &u->kernel, L->sp);
     tb_add(&t, "|args");
     for (int i = 0; i < u->n_args; i++)
         tb_arg(&t, L, &u->args[i], &rc);
