@@ -91,17 +91,25 @@ static int describe(user_builder *ub, const space_binding *bind, const int *choi
     return 0;
 }
 
-/* Compiles kernel k now: 0 with *cubin, 1 refused (log), -1 err. */
+/* Compiles kernel k now: 0 with *cubin, 1 refused (log), -1 err. keep (may be NULL): the
+ * compilation's description, for the checks of its module; the caller clears it (every
+ * answer). */
 static int compile_now(user_builder *ub, const space_binding *bind, const int *choice,
                        const su_kernel *k, const char *digest, int with_symbols,
-                       const char **cubin, char *log, size_t loglen, char *err, size_t len)
+                       const char **cubin, char *log, size_t loglen, char *err, size_t len,
+                       su_compile *keep)
 {
     su_compile sc;
     pool_compile pc;
+    if (keep)
+        memset(keep, 0, sizeof *keep);
     if (describe(ub, bind, choice, k, digest, with_symbols, &sc, &pc, err, len) != 0)
         return -1;
     int rc = pool_get(ub->pool, &pc, cubin, log, loglen, err, len);
-    su_compile_clear(&sc);
+    if (keep)
+        *keep = sc;
+    else
+        su_compile_clear(&sc);
     return rc;
 }
 
@@ -121,8 +129,13 @@ static int user_variant(variant_builder *b, const space_binding *bind, const int
     out->state = VB_READY;
     if (!ub->pool)
         return 0;
+    su_compile sc;
     int got = compile_now(ub, bind, choice, &ub->sp->user->kernel, ub->digest, 1, &out->module,
-                          out->why, sizeof out->why, err, len);
+                          out->why, sizeof out->why, err, len, &sc);
+    int within = got != 0 ? 1
+                          : vu_module_checks(ub->sp, bind, choice, &ub->sp->user->kernel, &sc,
+                                             out->module, 1, out->why, sizeof out->why, err, len);
+    su_compile_clear(&sc);
     if (got < 0)
         return -1;
     if (got == 1) {
@@ -130,14 +143,6 @@ static int user_variant(variant_builder *b, const space_binding *bind, const int
         out->module = NULL;
         return 0;
     }
-    module_meta mm;
-    if (module_meta_read(out->module, &mm, err, len) != 0)
-        return -1;
-    int reach = vu_defines_reach(ub->sp, &mm, err, len);
-    module_meta_clear(&mm);
-    int within = reach != 0 ? -1
-                            : vu_module_checks(ub->sp, bind, choice, &ub->sp->user->kernel, out->module,
-                                            out->why, sizeof out->why, err, len);
     if (within < 0)
         return -1;
     if (!within) {
@@ -175,11 +180,19 @@ static int task_modules(user_builder *ub, const space_binding *bind, vb_task *ta
     const space_user *u = sp->user;
     char log[8192], head[1024];
     if (u->ref == SU_REF_CONFIG || u->ref == SU_REF_KERNEL) {
+        su_compile sc;
         int got = u->ref == SU_REF_CONFIG
                       ? compile_now(ub, bind, u->ref_choice, &u->kernel, ub->digest, 1,
-                                    &task->ref_module, log, sizeof log, err, len)
+                                    &task->ref_module, log, sizeof log, err, len, &sc)
                       : compile_now(ub, bind, NULL, &u->ref_kernel, ub->ref_digest, 1,
-                                    &task->ref_module, log, sizeof log, err, len);
+                                    &task->ref_module, log, sizeof log, err, len, &sc);
+        /* it must run: its variables hold its buffers, its blocks keep within its bounds */
+        const int *choice = u->ref == SU_REF_CONFIG ? u->ref_choice : NULL;
+        const su_kernel *k = u->ref == SU_REF_CONFIG ? &u->kernel : &u->ref_kernel;
+        int within = got != 0 ? 1
+                              : vu_module_checks(ub->sp, bind, choice, k, &sc, task->ref_module,
+                                                 0, head, sizeof head, err, len);
+        su_compile_clear(&sc);
         if (got < 0)
             return -1;
         if (got == 1) {
@@ -188,11 +201,6 @@ static int task_modules(user_builder *ub, const space_binding *bind, vb_task *ta
                      sp->path, u->ref_line, u->ref_col, bind->dtype, bind->problem->text, head);
             return -1;
         }
-        /* it must run: its variables hold its buffers, its blocks keep within its bounds */
-        const int *choice = u->ref == SU_REF_CONFIG ? u->ref_choice : NULL;
-        const su_kernel *k = u->ref == SU_REF_CONFIG ? &u->kernel : &u->ref_kernel;
-        int within = vu_module_checks(ub->sp, bind, choice, k, task->ref_module, head, sizeof head,
-                                   err, len);
         if (within < 0)
             return -1;
         if (!within) {
@@ -208,7 +216,7 @@ static int task_modules(user_builder *ub, const space_binding *bind, vb_task *ta
             continue;
         const char *cubin = NULL;
         int got = compile_now(ub, bind, NULL, &a->check->kernel, ub->check_digest[i], 0, &cubin,
-                              log, sizeof log, err, len);
+                              log, sizeof log, err, len, NULL);
         if (got < 0)
             return -1;
         if (got == 1) {
@@ -357,7 +365,7 @@ static int precheck(user_builder *ub, char *err, size_t len)
         }
         tried++;
         int got = compile_now(ub, &bind, choice, &u->kernel, ub->digest, 1, &cubin, log,
-                              sizeof log, err, len);
+                              sizeof log, err, len, NULL);
         if (got < 0)
             goto done;
         if (got == 0)
@@ -437,7 +445,7 @@ static int precheck(user_builder *ub, char *err, size_t len)
             tries++;
             const char *dc = NULL;
             int got = compile_now(ub, &bd, choice, &u->kernel, ub->digest, 1, &dc, log,
-                                  sizeof log, err, len);
+                                  sizeof log, err, len, NULL);
             if (got == 0) {
                 module_meta dm;
                 bad = module_meta_read(dc, &dm, err, len) != 0 ||

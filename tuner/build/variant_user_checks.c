@@ -125,9 +125,9 @@ done:
 /* Whether each launch of kernel k at config choice (NULL: parameters out of scope) has no more
  * threads a block than its compiled kernel's __launch_bounds__ allow (module_meta.max_threads,
  * the .maxntid of its PTX): 1; 0 with why, where the GPU would refuse the launch (the variant
- * is unsupported); -1 with err. with_symbols as k was compiled. */
+ * is unsupported); -1 with err. sc: the compilation k was compiled with. */
 static int within_launch_bounds(const space *sp, const space_binding *bind,
-                                const int *choice, const su_kernel *k, int with_symbols,
+                                const int *choice, const su_kernel *k, const su_compile *sc,
                                 const module_meta *mm, char *why, size_t why_len, char *err,
                                 size_t len)
 {
@@ -136,18 +136,12 @@ static int within_launch_bounds(const space *sp, const space_binding *bind,
         any |= mm->max_threads[i] > 0;
     if (!any)
         return 1;
-    su_compile sc;
-    if (space_user_compile(sp, bind, choice, k, with_symbols, &sc, err, len) != 0)
-        return -1;
-    int rc = 1;
-    for (int li = 0; li < k->n_launches && rc == 1; li++) {
+    for (int li = 0; li < k->n_launches; li++) {
         const su_launch_spec *l = &k->launches[li];
-        int ki = su_compile_kernel_index(sp, bind, choice, k, &sc, li, err, len);
+        int ki = su_compile_kernel_index(sp, bind, choice, k, sc, li, err, len);
         su_geometry g;
-        if (ki < 0 || space_user_geometry(sp, bind, choice, l, &g, err, len) != 0) {
-            rc = -1;
-            break;
-        }
+        if (ki < 0 || space_user_geometry(sp, bind, choice, l, &g, err, len) != 0)
+            return -1;
         char w[400];
         if (ki < mm->n_kernels &&
             module_meta_beyond_bounds(mm->max_threads[ki], l->function,
@@ -157,26 +151,23 @@ static int within_launch_bounds(const space *sp, const space_binding *bind,
                 snprintf(why, why_len, "launch %d (%s): %s", li, l->function, w);
             else
                 snprintf(why, why_len, "%s", w);
-            rc = 0;
+            return 0;
         }
     }
-    su_compile_clear(&sc);
-    return rc;
+    return 1;
 }
 
-/* What a compiled module must pass before it runs, at config choice (NULL: a reference
- * kernel): the variables its buffers fill hold them (check_symbols) and its blocks keep within
- * its __launch_bounds__. 1; 0 with why (the config cannot run: unsupported); -1 with err. */
 int vu_module_checks(const space *sp, const space_binding *bind, const int *choice,
-                         const su_kernel *k, const char *module, char *why, size_t why_len,
-                         char *err, size_t len)
+                     const su_kernel *k, const su_compile *sc, const char *module,
+                     int with_defines, char *why, size_t why_len, char *err, size_t len)
 {
     module_meta mm;
     if (module_meta_read(module, &mm, err, len) != 0)
         return -1;
-    int rc = check_symbols(sp, bind, choice, module, &mm, err, len) != 0
+    int rc = (with_defines && vu_defines_reach(sp, &mm, err, len) != 0) ||
+                     check_symbols(sp, bind, choice, module, &mm, err, len) != 0
                  ? -1
-                 : within_launch_bounds(sp, bind, choice, k, 1, &mm, why, why_len, err, len);
+                 : within_launch_bounds(sp, bind, choice, k, sc, &mm, why, why_len, err, len);
     module_meta_clear(&mm);
     return rc;
 }

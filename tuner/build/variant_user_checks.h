@@ -11,12 +11,13 @@
  * the module's log mm): it never reaches the kernel. -1 with err; 0 when none. */
 int vu_defines_reach(const space *sp, const module_meta *mm, char *err, size_t len);
 
-/* A compiled module at config choice (NULL: a reference kernel) of kernel k: the variables its
- * buffers fill hold them, and its blocks keep within its __launch_bounds__. 1; 0 with why (the
- * config cannot run: unsupported); -1 with err. */
+/* A compiled module at config choice (NULL: a reference kernel) of kernel k, compiled as sc
+ * says: the defines reach it (with_defines, vu_defines_reach), the variables its buffers fill
+ * hold them, and its blocks keep within its __launch_bounds__. The module's meta file is read
+ * once. 1; 0 with why (the config cannot run: unsupported); -1 with err. */
 int vu_module_checks(const space *sp, const space_binding *bind, const int *choice,
-                     const su_kernel *k, const char *module, char *why, size_t why_len,
-                     char *err, size_t len);
+                     const su_kernel *k, const su_compile *sc, const char *module,
+                     int with_defines, char *why, size_t why_len, char *err, size_t len);
 
 /* Each launch's arguments against its kernel's parameters in the module (mm, the meta file of
  * cubin): their number and sizes, the buffers' element types against the pointers the kernel
