@@ -17,6 +17,13 @@ medians; the copy ceiling is measured in the same process first.
 Prints one line per problem (`judge ...`), then per op the count, the smallest ratio and how many
 problems are below 1.00 and below 0.995, and whether their intervals overlap (a tie at the
 timer's resolution).
+
+--memcpy adds the floor PERF.md sets for streaming kernels: the driver's memcpy
+(cudaMemcpyAsync, device to device) of the bytes the problem moves (its row's GB/s x median:
+the bytes the tuner counts, read plus written), timed against PyTorch's call in alternating rounds
+the same way. `memcpy_ratio` = PyTorch median / memcpy median: below 1, PyTorch's kernel moves its
+problem's bytes faster than the driver's memcpy moves the same bytes, so tunekit can beat it only
+by beating that memcpy. The summary counts, of the problems below 0.995, those where it is so.
 """
 import argparse
 import csv
@@ -58,6 +65,8 @@ def main():
     ap.add_argument("--ops", help="only ops matching this regex")
     ap.add_argument("--rounds", type=int, default=500)
     ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--memcpy", action="store_true",
+                    help="also time the driver's memcpy of each problem's bytes against PyTorch")
     args = ap.parse_args()
     if args.rounds < 10:
         sys.exit("judge.py: --rounds must be at least 10")
@@ -98,6 +107,22 @@ def main():
             torch_fn()
         torch.cuda.synchronize()
         tk_us, th_us = timer.alternate(tk_fn, torch_fn, args.rounds)
+        floor = ""
+        memcpy_ratio = None
+        if args.memcpy:
+            nbytes = float(r["gbps"]) * float(r["median_us"]) * 1e3  # the bytes the tuner counts
+            half = max(16, int(nbytes / 2) // 16 * 16)
+            src = torch.empty(half, dtype=torch.uint8, device="cuda").random_(0, 255)
+            dst = torch.empty_like(src)
+            cp = lambda: peers.RUNTIME[1](dst.data_ptr(), src.data_ptr(), half, stream.cuda_stream)
+            for _ in range(args.warmup):
+                cp()
+                torch_fn()
+            cp_us, th2_us = timer.alternate(cp, torch_fn, args.rounds)
+            cm, pm2 = peers.median_ci(cp_us)[0], peers.median_ci(th2_us)[0]
+            memcpy_ratio = pm2 / cm
+            floor = f" memcpy_bytes={2 * half} memcpy_us={cm:.3f} torch_us_vs_memcpy={pm2:.3f} memcpy_ratio={memcpy_ratio:.4f}"
+            del src, dst
         ok = lib.tk_gap_status_ok(h)
         lib.tk_gap_close(h)
         del torch_fn
@@ -112,9 +137,9 @@ def main():
         print(f"judge op={op} dtype={dtype} shape={shape} tk_us={tm:.3f} [{tlo:.3f},{thi:.3f}] "
               f"torch_us={pm:.3f} [{plo:.3f},{phi:.3f}] ratio={ratio:.4f} "
               f"cis={'overlap' if overlap else 'apart'} tk_faster_rounds={faster:.3f} "
-              f"config={config} peer={label}", flush=True)
+              f"config={config} peer={label}{floor}", flush=True)
         s = summary.setdefault(op, [])
-        s.append((ratio, overlap, dtype, shape))
+        s.append((ratio, overlap, dtype, shape, memcpy_ratio))
     print("summary (ratio = PyTorch median / tunekit median; below 1: PyTorch faster)")
     for op in sorted(summary):
         s = summary[op]
@@ -125,6 +150,10 @@ def main():
         print(f"  {op}: {len(s)} problems, min ratio {worst[0]:.4f} ({worst[2]} {worst[3]}), "
               f"{len(below1)} below 1.00 ({len(apart)} with intervals apart), "
               f"{len(below995)} below 0.995", flush=True)
+        if args.memcpy:
+            beat = [x for x in below995 if x[4] is not None and x[4] < 1.0]
+            print(f"    of those below 0.995, {len(beat)} where PyTorch is faster than the driver's memcpy "
+                  f"of the same bytes", flush=True)
 
 
 if __name__ == "__main__":
