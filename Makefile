@@ -77,15 +77,16 @@ TUNER_OBJ   := $(patsubst %.c,$(B)/obj/%.o,$(TUNER_SRC)) $(patsubst %.cu,$(KB)/o
 CLI_OBJ     := $(filter $(B)/obj/tuner/cli/%.o,$(TUNER_OBJ))
 # What libtunekit's run-time API (kernels/runtime.c) shares with the tuner, compiled once,
 # position-independent, into the library, where the tuner takes it from too: one expression
-# evaluator, one compile cache (keys, entries), NVRTC behind the compiler interface, the device
-# description.
+# evaluator, one compile cache (keys, entries), one rule for a config's options and kernel names,
+# NVRTC behind the compiler interface, the device description.
 RUNTIME_SHARED := tuner/expr/expr_parse.c tuner/expr/expr_bind.c tuner/expr/expr_eval.c \
                   tuner/core/value.c tuner/core/sha256.c tuner/core/module_meta.c tuner/core/files.c \
                   tuner/core/problem.c \
                   tuner/core/device.c tuner/build/nvrtc_load.c tuner/build/compiler_nvrtc.c \
                   tuner/build/nvrtc_headers.c tuner/build/nvrtc_headers_cxx.c \
                   tuner/build/nvrtc_options.c tuner/build/ptx.c tuner/build/cc_output.c \
-                  tuner/build/cache.c tuner/core/cuda_device.c tuner/core/cuda_launch.c
+                  tuner/build/cache.c tuner/build/compile_form.c tuner/core/cuda_device.c \
+                  tuner/core/cuda_launch.c
 RUNTIME_OBJ := $(patsubst %.c,$(B)/obj/pic/%.o,$(RUNTIME_SHARED))
 TUNER_LIB_OBJ := $(filter-out $(CLI_OBJ) $(patsubst %.c,$(B)/obj/%.o,$(RUNTIME_SHARED)),$(TUNER_OBJ))
 # largest (slowest to compile) first, so that a build with fewer jobs than files starts them first

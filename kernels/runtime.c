@@ -148,7 +148,6 @@ tk_status tk_kernel_open(tk_kernel **out, const tk_kernel_desc *d)
     k->d = d;
     pthread_mutex_init(&k->mu, NULL);
     k->n_slots = d->n_params + d->n_fields + FIXED_COUNT + N_DEVICE_SLOTS;
-    snprintf(k->source_dir_opt, sizeof k->source_dir_opt, "-I%s", d->source_dir);
     k->define_values = calloc((size_t)d->n_defines + 1, sizeof *k->define_values);
     k->define_conds = calloc((size_t)d->n_defines + 1, sizeof *k->define_conds);
     k->steps = calloc((size_t)d->n_steps, sizeof *k->steps);

@@ -1,17 +1,17 @@
 /* runtime_build.c: the variants of libtunekit's run-time API (docs/runtime.md): a config's
- * compilation formed as the tuner forms it (space_user_compile: -std, -I, -D, the options, a name
+ * compilation formed by the tuner's rule (build/compile_form.h: -std, -I, -D, the options, a name
  * expression per distinct step function), so that its key in the compile cache
  * (tuner/build/cache.c) is the tuner's; found there, or compiled by NVRTC (behind the compiler
  * interface, tuner/build/compiler.h) and stored; loaded once with cudaLibraryLoadData. */
 #include "runtime_internal.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include "build/cache.h"
+#include "build/compile_form.h"
 
 void rt_variant_free(variant *v, const tk_kernel_desc *d)
 {
@@ -35,107 +35,124 @@ static void lists_clear(compile_lists *c)
     memset(c, 0, sizeof *c);
 }
 
-static int add(char **list, int *n, int max, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int add(char **list, int *n, int max, const char *fmt, ...)
+/* The library's side of compile_form.h: the descriptor's expressions, parsed once at open,
+ * evaluated over a config's slots. An expression that fails says so with its place. */
+typedef struct {
+    const tk_kernel *k;
+    const value *slots;
+    int invalid; /* an expression failed (else a failure is memory) */
+} form_ctx;
+
+static int form_eval(form_ctx *f, const expr *x, value *v, const char *what, const char *name,
+                     const char *text, char *err, size_t len)
 {
-    if (*n >= max)
+    expr_error e;
+    if (expr_eval(x, f->slots, v, &e) == 0)
+        return 0;
+    f->invalid = 1;
+    snprintf(err, len, "%s.%s: %s%s%s '%s': %s", f->k->d->family, f->k->d->op, what,
+             name ? " " : "", name ? name : "", text, e.message);
+    return -1;
+}
+
+static int form_holds(void *ctx, int i, int *holds, char *err, size_t len)
+{
+    form_ctx *f = ctx;
+    const expr *x = f->k->define_conds[i];
+    value v;
+    expr_error e;
+    *holds = 1;
+    if (!x)
+        return 0;
+    int failed = expr_eval(x, f->slots, &v, &e) != 0;
+    if (failed || v.kind != VALUE_INT) {
+        f->invalid = 1;
+        snprintf(err, len, "%s.%s: define %s: its condition '%s': %s", f->k->d->family,
+                 f->k->d->op, f->k->d->define_names[i], f->k->d->define_conds[i],
+                 failed ? e.message : "not an integer");
         return -1;
-    va_list ap;
-    va_start(ap, fmt);
-    char buf[4096];
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (!(list[*n] = strdup(buf)))
+    }
+    *holds = v.i != 0;
+    return 0;
+}
+
+static int form_value(void *ctx, int i, int *has, char *text, size_t cap, char *err, size_t len)
+{
+    form_ctx *f = ctx;
+    value v;
+    *has = f->k->define_values[i] != NULL;
+    if (!*has)
+        return 0;
+    if (form_eval(f, f->k->define_values[i], &v, "define", f->k->d->define_names[i],
+                  f->k->d->define_values[i], err, len) != 0)
         return -1;
-    (*n)++;
+    value_format(v, text, cap);
+    return 0;
+}
+
+static const char *form_function(void *ctx, int step)
+{
+    return ((form_ctx *)ctx)->k->d->steps[step].function;
+}
+
+static int form_n_template(void *ctx, int step)
+{
+    return ((form_ctx *)ctx)->k->d->steps[step].n_template;
+}
+
+static int form_targ(void *ctx, int step, int j, char *text, size_t cap, char *err, size_t len)
+{
+    form_ctx *f = ctx;
+    value v;
+    if (form_eval(f, f->k->steps[step].templ[j], &v, "template", NULL,
+                  f->k->d->steps[step].templ[j], err, len) != 0)
+        return -1;
+    value_format(v, text, cap);
     return 0;
 }
 
 static int compile_lists_for(const tk_kernel *k, const value *slots, compile_lists *c)
 {
     const tk_kernel_desc *d = k->d;
-    char text[512];
+    char err[1024];
     memset(c, 0, sizeof *c);
-    int has_std = 0;
-    for (int i = 0; i < d->n_options; i++)
-        has_std |= strncmp(d->options[i], "-std=", 5) == 0 || strncmp(d->options[i], "--std", 5) == 0;
-    if ((!has_std && add(c->opts, &c->n_opts, 256, "-std=c++17")) ||
-        add(c->opts, &c->n_opts, 256, "%s", k->source_dir_opt))
-        goto oom;
-    for (int i = 0; i < d->n_include_dirs; i++)
-        if (add(c->opts, &c->n_opts, 256, "-I%s", d->include_dirs[i]))
-            goto oom;
-    for (int i = 0; i < d->n_defines; i++) {
-        value v;
-        expr_error e;
-        if (k->define_conds[i]) {
-            int failed = expr_eval(k->define_conds[i], slots, &v, &e) != 0;
-            if (failed || v.kind != VALUE_INT) {
-                rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: define %s: its condition '%s': %s",
-                        d->family, d->op, d->define_names[i], d->define_conds[i],
-                        failed ? e.message : "not an integer");
-                lists_clear(c);
-                return -1;
-            }
-            if (!v.i)
-                continue;
-        }
-        if (!k->define_values[i]) {
-            if (add(c->opts, &c->n_opts, 256, "-D%s", d->define_names[i]))
-                goto oom;
+    form_ctx f = {k, slots, 0};
+    cf_source src = {
+        .ctx = &f, .source_dir = d->source_dir,
+        .n_include_dirs = d->n_include_dirs, .include_dirs = d->include_dirs,
+        .n_defines = d->n_defines, .define_names = d->define_names,
+        .define_holds = form_holds, .define_value = form_value,
+        .n_options = d->n_options, .options = d->options,
+        .n_steps = d->n_steps, .step_function = form_function,
+        .step_n_template = form_n_template, .template_arg = form_targ};
+    cf_lists l;
+    if (compile_form(&src, &l, err, sizeof err) != 0)
+        return rt_fail(f.invalid ? TK_ERR_INVALID_ARGUMENT : TK_ERR_CUDA, "%s",
+                       f.invalid ? err : "out of host memory"), -1;
+    if (l.n_options > (int)(sizeof c->opts / sizeof *c->opts) || l.n_kernels > MAX_STEPS) {
+        cf_lists_clear(&l);
+        return rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: too many options or kernels", d->family,
+                       d->op), -1;
+    }
+    /* the lists move into c's arrays */
+    for (int i = 0; i < l.n_options; i++)
+        c->opts[c->n_opts++] = l.options[i];
+    for (int i = 0; i < l.n_kernels; i++)
+        c->kernels[c->n_kernels++] = l.kernels[i];
+    for (int s = 0; s < d->n_steps; s++)
+        c->step_kernel[s] = l.step_kernel[s];
+    free(l.options), free(l.kernels), free(l.step_kernel);
+    for (int i = 0; i < d->n_args; i++) {
+        if (!d->args[i].symbol)
             continue;
-        }
-        if (expr_eval(k->define_values[i], slots, &v, &e) != 0) {
-            rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: define %s '%s': %s", d->family, d->op,
-                    d->define_names[i], d->define_values[i], e.message);
+        if (c->n_symbols >= (int)(sizeof c->symbols / sizeof *c->symbols) ||
+            !(c->symbols[c->n_symbols] = strdup(d->args[i].symbol))) {
             lists_clear(c);
-            return -1;
+            return rt_fail(TK_ERR_CUDA, "out of host memory"), -1;
         }
-        value_format(v, text, sizeof text);
-        if (add(c->opts, &c->n_opts, 256, "-D%s=%s", d->define_names[i], text))
-            goto oom;
+        c->n_symbols++;
     }
-    for (int i = 0; i < d->n_options; i++)
-        if (add(c->opts, &c->n_opts, 256, "%s", d->options[i]))
-            goto oom;
-    for (int s = 0; s < d->n_steps; s++) {
-        const tk_kernel_step *st = &d->steps[s];
-        char name[4096];
-        size_t at = (size_t)snprintf(name, sizeof name, "%s", st->function);
-        for (int i = 0; i < st->n_template; i++) {
-            value v;
-            expr_error e;
-            if (expr_eval(k->steps[s].templ[i], slots, &v, &e) != 0) {
-                rt_fail(TK_ERR_INVALID_ARGUMENT, "%s.%s: template '%s': %s", d->family, d->op,
-                        st->templ[i], e.message);
-                lists_clear(c);
-                return -1;
-            }
-            value_format(v, text, sizeof text);
-            at += (size_t)snprintf(name + at, at < sizeof name ? sizeof name - at : 0, "%s%s",
-                                   i == 0 ? "<" : ", ", text);
-        }
-        if (st->n_template && at < sizeof name)
-            snprintf(name + at, sizeof name - at, ">");
-        int found = -1;
-        for (int j = 0; j < c->n_kernels && found < 0; j++)
-            if (strcmp(c->kernels[j], name) == 0)
-                found = j;
-        if (found < 0) {
-            if (add(c->kernels, &c->n_kernels, MAX_STEPS, "%s", name))
-                goto oom;
-            found = c->n_kernels - 1;
-        }
-        c->step_kernel[s] = found;
-    }
-    for (int i = 0; i < d->n_args; i++)
-        if (d->args[i].symbol && add(c->symbols, &c->n_symbols, 64, "%s", d->args[i].symbol))
-            goto oom;
     return 0;
-oom:
-    lists_clear(c);
-    return rt_fail(TK_ERR_CUDA, "out of host memory"), -1;
 }
 
 /* The compiler's identity for the cache key, as compiler_nvrtc_probe gives it, remembered in the

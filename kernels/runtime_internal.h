@@ -79,7 +79,6 @@ struct tk_kernel {
     expr **define_conds;     /* NULL entries (or all): always */
     parsed_step *steps;
     expr **counts;           /* per argument: a buffer's count, NULL for scalars */
-    char source_dir_opt[PATH_MAX + 3];
     pthread_mutex_t mu;
     plan *table[256];        /* plans by hash */
     variant *variants;

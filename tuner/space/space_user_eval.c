@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "build/compile_form.h"
 #include "core/device.h"
 #include "space_user_internal.h"
 
@@ -188,65 +189,70 @@ void su_compile_clear(su_compile *c)
     memset(c, 0, sizeof *c);
 }
 
-/* Appends a malloc'd string to a list. */
-static int add_to(char ***list, int *n, char *s)
+/* The space's side of compile_form.h: the expressions evaluated for a binding and a config. */
+typedef struct {
+    const space *sp;
+    const space_binding *b;
+    const int *choice;
+    const su_kernel *k;
+} form_ctx;
+
+static int form_holds(void *ctx, int i, int *holds, char *err, size_t len)
 {
-    if (!s)
+    const form_ctx *f = ctx;
+    int64_t v = 1;
+    if (f->k->define_conds && f->k->define_conds[i].text &&
+        space_user_eval_int(f->sp, f->b, f->choice, &f->k->define_conds[i], INT64_MIN, INT64_MAX,
+                            "a define's condition", &v, err, len) != 0)
         return -1;
-    char **p = realloc(*list, (size_t)(*n + 1) * sizeof *p);
-    if (!p) {
-        free(s);
-        return -1;
-    }
-    *list = p;
-    (*list)[(*n)++] = s;
+    *holds = v != 0;
     return 0;
 }
 
-static char *printf_dup(const char *fmt, const char *a, const char *b)
+static int form_text(const form_ctx *f, const su_expr *x, char *text, size_t cap, char *err,
+                     size_t len)
 {
-    size_t n = strlen(fmt) + strlen(a) + (b ? strlen(b) : 0) + 1;
-    char *s = malloc(n);
-    if (s)
-        snprintf(s, n, fmt, a, b ? b : "");
-    return s;
+    value v;
+    if (space_user_eval(f->sp, f->b, f->choice, x, &v, err, len) != 0)
+        return -1;
+    value_format(v, text, cap);
+    return 0;
 }
 
-/* The name expression of a launch: the function with its template arguments. */
-static char *name_expr(const space *sp, const space_binding *b, const int *choice,
-                       const su_launch_spec *l, char *err, size_t len)
+static int form_value(void *ctx, int i, int *has, char *text, size_t cap, char *err, size_t len)
 {
-    size_t cap = strlen(l->function) + 3, n = 0;
-    char *name = malloc(cap);
-    if (!name) {
-        snprintf(err, len, "out of memory");
-        return NULL;
-    }
-    n = (size_t)snprintf(name, cap, "%s", l->function);
-    for (int i = 0; i < l->n_template; i++) {
-        value v;
-        char text[512];
-        if (space_user_eval(sp, b, choice, &l->templ[i], &v, err, len) != 0) {
-            free(name);
-            return NULL;
-        }
-        value_format(v, text, sizeof text);
-        size_t need = n + strlen(text) + 4;
-        if (need > cap) {
-            char *p = realloc(name, need * 2);
-            if (!p) {
-                free(name);
-                snprintf(err, len, "out of memory");
-                return NULL;
-            }
-            name = p;
-            cap = need * 2;
-        }
-        n += (size_t)snprintf(name + n, cap - n, "%s%s", i == 0 ? "<" : ", ", text);
-    }
-    if (l->n_template)
-        snprintf(name + n, cap - n, ">");
-    return name;
+    const form_ctx *f = ctx;
+    *has = f->k->define_values[i].text != NULL;
+    return *has ? form_text(f, &f->k->define_values[i], text, cap, err, len) : 0;
+}
+
+static const char *form_function(void *ctx, int step)
+{
+    return ((const form_ctx *)ctx)->k->launches[step].function;
+}
+
+static int form_n_template(void *ctx, int step)
+{
+    return ((const form_ctx *)ctx)->k->launches[step].n_template;
+}
+
+static int form_targ(void *ctx, int step, int j, char *text, size_t cap, char *err, size_t len)
+{
+    const form_ctx *f = ctx;
+    return form_text(f, &f->k->launches[step].templ[j], text, cap, err, len);
+}
+
+static cf_source form_source(form_ctx *f)
+{
+    const su_kernel *k = f->k;
+    return (cf_source){
+        .ctx = f, .source_dir = k->source_dir,
+        .n_include_dirs = k->n_include_dirs, .include_dirs = (const char *const *)k->include_dirs,
+        .n_defines = k->n_defines, .define_names = (const char *const *)k->define_names,
+        .define_holds = form_holds, .define_value = form_value,
+        .n_options = k->n_options, .options = (const char *const *)k->options,
+        .n_steps = k->n_launches, .step_function = form_function,
+        .step_n_template = form_n_template, .template_arg = form_targ};
 }
 
 int space_user_compile(const space *sp, const space_binding *b, const int *choice,
@@ -254,71 +260,39 @@ int space_user_compile(const space *sp, const space_binding *b, const int *choic
                        size_t len)
 {
     memset(out, 0, sizeof *out);
-    int has_std = 0;
-    for (int i = 0; i < k->n_options; i++)
-        has_std |= strncmp(k->options[i], "-std=", 5) == 0 || strncmp(k->options[i], "--std", 5) == 0;
-    if ((!has_std && add_to(&out->options, &out->n_options, strdup("-std=c++17")) != 0) ||
-        add_to(&out->options, &out->n_options,
-               printf_dup("-I%s%s", *k->source_dir ? k->source_dir : ".", NULL)) != 0)
-        goto oom;
-    for (int i = 0; i < k->n_include_dirs; i++)
-        if (add_to(&out->options, &out->n_options, printf_dup("-I%s%s", k->include_dirs[i], NULL)))
-            goto oom;
-    for (int i = 0; i < k->n_defines; i++) {
-        value v;
-        char text[512];
-        if (k->define_conds && k->define_conds[i].text) {
-            int64_t holds;
-            if (space_user_eval_int(sp, b, choice, &k->define_conds[i], INT64_MIN, INT64_MAX,
-                                    "a define's condition", &holds, err, len) != 0)
-                goto fail;
-            if (!holds)
-                continue;
-        }
-        if (!k->define_values[i].text) {
-            if (add_to(&out->options, &out->n_options, printf_dup("-D%s%s", k->define_names[i], NULL)))
-                goto oom;
+    form_ctx f = {sp, b, choice, k};
+    cf_source src = form_source(&f);
+    cf_lists l;
+    if (compile_form(&src, &l, err, len) != 0)
+        return -1;
+    out->n_options = l.n_options, out->options = l.options;
+    out->n_kernels = l.n_kernels, out->kernels = l.kernels;
+    free(l.step_kernel);
+    for (int i = 0; with_symbols && i < sp->user->n_args; i++) {
+        const char *sym = sp->user->args[i].symbol;
+        if (!sym)
             continue;
+        char **p = realloc(out->symbols, (size_t)(out->n_symbols + 1) * sizeof *p);
+        if (!p || !(p[out->n_symbols] = strdup(sym))) {
+            if (p)
+                out->symbols = p;
+            snprintf(err, len, "out of memory");
+            su_compile_clear(out);
+            return -1;
         }
-        if (space_user_eval(sp, b, choice, &k->define_values[i], &v, err, len) != 0)
-            goto fail;
-        value_format(v, text, sizeof text);
-        if (add_to(&out->options, &out->n_options, printf_dup("-D%s=%s", k->define_names[i], text)))
-            goto oom;
+        out->symbols = p;
+        out->n_symbols++;
     }
-    for (int i = 0; i < k->n_options; i++)
-        if (add_to(&out->options, &out->n_options, strdup(k->options[i])) != 0)
-            goto oom;
-    for (int i = 0; i < k->n_launches; i++) {
-        char *name = name_expr(sp, b, choice, &k->launches[i], err, len);
-        if (!name)
-            goto fail;
-        /* launches of one function with the same arguments share its kernel */
-        int dup = 0;
-        for (int j = 0; j < out->n_kernels && !dup; j++)
-            dup = strcmp(out->kernels[j], name) == 0;
-        if (dup)
-            free(name);
-        else if (add_to(&out->kernels, &out->n_kernels, name) != 0)
-            goto oom;
-    }
-    for (int i = 0; with_symbols && i < sp->user->n_args; i++)
-        if (sp->user->args[i].symbol &&
-            add_to(&out->symbols, &out->n_symbols, strdup(sp->user->args[i].symbol)) != 0)
-            goto oom;
     return 0;
-oom:
-    snprintf(err, len, "out of memory");
-fail:
-    su_compile_clear(out);
-    return -1;
 }
 
 int su_compile_kernel_index(const space *sp, const space_binding *b, const int *choice,
                             const su_kernel *k, const su_compile *c, int launch, char *err,
                             size_t len)
 {
-    char *name = name_expr(sp, b, choice, &k->launches[launch], err, len);
+    form_ctx f = {sp, b, choice, k};
+    cf_source src = form_source(&f);
+    char *name = compile_form_name(&src, launch, err, len);
     if (!name)
         return -1;
     int at = -1;
