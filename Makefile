@@ -85,7 +85,8 @@ RUNTIME_SHARED := tuner/expr/expr_parse.c tuner/expr/expr_bind.c tuner/expr/expr
                   tuner/core/device.c tuner/build/nvrtc_load.c tuner/build/compiler_nvrtc.c \
                   tuner/build/nvrtc_headers.c tuner/build/nvrtc_headers_cxx.c \
                   tuner/build/nvrtc_options.c tuner/build/ptx.c tuner/build/cc_output.c \
-                  tuner/build/cache.c tuner/build/compile_form.c tuner/core/cuda_device.c \
+                  tuner/build/cache.c tuner/build/compile_form.c tuner/build/source_hint.c \
+                  tuner/core/cuda_device.c \
                   tuner/core/cuda_launch.c
 RUNTIME_OBJ := $(patsubst %.c,$(B)/obj/pic/%.o,$(RUNTIME_SHARED))
 TUNER_LIB_OBJ := $(filter-out $(CLI_OBJ) $(patsubst %.c,$(B)/obj/%.o,$(RUNTIME_SHARED)),$(TUNER_OBJ))

@@ -129,7 +129,11 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
     # parameter `width` it never names stays launch-only (as -Dwidth=32 it broke CUDA's own
     # headers), and one that is also a variable of the code breaks the compile with a hint
     mkdir -p $T/dd
-    printf '%s\n' '__global__ void k(float *y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 1.0f; }' > $T/dd/k.cu
+    # (a comment or a string literal that says "width" names nothing: "Modified by" made a
+    # parameter `by` a macro)
+    printf '%s\n' '// y[i] = 1 for each i below n, whatever the block width' '/* width: the block */' \
+        '#define TAG "width"' \
+        '__global__ void k(float *y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 1.0f; }' > $T/dd/k.cu
     printf '%s\n' 'kernel:' '  source: k.cu' '  function: k' '  args:' \
         '    - { name: y, buffer: f32, count: n, output: true }' '    - { name: n, scalar: i32, value: n }' \
         '  grid: ["ceil_div(n, width)"]' '  block: [width]' 'reference:' '  config: { width: 32 }' \
@@ -159,6 +163,32 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
     same "the refusal says which macros the default passed, and what to do" "$?" "0"
     sed -i 's/^  function: k$/  function: k\n  defines: {}/' $T/dd/s.yaml
     check "with defines: {} it compiles" $TUNER compile $T/dd/s.yaml --cc 9.0 --cache $T/c
+    # code written for an older CUDA: a texture reference (CUDA 12 removed them) is refused by
+    # both compilers with what replaces it; host code calling cudaThreadSynchronize gets the -D
+    # that maps it, and one reading a removed cudaDeviceProp member says no option can
+    mkdir -p $T/old
+    printf '%s\n' 'texture<float, 1, cudaReadModeElementType> tex_x;' \
+        '__global__ void k(float *y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = tex1Dfetch(tex_x, i); }' > $T/old/k.cu
+    sed '/defines: {}/d' $T/dd/s.yaml > $T/old/s.yaml   # the default: no parameter named
+    check_fails "a texture reference, NVRTC" 2 $TUNER compile $T/old/s.yaml --cc 9.0 --cache $T/c
+    grep -q "k.cu(1) declares a texture reference (texture<T, dim, mode>), which CUDA 12 removed: neither nvcc nor NVRTC compiles it; the kernel must read through a cudaTextureObject_t parameter, which a \`texture:\` argument of the space gives" $T/.out
+    same "... says what replaces it" "$?" "0"
+    grep -q "kernel.defines is not given" $T/.out
+    same "... and no hint about macros it did not pass" "$?" "1"
+    check_fails "a texture reference, nvcc" 2 $TUNER compile $T/old/s.yaml --cc 9.0 --cache $T/c --compiler nvcc
+    grep -q "declares a texture reference" $T/.out
+    same "... the same hint" "$?" "0"
+    printf '%s\n' '__global__ void k(float *y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 1.0f; }' \
+        'void run(float *y, int n) { k<<<1, 32>>>(y, n); cudaThreadSynchronize(); }' > $T/old/k.cu
+    check_fails "cudaThreadSynchronize in host code, nvcc" 2 $TUNER compile $T/old/s.yaml --cc 9.0 --cache $T/c --compiler nvcc
+    grep -q 'kernel.options: \["-DcudaThreadSynchronize=cudaDeviceSynchronize"\] maps it' $T/.out
+    same "... the option that maps it" "$?" "0"
+    sed -i 's/^  function: k$/  function: k\n  options: ["-DcudaThreadSynchronize=cudaDeviceSynchronize"]/' $T/old/s.yaml
+    check "... which compiles" $TUNER compile $T/old/s.yaml --cc 9.0 --cache $T/c --compiler nvcc
+    printf '%s\n' 'int clock_khz() { cudaDeviceProp p; cudaGetDeviceProperties(&p, 0); return p.clockRate; }' >> $T/old/k.cu
+    check_fails "a removed cudaDeviceProp member in host code" 2 $TUNER compile $T/old/s.yaml --cc 9.0 --cache $T/c --compiler nvcc
+    grep -q "reads cudaDeviceProp's clockRate, which CUDA 13 removed, and no option maps a member" $T/.out
+    same "... says so" "$?" "0"
     # a parameter named only in a header found through an -I of kernel.options is a macro too
     # (and that header is part of the kernel's identity)
     mkdir -p $T/di/inc

@@ -25,6 +25,7 @@
 #include "kernel_signature.h"
 #include "nvrtc_load.h"
 #include "ptx.h"
+#include "source_hint.h"
 
 extern char **environ;
 
@@ -716,8 +717,9 @@ static int nvcc_compile(compiler *base, const cc_input *in, cc_output *out)
             snprintf(why, sizeof why, "nvcc exited with status %d", r.status);
         else
             snprintf(why, sizeof why, "nvcc died: signal %d (%s)", r.status, strsignal(r.status));
-        /* nvcc's own words when it has some, else why it stopped */
-        set_log(out, r.out_n ? NULL : why, r.out, r.cut);
+        /* nvcc's own words when it has some (after the hint for a feature CUDA removed), else
+         * why it stopped */
+        set_log(out, r.out_n ? cc_removed_feature_hint(r.out) : why, r.out, r.cut);
         if (!out->log)
             out->log = strdup(why);
         rc = CC_REFUSED;

@@ -18,6 +18,7 @@
 #include "nvrtc_load.h"
 #include "nvrtc_options.h"
 #include "ptx.h"
+#include "source_hint.h"
 
 typedef struct nvrtc_compiler {
     compiler base;
@@ -244,7 +245,14 @@ static int nvrtc_compile(compiler *base, const cc_input *in, cc_output *out)
     }
     if (cr != NVRTC_SUCCESS) {
         const char *text = log && *log ? log : api->error_string(cr);
-        const char *hint = nvrtc_headers_host_hint(text);
+        /* a texture reference stops every compiler, so its hint comes first; other host code
+         * is NVRTC's to refuse before any call in it that CUDA removed */
+        const char *hint = strstr(text, "texture is not a template")
+                               ? cc_removed_feature_hint(text) : NULL;
+        if (!hint)
+            hint = nvrtc_headers_host_hint(text);
+        if (!hint)
+            hint = cc_removed_feature_hint(text);
         if (!hint)
             hint = nvrtc_options_hint(text);
         size_t n = strlen(text) + (hint ? strlen(hint) + 2 : 0) + 1;

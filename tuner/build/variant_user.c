@@ -388,7 +388,8 @@ static int precheck(user_builder *ub, char *err, size_t len)
     if (!cubin) {
         char head[1024 + 512];
         log_head(first_log ? first_log : "no log", head, 1024);
-        vu_default_defines_hint(&u->kernel, head + strlen(head), sizeof head - strlen(head));
+        vu_default_defines_hint(sp, &u->kernel, first_log, head + strlen(head),
+                                sizeof head - strlen(head));
         /* the space asks for nvcc and --compiler nvrtc overrode it: the hint to set
          * kernel.compiler: nvcc means leaving the override out */
         if (strcmp(u->compiler, "nvcc") == 0 && strcmp(ub->cc.kind, "nvrtc") == 0 &&

@@ -5,6 +5,7 @@
  * the hints of a space whose variants do not compile. */
 #include "variant_user_checks.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -277,19 +278,46 @@ done:
     return rc;
 }
 
-/* When the defines are the default (every parameter the source names), what the compile was
- * given, as a hint appended to a refusal: a parameter named like a variable of the code
- * (block_size in a launcher, width) becomes a macro that breaks it. */
-void vu_default_defines_hint(const su_kernel *k, char *out, size_t len)
+/* Whether `word` appears in text as a whole identifier. */
+static int names_word(const char *text, const char *word)
 {
-    if (!k->defines_default || len < 2)
+    size_t n = strlen(word);
+    for (const char *p = text; n && (p = strstr(p, word)); p += n)
+        if ((p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
+            !(isalnum((unsigned char)p[n]) || p[n] == '_'))
+            return 1;
+    return 0;
+}
+
+/* When the defines are the default (every parameter the source names), what the compile was
+ * given, as a hint appended to a refusal whose log could be about it: with no macro passed, a
+ * parameter the compiler calls an undefined identifier (the kernel reads it through a header
+ * the tuner does not find, or a pasted name); with macros passed, a log that names one of them
+ * (a parameter named like a variable of the code, block_size in a launcher or width, becomes a
+ * macro that breaks it). Other refusals get none. */
+void vu_default_defines_hint(const space *sp, const su_kernel *k, const char *log, char *out,
+                             size_t len)
+{
+    if (!k->defines_default || len < 2 || !log)
         return;
     if (!k->n_defines) {
-        snprintf(out, len, " (kernel.defines is not given and the kernel's files name no "
-                 "parameter, so none was passed as a macro: one the kernel reads through a "
-                 "header the tuner does not find, or a pasted name, goes in kernel.defines)");
+        int undefined = 0;
+        for (int i = 0; i < sp->n_params && !undefined; i++) {
+            char pat[200];
+            snprintf(pat, sizeof pat, "identifier \"%s\" is undefined", sp->params[i].name);
+            undefined = strstr(log, pat) != NULL;
+        }
+        if (undefined)
+            snprintf(out, len, " (kernel.defines is not given and the kernel's files name no "
+                     "parameter, so none was passed as a macro: one the kernel reads through a "
+                     "header the tuner does not find, or a pasted name, goes in kernel.defines)");
         return;
     }
+    int named = 0;
+    for (int i = 0; i < k->n_defines && !named; i++)
+        named = names_word(log, k->define_names[i]);
+    if (!named)
+        return;
     size_t o = (size_t)snprintf(out, len, " (kernel.defines is not given, so each parameter "
                                 "the source names is passed as a macro:");
     for (int i = 0; i < k->n_defines && o < len; i++)

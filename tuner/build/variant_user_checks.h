@@ -25,8 +25,10 @@ int vu_module_checks(const space *sp, const space_binding *bind, const int *choi
 int vu_check_params(const space *sp, const space_binding *bind, const int *choice,
                     const char *cubin, const module_meta *mm, char *err, size_t len);
 
-/* Where k's defines are the default, what they were, as a hint appended to a refusal. */
-void vu_default_defines_hint(const su_kernel *k, char *out, size_t len);
+/* Where k's defines are the default, what they were, as a hint appended to a refusal whose log
+ * could be about them (out left alone otherwise). */
+void vu_default_defines_hint(const space *sp, const su_kernel *k, const char *log, char *out,
+                             size_t len);
 
 /* Whether a refusal's log says the template arguments fit no instance of the template, with
  * the instance into inst: 1 when it does. */

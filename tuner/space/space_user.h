@@ -419,7 +419,7 @@ const char *space_user_hash(const space_user *u);
 /* The files of a kernel: the source and every local file it includes (recursively, each once),
  * in a stable order. Returns the count (0 on error, err set); *paths malloc'd, each malloc'd. */
 int su_kernel_files(const su_kernel *k, char ***paths, char *err, size_t len);
-/* Which of names[n] the kernel's files name as a word (an identifier anywhere: code, macros,
- * comments), into named[n]. 0, or -1 with err when a file cannot be read. */
+/* Which of names[n] the kernel's files name as a word (an identifier in code or macros, not in
+ * comments or string literals), into named[n]. 0, or -1 with err when a file cannot be read. */
 int su_kernel_names(const su_kernel *k, const char *const *names, int n, int *named, char *err,
                     size_t len);

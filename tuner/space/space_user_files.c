@@ -382,6 +382,39 @@ static int ident_char(char c)
     return isalnum((unsigned char)c) || c == '_';
 }
 
+/* Blanks a C/C++ text's comments and string and character literals (their newlines kept), so
+ * that a word in "// Modified by ..." or in printf("width %d") names nothing. */
+static void blank_non_code(char *t)
+{
+    for (char *p = t; *p;) {
+        if (p[0] == '/' && p[1] == '/') {
+            while (*p && *p != '\n')
+                *p++ = ' ';
+        } else if (p[0] == '/' && p[1] == '*') {
+            *p++ = ' ', *p++ = ' ';
+            while (*p && !(p[0] == '*' && p[1] == '/')) {
+                if (*p != '\n')
+                    *p = ' ';
+                p++;
+            }
+            if (*p)
+                *p++ = ' ', *p++ = ' ';
+        } else if (*p == '"' || *p == '\'') {
+            const char q = *p;
+            *p++ = ' ';
+            while (*p && *p != q && *p != '\n') {
+                if (*p == '\\' && p[1] && p[1] != '\n')
+                    *p++ = ' ';
+                *p++ = ' ';
+            }
+            if (*p == q)
+                *p++ = ' ';
+        } else {
+            p++;
+        }
+    }
+}
+
 int su_kernel_names(const su_kernel *k, const char *const *names, int n, int *named, char *err,
                     size_t len)
 {
@@ -400,6 +433,7 @@ int su_kernel_names(const su_kernel *k, const char *const *names, int n, int *na
             rc = -1;
             break;
         }
+        blank_non_code(text);
         for (int i = 0; i < n; i++) {
             size_t nl = strlen(names[i]);
             for (const char *p = text; !named[i] && (p = strstr(p, names[i])); p += nl)
