@@ -228,12 +228,29 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
         '    - { name: y, buffer: f32, count: n, output: true }' '  grid: [n / tile]' '  block: [tile]' \
         'reference:' '  config: { tile: 32 }' 'problems:' '  - { n: 4096 }' 'params:' \
         '  tile: { values: [32, 64] }' > $T/rd/s.yaml
-    rd_msg="error: kernel.defines TILE does not reach the kernel: k.cu(1) #defines TILE itself, and its value wins over -DTILE=... (the compiler warns of the redefinition), so every config would compile the same kernel; leave TILE out of the defines, or guard the source's #define with #ifndef TILE"
+    rd_msg="error: kernel.defines TILE does not reach the kernel: the source #defines it itself (k.cu:1), and its value wins over -DTILE=... (the compiler warns of the redefinition), so every config would compile the same kernel; leave TILE out of the defines, or guard the source's #define with #ifndef"
     check_fails "a define the source overrides (the first config agrees with it)" 1 $TUNER compile $T/rd/s.yaml --cc 9.0 --cache $T/c
     same "names the define and where the source defines it" "$(head -n 1 $T/.out)" "$T/rd/s.yaml:4:20: $rd_msg"
     sed -i 's/values: \[32, 64\]/values: [64, 32]/' $T/rd/s.yaml
     check_fails "... (the first config differs: found before anything runs)" 2 $TUNER compile $T/rd/s.yaml --cc 9.0 --cache $T/c
     same "the same line" "$(head -n 1 $T/.out)" "$T/rd/s.yaml:4:20: $rd_msg"
+    # Rodinia's block sizes: the #define is the #else of an #ifdef that sets it from another
+    # macro, which is the one to define; every define the source overrides is named, nvcc's
+    # places as NVRTC's
+    cp $T/rd/k.cu $T/rd/k0.cu
+    printf '%s\n' '#ifdef RD_WG_SIZE_0_0' '  #define TILE RD_WG_SIZE_0_0' '#elif defined(RD_WG_SIZE)' \
+        '  #define TILE RD_WG_SIZE' '#else' '  #define TILE 32' '#endif' '#define SCALE 2' \
+        '__global__ void fill(float *y) { y[blockIdx.x * TILE + threadIdx.x] = TILE * SCALE; }' > $T/rd/k.cu
+    sed -i 's/defines: { TILE: tile }/defines: { TILE: tile, SCALE: 3 }/' $T/rd/s.yaml
+    for cc in nvrtc nvcc; do
+        check_fails "the #else of an #ifdef ($cc)" 2 $TUNER compile $T/rd/s.yaml --cc 9.0 --cache $T/c --compiler $cc
+        same "... names both, and the macro to define instead" "$(head -n 1 $T/.out)" \
+            "$T/rd/s.yaml:4:20: error: kernel.defines TILE and SCALE do not reach the kernel: the source #defines each itself (TILE k.cu:6, SCALE k.cu:8), and its value wins over -DTILE=... (the compiler warns of the redefinition), so every config would compile the same kernel; k.cu:6 is the #else of k.cu:1's #if on RD_WG_SIZE_0_0, whose branch sets TILE from it: defining RD_WG_SIZE_0_0 instead (kernel.defines) sets TILE; leave them out of the defines, or guard the source's #defines with #ifndef"
+    done
+    sed -i 's/defines: { TILE: tile, SCALE: 3 }/defines: { RD_WG_SIZE_0_0: tile }/' $T/rd/s.yaml
+    check "... and defining that one compiles" $TUNER compile $T/rd/s.yaml --cc 9.0 --cache $T/c
+    sed -i 's/defines: { RD_WG_SIZE_0_0: tile }/defines: { TILE: tile }/' $T/rd/s.yaml
+    mv $T/rd/k0.cu $T/rd/k.cu
     sed -i 's/^#define TILE 32/#ifndef TILE\n#define TILE 32\n#endif/' $T/rd/k.cu
     check "guarded with #ifndef, it compiles" $TUNER compile $T/rd/s.yaml --cc 9.0 --cache $T/c
 

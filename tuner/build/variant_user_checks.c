@@ -10,22 +10,129 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/files.h"
 #include "cubin.h"
 #include "kernel_signature.h"
 
+/* The directive of a source line ("ifdef", "else", ...: its word after '#'), into word; the
+ * rest of the line after it in *rest. 0 when the line is no directive. */
+static int directive(const char *line, size_t n, char *word, size_t wlen, const char **rest)
+{
+    const char *p = line, *e = line + n;
+    while (p < e && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p >= e || *p++ != '#')
+        return 0;
+    while (p < e && (*p == ' ' || *p == '\t'))
+        p++;
+    size_t w = 0;
+    while (p + w < e && isalpha((unsigned char)p[w]) && w + 1 < wlen)
+        w++;
+    memcpy(word, p, w);
+    word[w] = 0;
+    *rest = p + w;
+    return w > 0;
+}
+
+/* The macro a conditional tests ("#ifdef X", "#if defined(X)", "#if defined X"), into m. */
+static int tested_macro(const char *word, const char *rest, const char *end, char *m, size_t len)
+{
+    const char *p = rest;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (strcmp(word, "if") == 0 || strcmp(word, "elif") == 0) {
+        if (end - p < 7 || strncmp(p, "defined", 7) != 0)
+            return 0;
+        p += 7;
+        while (p < end && (*p == ' ' || *p == '\t' || *p == '('))
+            p++;
+    } else if (strcmp(word, "ifdef") != 0) {
+        return 0;
+    }
+    size_t n = 0;
+    while (p + n < end && (isalnum((unsigned char)p[n]) || p[n] == '_'))
+        n++;
+    if (!n || n >= len)
+        return 0;
+    memcpy(m, p, n);
+    m[n] = 0;
+    return 1;
+}
+
+/* Where the source's #define of `name` at line `at` (1-based) of text sits in the #else of a
+ * conditional that #defines it from another macro (Rodinia's "#ifdef RD_WG_SIZE_0_0 / #define
+ * BLOCK_SIZE RD_WG_SIZE_0_0 / ... / #else / #define BLOCK_SIZE 16"): that macro into m, the
+ * conditional's line into *if_line. 1 when so. */
+static int else_of_ifdef(const char *text, int at, const char *name, char *m, size_t mlen,
+                         int *if_line)
+{
+    const char *lines[8192];
+    size_t lens[8192];
+    int n = 0;
+    for (const char *p = text; *p && n < 8192;) {
+        size_t l = strcspn(p, "\n");
+        lines[n] = p, lens[n++] = l;
+        p += l + (p[l] == '\n');
+    }
+    if (at < 2 || at > n)
+        return 0;
+    char word[16];
+    const char *rest;
+    int depth = 0, first = 1, open = -1;
+    for (int i = at - 2; i >= 0 && open < 0; i--) {
+        if (!directive(lines[i], lens[i], word, sizeof word, &rest))
+            continue;
+        if (strcmp(word, "endif") == 0) {
+            depth++;
+        } else if (!strncmp(word, "if", 2)) {
+            if (depth == 0)
+                open = i;
+            else
+                depth--;
+        } else if (depth == 0 && (strcmp(word, "else") == 0 || strcmp(word, "elif") == 0)) {
+            if (first && strcmp(word, "else") != 0)
+                return 0; /* the #define is in an #elif branch, not the #else */
+            first = 0;
+        }
+    }
+    if (open < 0 || first ||
+        !directive(lines[open], lens[open], word, sizeof word, &rest) ||
+        !tested_macro(word, rest, lines[open] + lens[open], m, mlen))
+        return 0;
+    /* the conditional's first branch #defines the name */
+    for (int i = open + 1; i < n; i++) {
+        if (!directive(lines[i], lens[i], word, sizeof word, &rest))
+            continue;
+        if (strcmp(word, "define") != 0)
+            break;
+        const char *p = rest, *e = lines[i] + lens[i];
+        while (p < e && (*p == ' ' || *p == '\t'))
+            p++;
+        size_t nl = strlen(name);
+        if ((size_t)(e - p) > nl && strncmp(p, name, nl) == 0 &&
+            !(isalnum((unsigned char)p[nl]) || p[nl] == '_')) {
+            *if_line = open + 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* A macro of the space's defines that the source #defines again, from the log of a compile that
- * went through: NVRTC (and nvcc's front end) warn "incompatible redefinition of macro "TILE"",
- * the host preprocessor nvcc runs first ""TILE" redefined". The compile then used the source's
- * value, not the space's, so every config of that macro would measure the same kernel. -1 with
- * err naming the define, where the source defines it, and what to do; 0 when none. */
-int vu_defines_reach(const space *sp, const module_meta *mm, char *err,
-                               size_t len)
+ * went through: NVRTC (and nvcc's front end) warn "file(8): warning ... incompatible
+ * redefinition of macro "TILE"", the host preprocessor nvcc runs first "file:8: warning: "TILE"
+ * redefined". The compile then used the source's value, not the space's, so every config of that
+ * macro would measure the same kernel. -1 with err naming every such define with where the
+ * source defines it (file:line), and what to do: where the #define is the #else of an #ifdef
+ * that takes the value from another macro, defining that one; 0 when none. */
+int vu_defines_reach(const space *sp, const module_meta *mm, char *err, size_t len)
 {
     const su_kernel *k = &sp->user->kernel;
     if (!k->n_defines)
         return 0;
-    int rc = 0;
-    for (const char *line = mm->log ? mm->log : ""; *line && rc == 0;) {
+    int hit[64] = {0}, hit_line[64] = {0}, n_hit = 0;
+    char hit_file[64][256];
+    for (const char *line = mm->log ? mm->log : ""; *line;) {
         size_t n = strcspn(line, "\n");
         const char *name = NULL, *warn = NULL;
         size_t name_n = 0;
@@ -39,32 +146,77 @@ int vu_defines_reach(const space *sp, const module_meta *mm, char *err,
             name = warn + 12;
             name_n = (size_t)(b - name);
         }
-        for (int i = 0; name && warn && warn < line + n && i < k->n_defines; i++) {
-            if (strlen(k->define_names[i]) != name_n ||
+        for (int i = 0; name && warn && warn < line + n && i < k->n_defines && i < 64; i++) {
+            if (hit[i] || strlen(k->define_names[i]) != name_n ||
                 strncmp(k->define_names[i], name, name_n) != 0)
                 continue;
+            /* "dir/k.cu(8)" or "dir/k.cu:8[:col]": the file's name and the line */
             const char *where = line;
-            const char *slash = NULL;
             for (const char *q = line; q < warn; q++)
                 if (*q == '/')
-                    slash = q;
-            if (slash)
-                where = slash + 1;
-            const su_expr *x = k->define_values[i].text || !k->define_conds
-                                   ? &k->define_values[i] : &k->define_conds[i];
-            snprintf(err, len, "%s:%d:%d: error: kernel.defines %s does not reach the kernel: "
-                     "%.*s #defines %s itself, and its value wins over -D%s=... (the "
-                     "compiler warns of the redefinition), so every config would compile the "
-                     "same kernel; leave %s out of the defines, or guard the source's #define "
-                     "with #ifndef %s", sp->path, x->line, x->col, k->define_names[i],
-                     (int)(warn - where), where, k->define_names[i], k->define_names[i],
-                     k->define_names[i], k->define_names[i]);
-            rc = -1;
-            break;
+                    where = q + 1;
+            size_t f = strcspn(where, "(:");
+            if (where + f > warn)
+                f = (size_t)(warn - where);
+            hit[i] = 1;
+            hit_line[i] = atoi(where + f + (where + f < warn));
+            snprintf(hit_file[i], sizeof hit_file[i], "%.*s", (int)f, where);
+            n_hit++;
         }
         line += n + (line[n] == '\n');
     }
-    return rc;
+    if (!n_hit)
+        return 0;
+    int first = -1;
+    char names[512] = "", places[1024] = "";
+    size_t o = 0, w = 0;
+    for (int i = 0, c = 0; i < k->n_defines && i < 64; i++) {
+        if (!hit[i])
+            continue;
+        if (first < 0)
+            first = i;
+        c++;
+        const char *sep = c == 1 ? "" : c == n_hit ? " and " : ", ";
+        o += (size_t)snprintf(names + o, o < sizeof names ? sizeof names - o : 0, "%s%s", sep,
+                              k->define_names[i]);
+        if (n_hit > 1)
+            w += (size_t)snprintf(places + w, w < sizeof places ? sizeof places - w : 0,
+                                  "%s%s %s:%d", c == 1 ? "" : ", ", k->define_names[i],
+                                  hit_file[i], hit_line[i]);
+        else
+            w += (size_t)snprintf(places + w, sizeof places - w, "%s:%d", hit_file[i],
+                                  hit_line[i]);
+    }
+    /* the #else of an #ifdef that sets the first one from another macro */
+    char instead[700] = "";
+    char **files = NULL, why[256];
+    int nf = su_kernel_files(k, &files, why, sizeof why);
+    for (int j = 0; j < nf; j++) {
+        const char *base = strrchr(files[j], '/') ? strrchr(files[j], '/') + 1 : files[j];
+        char macro[128];
+        int if_line = 0;
+        char *text = !instead[0] && strcmp(base, hit_file[first]) == 0 ? file_read(files[j], NULL)
+                                                                     : NULL;
+        if (text && else_of_ifdef(text, hit_line[first], k->define_names[first], macro,
+                                  sizeof macro, &if_line))
+            snprintf(instead, sizeof instead, "; %s:%d is the #else of %s:%d's #if on %s, whose "
+                     "branch sets %s from it: defining %s instead (kernel.defines) sets %s",
+                     hit_file[first], hit_line[first], base, if_line, macro,
+                     k->define_names[first], macro, k->define_names[first]);
+        free(text);
+        free(files[j]);
+    }
+    free(files);
+    const su_expr *x = k->define_values[first].text || !k->define_conds
+                           ? &k->define_values[first] : &k->define_conds[first];
+    snprintf(err, len, "%s:%d:%d: error: kernel.defines %s %s not reach the kernel: the source "
+             "#defines %s itself (%s), and its value wins over -D%s=... (the compiler warns of "
+             "the redefinition), so every config would compile the same kernel%s; leave %s out "
+             "of the defines, or guard the source's #define%s with #ifndef", sp->path, x->line,
+             x->col, names, n_hit > 1 ? "do" : "does", n_hit > 1 ? "each" : "it", places,
+             k->define_names[first], instead, n_hit > 1 ? "them" : k->define_names[first],
+             n_hit > 1 ? "s" : "");
+    return -1;
 }
 
 /* Each buffer that fills a module variable (`symbol:`) against the variable's size in the
