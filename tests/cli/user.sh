@@ -27,6 +27,14 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
     check "the templated kernel and its reference kernel compile" \
         $TUNER compile examples/vector/scale_shift.yaml --cache $T/c
     same "scale_shift: 64 variants" "$(grep -o '64 variants (0 refused' $T/.out)" "64 variants (0 refused"
+    # a reference kernel takes kernel.args too: one that takes fewer parameters is stopped at
+    # reference: (it would read garbage on the GPU and fail every variant)
+    mkdir -p $T/refk && cp examples/vector/*scale_shift* $T/refk/
+    sed -i 's/    - { name: t, scalar: f32, value: 0.5 }/    - { name: t, scalar: f32, value: 0.5 }\n    - { name: u, scalar: f32, value: 0.25 }/' $T/refk/scale_shift.yaml
+    sed -i '8s/float s, float t, long long n)/float s, float t, float u, long long n)/' $T/refk/scale_shift.cu
+    check_fails "a reference kernel whose parameters are not kernel.args" 2 $TUNER compile $T/refk/scale_shift.yaml --cache $T/c
+    same "... is named at reference:" "$(head -n 1 $T/.out)" \
+        "$T/refk/scale_shift.yaml:20:3: error: reference.kernel (given the arguments of kernel.args) lists 6 arguments, but scale_shift_reference takes 5 parameters"
 
     mkdir -p $T/bad && cp examples/vector/*saxpy* $T/bad/
     sed -i 's/a \* x\[base + k\]/a * x[base + k] +* /' $T/bad/saxpy.cu
@@ -34,6 +42,13 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
     same "it stops after 8 variants fail alike, with the first one's log" \
         "$(head -n 1 $T/.out | grep -o 'error: the first 8 variants of f32 n=1048576 all fail to compile with the same error (stopped there; nvrtc): .*saxpy.cu(9): error')" \
         "error: the first 8 variants of f32 n=1048576 all fail to compile with the same error (stopped there; nvrtc): $T/bad/saxpy.cu(9): error"
+    # a warning before the error (Kernel Launcher's `#pragma kernel` lines) is not what stopped
+    # the compile: the message shows the error line
+    sed -i '1i #pragma kernel tune(block_size=32, 64)' $T/bad/saxpy.cu
+    check_fails "a warning before the error" 2 $TUNER compile $T/bad/saxpy.yaml --cache $T/c
+    same "the message shows the error, not the warning" \
+        "$(head -n 1 $T/.out | grep -o 'with the same error (stopped there; nvrtc): [^|]*saxpy.cu([0-9]*): [a-z]*')" \
+        "with the same error (stopped there; nvrtc): $T/bad/saxpy.cu(10): error"
     # The cache key holds every option, include directories too: a variant refused for a missing
     # header compiles once -I names its folder (a key without -I served the refusal again).
     mkdir -p $T/inc/sub && cp examples/vector/*saxpy* $T/inc/
@@ -189,6 +204,10 @@ if $TUNER compile examples/vector/saxpy.yaml --cache $T/probe -q >$T/probe.out 2
     check_fails "a removed cudaDeviceProp member in host code" 2 $TUNER compile $T/old/s.yaml --cc 9.0 --cache $T/c --compiler nvcc
     grep -q "reads cudaDeviceProp's clockRate, which CUDA 13 removed, and no option maps a member" $T/.out
     same "... says so" "$?" "0"
+    # what nvcc's implicit <math.h> gives device code, NVRTC gets too: INFINITY, NAN, M_PI
+    printf '%s\n' '__global__ void k(float *y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; float m = -INFINITY; if (i < n) y[i] = fmaxf(m, (float)M_PI) + (isnan(NAN) ? 0.f : 1.f); }' > $T/old/k.cu
+    sed -i '/cudaThreadSynchronize/d' $T/old/s.yaml
+    check "INFINITY, NAN and M_PI under NVRTC" $TUNER compile $T/old/s.yaml --cc 9.0 --cache $T/c
     # a parameter named only in a header found through an -I of kernel.options is a macro too
     # (and that header is part of the kernel's identity)
     mkdir -p $T/di/inc

@@ -196,7 +196,16 @@ static void test_functions(void)
     CHECK(int_of("max(min(a, 100), log2(ceil_div(64, 2)))") == 7);
     CHECK(int_of("min(a, b) + max(a, b)") == 4);
 
-    CHECK(fails("sqrt(4)", AT_BIND, 0, "unknown function 'sqrt'"));
+    CHECK(int_of("sqrt(0)") == 0);
+    CHECK(int_of("sqrt(15)") == 3);
+    CHECK(int_of("sqrt(16)") == 4);
+    CHECK(int_of("sqrt(9223372036854775807)") == 3037000499);
+    CHECK(float_of("sqrt(2.25)") == 1.5);
+    CHECK(int_of("sqrt(ceil_div(1000, 3)) + 1") == 19);
+    CHECK(fails("sqrt(0 - 4)", AT_EVAL, 0, "sqrt of -4 (needs a number >= 0)"));
+    CHECK(fails("sqrt(-0.5)", AT_EVAL, 0, "needs a number >= 0"));
+    CHECK(fails("sqrt(1, 2)", AT_BIND, 0, "sqrt takes 1 argument, got 2"));
+    CHECK(fails("pow(4, 2)", AT_BIND, 0, "unknown function 'pow' (known: min, max, ceil_div, log2, sqrt)"));
     CHECK(fails("1 + ceil_div(1)", AT_BIND, 4, "ceil_div takes 2 arguments, got 1"));
     CHECK(fails("log2(1, 2)", AT_BIND, 0, "log2 takes 1 argument, got 2"));
     CHECK(fails("max()", AT_BIND, 0, "max takes at least 1 argument"));

@@ -515,17 +515,39 @@ static const char h_cuda[] =
     "#endif\n";
 
 /* ---- what nvcc's device code sees without including anything ----
- * nvcc includes cuda_runtime.h in every compilation, and with it glibc's <stdlib.h> and
- * <sys/types.h>, whose uint, ushort and ulong kernels use unannounced (SGEMM_CUDA's warptiling
- * kernel takes `const uint warpRow`). NVRTC has none of it; the compile pre-includes this
- * (compiler_nvrtc.c). A kernel that typedefs them itself, as the same types, still compiles. */
+ * nvcc includes cuda_runtime.h in every compilation, and with it glibc's <stdlib.h>,
+ * <sys/types.h> and <math.h>: uint, ushort and ulong, which kernels use unannounced (SGEMM_CUDA's
+ * warptiling kernel takes `const uint warpRow`), and math.h's INFINITY, NAN, HUGE_VAL(F) and
+ * M_PI family (a minimal FlashAttention's running max starts at -INFINITY). NVRTC has none of
+ * it; the compile pre-includes this (compiler_nvrtc.c). NVRTC knows no __builtin_inff, so the
+ * infinities and NaN are CUDA's bit casts, as math_constants.h's CUDART_INF_F: device code only. A kernel that typedefs the types itself,
+ * as the same types, still compiles; the macros give way to a header that defines them first. */
 static const char h_nvcc_implicit[] =
     "/* tunekit for NVRTC (tuner/build/nvrtc_headers.c): the names nvcc's implicit\n"
-    "   cuda_runtime.h brings from glibc's <sys/types.h>. */\n"
+    "   cuda_runtime.h brings from glibc's <sys/types.h> and <math.h>. */\n"
     "#pragma once\n"
     "typedef unsigned int uint;\n"
     "typedef unsigned short ushort;\n"
-    "typedef unsigned long ulong;\n";
+    "typedef unsigned long ulong;\n"
+    "#ifndef INFINITY\n#define INFINITY __int_as_float(0x7f800000)\n#endif\n"
+    "#ifndef NAN\n#define NAN __int_as_float(0x7fffffff)\n#endif\n"
+    "#ifndef HUGE_VALF\n#define HUGE_VALF __int_as_float(0x7f800000)\n#endif\n"
+    "#ifndef HUGE_VAL\n#define HUGE_VAL __longlong_as_double(0x7ff0000000000000LL)\n#endif\n"
+    "#ifndef M_PI\n"
+    "#define M_E 2.7182818284590452354\n"
+    "#define M_LOG2E 1.4426950408889634074\n"
+    "#define M_LOG10E 0.43429448190325182765\n"
+    "#define M_LN2 0.69314718055994530942\n"
+    "#define M_LN10 2.30258509299404568402\n"
+    "#define M_PI 3.14159265358979323846\n"
+    "#define M_PI_2 1.57079632679489661923\n"
+    "#define M_PI_4 0.78539816339744830962\n"
+    "#define M_1_PI 0.31830988618379067154\n"
+    "#define M_2_PI 0.63661977236758134308\n"
+    "#define M_2_SQRTPI 1.12837916709551257390\n"
+    "#define M_SQRT2 1.41421356237309504880\n"
+    "#define M_SQRT1_2 0.70710678118654752440\n"
+    "#endif\n";
 
 /* ---- the host APIs of CUDA's libraries: <cublas_v2.h>, <cufft.h>, ... ----
  * Device code cannot call them, yet kernel files include them for the host code around the

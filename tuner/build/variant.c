@@ -41,6 +41,57 @@ static void builtin_close(variant_builder *b)
 static const vb_vtable builtin_vt = {builtin_begin, builtin_variant, builtin_stats,
                                      builtin_close};
 
+/* Whether the line at p (n bytes) holds `word`, in any case. */
+static int line_has(const char *p, size_t n, const char *word)
+{
+    size_t w = strlen(word);
+    for (size_t i = 0; i + w <= n; i++)
+        if (strncasecmp(p + i, word, w) == 0)
+            return 1;
+    return 0;
+}
+
+/* A log's head on one line: its first error line and the two after it (the source line and
+ * the caret), after the line tunekit put first when it did (a hint: no compiler message, neither
+ * error nor warning); with no error line, the first three lines. A warning before the error
+ * ("unrecognized #pragma") is not what stopped the compile. */
+void vb_log_head(const char *log, char *out, size_t len)
+{
+    const char *start = log, *hint = NULL;
+    size_t hint_n = 0;
+    for (const char *p = log; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (line_has(p, n, "error")) {
+            start = p;
+            break;
+        }
+        p += n + (p[n] == '\n');
+    }
+    if (start != log) {
+        size_t n = strcspn(log, "\n");
+        if (n && !line_has(log, n, "warning") && !line_has(log, n, "error"))
+            hint = log, hint_n = n;
+    }
+    size_t o = 0;
+    if (hint && len > 4)
+        o = (size_t)snprintf(out, len, "%.*s | ", (int)(hint_n < len - 4 ? hint_n : len - 4),
+                             hint);
+    int lines = 0;
+    for (const char *p = start; *p && o + 1 < len && lines < 3; p++) {
+        if (*p == '\n') {
+            lines++;
+            if (p[1] && lines < 3 && o + 3 < len) {
+                out[o++] = ' ';
+                out[o++] = '|';
+                out[o++] = ' ';
+            }
+            continue;
+        }
+        out[o++] = *p;
+    }
+    out[o < len ? o : len - 1] = 0;
+}
+
 /* ---- the front ---- */
 
 int variant_builder_open(const space *sp, const device_info *dev, const vb_options *o,

@@ -98,6 +98,10 @@ void vb_request(const vb_task *t, const vb_variant *v, eval_request *req);
 
 /* The first line of a compiler log that says "error" (else its first line), into out. */
 void vb_first_error(const char *log, char *out, size_t len);
+/* A compile log's head on one line: the hint tunekit put first, then the first error line and
+ * the two after it (a warning before it is not what stopped the compile); with no error line,
+ * the first three lines. */
+void vb_log_head(const char *log, char *out, size_t len);
 
 /* For the implementations. */
 int variant_builder_open_user(const space *sp, const device_info *dev, const vb_options *o,

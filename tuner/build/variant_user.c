@@ -152,26 +152,6 @@ static int user_variant(variant_builder *b, const space_binding *bind, const int
     return 0;
 }
 
-/* The first lines of a log, on one line. */
-static void log_head(const char *log, char *out, size_t len)
-{
-    size_t o = 0;
-    int lines = 0;
-    for (const char *p = log; *p && o + 1 < len && lines < 3; p++) {
-        if (*p == '\n') {
-            lines++;
-            if (p[1] && lines < 3 && o + 3 < len) {
-                out[o++] = ' ';
-                out[o++] = '|';
-                out[o++] = ' ';
-            }
-            continue;
-        }
-        out[o++] = *p;
-    }
-    out[o] = 0;
-}
-
 /* The reference kernel's and check kernels' modules of a binding. */
 static int task_modules(user_builder *ub, const space_binding *bind, vb_task *task, char *err,
                         size_t len)
@@ -193,10 +173,21 @@ static int task_modules(user_builder *ub, const space_binding *bind, vb_task *ta
                               : vu_module_checks(ub->sp, bind, choice, k, &sc, task->ref_module,
                                                  0, head, sizeof head, err, len);
         su_compile_clear(&sc);
+        /* a reference kernel of its own takes kernel.args too: held against its parameters as
+         * the tuned kernel is (a mismatch would read garbage and fail every variant) */
+        if (got == 0 && within >= 0 && u->ref == SU_REF_KERNEL) {
+            module_meta rm;
+            int bad = module_meta_read(task->ref_module, &rm, err, len) != 0 ||
+                      vu_check_params(sp, bind, NULL, &u->ref_kernel, task->ref_module, &rm, err,
+                                      len) != 0;
+            module_meta_clear(&rm);
+            if (bad)
+                return -1;
+        }
         if (got < 0)
             return -1;
         if (got == 1) {
-            log_head(log, head, sizeof head);
+            vb_log_head(log, head, sizeof head);
             snprintf(err, len, "%s:%d:%d: error: the reference does not compile for %s %s: %s",
                      sp->path, u->ref_line, u->ref_col, bind->dtype, bind->problem->text, head);
             return -1;
@@ -220,7 +211,7 @@ static int task_modules(user_builder *ub, const space_binding *bind, vb_task *ta
         if (got < 0)
             return -1;
         if (got == 1) {
-            log_head(log, head, sizeof head);
+            vb_log_head(log, head, sizeof head);
             snprintf(err, len, "%s:%d:%d: error: the check kernel of %s does not compile for %s "
                      "%s: %s", sp->path, a->cmp_line, a->cmp_col, a->name, bind->dtype,
                      bind->problem->text, head);
@@ -387,7 +378,7 @@ static int precheck(user_builder *ub, char *err, size_t len)
     }
     if (!cubin) {
         char head[1024 + 512];
-        log_head(first_log ? first_log : "no log", head, 1024);
+        vb_log_head(first_log ? first_log : "no log", head, 1024);
         vu_default_defines_hint(sp, &u->kernel, first_log, head + strlen(head),
                                 sizeof head - strlen(head));
         /* the space asks for nvcc and --compiler nvrtc overrode it: the hint to set
@@ -422,7 +413,7 @@ static int precheck(user_builder *ub, char *err, size_t len)
     module_meta mm;
     if (module_meta_read(cubin, &mm, err, len) != 0)
         goto done;
-    int failed = vu_check_params(ub->sp, &bind, choice, cubin, &mm, err, len) != 0 ||
+    int failed = vu_check_params(ub->sp, &bind, choice, &ub->sp->user->kernel, cubin, &mm, err, len) != 0 ||
                  vu_defines_reach(ub->sp, &mm, err, len) != 0;
     module_meta_clear(&mm);
     if (failed)
@@ -450,7 +441,7 @@ static int precheck(user_builder *ub, char *err, size_t len)
             if (got == 0) {
                 module_meta dm;
                 bad = module_meta_read(dc, &dm, err, len) != 0 ||
-                      vu_check_params(ub->sp, &bd, choice, dc, &dm, err, len) != 0 ? 1 : 2;
+                      vu_check_params(ub->sp, &bd, choice, &u->kernel, dc, &dm, err, len) != 0 ? 1 : 2;
                 module_meta_clear(&dm);
             } else if (got < 0)
                 bad = 1;

@@ -367,10 +367,13 @@ static int check_pointees(const space *sp, const space_binding *bind, const su_l
 /* Each launch's arguments against its kernel's parameters in the compiled module (mm, the
  * meta file of cubin), and the buffers that fill its variables against their sizes. */
 int vu_check_params(const space *sp, const space_binding *bind, const int *choice,
-                        const char *cubin, const module_meta *mm, char *err, size_t len)
+                    const su_kernel *k, const char *cubin, const module_meta *mm, char *err,
+                    size_t len)
 {
     const space_user *u = sp->user;
-    const su_kernel *k = &u->kernel;
+    /* a reference or check kernel takes the listed arguments too: said at its own key */
+    const char *role = k == &u->kernel ? NULL : k == &u->ref_kernel ? "reference.kernel"
+                                                                     : "a check kernel";
     su_compile sc;
     int rc = -1;
     if (space_user_compile(sp, bind, choice, k, 1, &sc, err, len) != 0)
@@ -387,7 +390,11 @@ int vu_check_params(const space *sp, const space_binding *bind, const int *choic
         const su_arg *first = l->n_args ? &u->args[l->args[0]] : NULL;
         int line = first ? first->line : l->line, col = first ? first->col : l->col;
         char who[300];
-        if (k->n_launches > 1)
+        if (role && k == &u->ref_kernel)
+            line = u->ref_line, col = u->ref_col;
+        if (role)
+            snprintf(who, sizeof who, "%s (given the arguments of kernel.args)", role);
+        else if (k->n_launches > 1)
             snprintf(who, sizeof who, "kernel.launches[%d].args", li);
         else
             snprintf(who, sizeof who, "kernel.args");
@@ -424,7 +431,7 @@ int vu_check_params(const space *sp, const space_binding *bind, const int *choic
         if (check_pointees(sp, bind, l, mm->lowered[ki], who, err, len) != 0)
             goto done;
     }
-    rc = check_symbols(sp, bind, choice, cubin, mm, err, len);
+    rc = role ? 0 : check_symbols(sp, bind, choice, cubin, mm, err, len);
 done:
     su_compile_clear(&sc);
     return rc;

@@ -23,7 +23,8 @@ int vu_module_checks(const space *sp, const space_binding *bind, const int *choi
  * cubin): their number and sizes, the buffers' element types against the pointers the kernel
  * takes, and the buffers that fill its variables against their sizes. 0, or -1 with err. */
 int vu_check_params(const space *sp, const space_binding *bind, const int *choice,
-                    const char *cubin, const module_meta *mm, char *err, size_t len);
+                    const su_kernel *k, const char *cubin, const module_meta *mm, char *err,
+                    size_t len);
 
 /* Where k's defines are the default, what they were, as a hint appended to a refusal whose log
  * could be about them (out left alone otherwise). */

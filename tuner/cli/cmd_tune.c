@@ -530,8 +530,13 @@ int cmd_compile(void)
                 if (!opt.quiet) {
                     char cfg[1024];
                     space_config_text(sp, choice, cfg, sizeof cfg);
-                    printf("%s: %s %s %s: %.*s\n", v->state == VB_REFUSED ? "refused" : "unsupported",
-                           sp->dtypes[d], sp->problems[p].text, cfg, (int)strcspn(v->why, "\n"), v->why);
+                    char head[1024];
+                    if (v->state == VB_REFUSED)
+                        vb_log_head(v->why, head, sizeof head);
+                    else
+                        snprintf(head, sizeof head, "%.*s", (int)strcspn(v->why, "\n"), v->why);
+                    printf("%s: %s %s %s: %s\n", v->state == VB_REFUSED ? "refused" : "unsupported",
+                           sp->dtypes[d], sp->problems[p].text, cfg, head);
                 }
             }
             space_iter_free(&it);

@@ -12,6 +12,7 @@ static fn_id fn_lookup(const char *name)
     if (strcmp(name, "max") == 0) return FN_MAX;
     if (strcmp(name, "ceil_div") == 0) return FN_CEIL_DIV;
     if (strcmp(name, "log2") == 0) return FN_LOG2;
+    if (strcmp(name, "sqrt") == 0) return FN_SQRT;
     return FN_UNKNOWN;
 }
 
@@ -53,11 +54,11 @@ static int bind_call(binder *b, node *n)
     const char *name = b->e->pool + n->name;
     n->op = fn_lookup(name);
     if (n->op == FN_UNKNOWN) {
-        expr_set_error(b->err, n->offset, "unknown function '%s' (known: min, max, ceil_div, log2)",
+        expr_set_error(b->err, n->offset, "unknown function '%s' (known: min, max, ceil_div, log2, sqrt)",
                   name);
         return -1;
     }
-    int want = n->op == FN_CEIL_DIV ? 2 : n->op == FN_LOG2 ? 1 : -1;
+    int want = n->op == FN_CEIL_DIV ? 2 : n->op == FN_LOG2 || n->op == FN_SQRT ? 1 : -1;
     if (want > 0 && n->nargs != want) {
         expr_set_error(b->err, n->offset, "%s takes %d argument%s, got %d", name, want,
                   want == 1 ? "" : "s", n->nargs);
@@ -89,6 +90,7 @@ static int bind_call(binder *b, node *n)
         n->type = SLOT_INT;
         break;
     case FN_LOG2:
+    case FN_SQRT:
         n->type = b->e->nodes[b->e->args[n->arg0]].type & T_NUM;
         break;
     default:

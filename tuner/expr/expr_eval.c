@@ -193,6 +193,34 @@ static int eval_call(const expr *e, const node *n, const value *slots, value *ou
         }
         *out = value_float(log2(v.f));
         return 0;
+    case FN_SQRT:
+        /* as log2: the floor for an integer (Rodinia's (int)sqrt((double)blocks)), the float
+         * root for a float */
+        if (eval_node(e, e->args[n->arg0], slots, &v, err) < 0)
+            return -1;
+        if (v.kind == VALUE_STRING) {
+            expr_set_error(err, n->offset, "sqrt needs a number, not a string");
+            return -1;
+        }
+        if (v.kind == VALUE_INT) {
+            if (v.i < 0) {
+                expr_set_error(err, n->offset, "sqrt of %lld (needs a number >= 0)", (long long)v.i);
+                return -1;
+            }
+            int64_t r = (int64_t)sqrt((double)v.i);
+            while (r > 0 && r * r > v.i)
+                r--;
+            while ((r + 1) * (r + 1) <= v.i)
+                r++;
+            *out = value_int(r);
+            return 0;
+        }
+        if (!(v.f >= 0.0)) {
+            expr_set_error(err, n->offset, "sqrt of %g (needs a number >= 0)", v.f);
+            return -1;
+        }
+        *out = value_float(sqrt(v.f));
+        return 0;
     case FN_UNKNOWN:
         break;
     }

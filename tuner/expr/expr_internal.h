@@ -18,7 +18,7 @@ typedef enum {
     OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD, OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE
 } bin_op;
 
-typedef enum { FN_MIN, FN_MAX, FN_CEIL_DIV, FN_LOG2, FN_UNKNOWN } fn_id;
+typedef enum { FN_MIN, FN_MAX, FN_CEIL_DIV, FN_LOG2, FN_SQRT, FN_UNKNOWN } fn_id;
 
 typedef struct node {
     node_kind kind;
