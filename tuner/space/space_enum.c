@@ -303,12 +303,21 @@ int64_t space_count_within(const space *sp, const space_binding *b, int64_t *bud
     if (r < 0) {
         if (it.err_constraint >= 0)
             space_constraint_error(sp, it.err_constraint, &it.err, err, len);
-        else if (it.err_constraint == -2)
-            space_errorf(err, len, sp->path, 0, 0, "the space is too large to enumerate: its "
-                         "configs take more than %" PRId64 " steps to list (%" PRId64 " raw "
-                         "points per problem); narrow the parameters' values, or add constraints "
-                         "on the first parameters that prune early", space_max_enum_steps,
-                         space_raw_size(sp));
+        else if (it.err_constraint == -2) {
+            /* at the parameters: what there is to narrow */
+            int64_t raw = space_raw_size(sp);
+            char points[64];
+            if (raw == INT64_MAX)
+                snprintf(points, sizeof points, "more than 2^63");
+            else
+                snprintf(points, sizeof points, "%" PRId64, raw);
+            space_errorf(err, len, sp->path, sp->n_params ? sp->params[0].line : 0,
+                         sp->n_params ? sp->params[0].col : 0, "the space is too large to "
+                         "enumerate: its configs take more than %" PRId64 " steps to list (%s "
+                         "raw points per problem); narrow the parameters' values, or add "
+                         "constraints on the first parameters that prune early",
+                         space_max_enum_steps, points);
+        }
         else
             space_errorf(err, len, sp->path, 0, 0, "out of memory");
         count = -1;
