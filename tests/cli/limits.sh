@@ -44,8 +44,8 @@ one_line_error() {
     printf '  pack_size: { values: [1, 2, 4, 8] }\n  unroll: { values: [1, 2, 4] }\n'
     printf '  cache_hint: { values: [normal, evict_first] }\n  loop: { values: [grid_stride, one_shot] }\n'
 } > $T/billions.yaml
-check "tuner space: half a billion configs is a load error, in time" \
-    one_line_error 2 'billions.yaml: error: the space is too large to enumerate' 120 $TUNER space $T/billions.yaml
+check "tuner space: half a billion configs is a load error, in time, at params:" \
+    one_line_error 2 'billions.yaml:26:3: error: the space is too large to enumerate' 120 $TUNER space $T/billions.yaml
 check "tuner run: the same error before anything runs" \
     one_line_error 2 'error: the space is too large to enumerate' 120 \
     $TUNER run $T/billions.yaml --backend replay:$FX --db $T/billions.db
