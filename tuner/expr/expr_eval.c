@@ -207,10 +207,11 @@ static int eval_call(const expr *e, const node *n, const value *slots, value *ou
                 expr_set_error(err, n->offset, "sqrt of %lld (needs a number >= 0)", (long long)v.i);
                 return -1;
             }
+            /* the double's root, corrected by division (no product that overflows) */
             int64_t r = (int64_t)sqrt((double)v.i);
-            while (r > 0 && r * r > v.i)
+            while (r > 0 && r > v.i / r)
                 r--;
-            while ((r + 1) * (r + 1) <= v.i)
+            while (r + 1 <= v.i / (r + 1))
                 r++;
             *out = value_int(r);
             return 0;
