@@ -697,8 +697,7 @@ static void line_file(const char *log, const char *at, char *out, size_t len)
     out[n] = 0;
 }
 
-/* "file(line)" of the log line at `at`, its folders left out (static storage). */
-static const char *where_of(const char *log, const char *at)
+const char *nvrtc_log_where(const char *log, const char *at)
 {
     static char out[160];
     char file[1024];
@@ -797,12 +796,12 @@ const char *nvrtc_headers_host_hint(const char *log)
         else if (strstr(file, "cub/"))
             snprintf(reason, sizeof reason, "CUB's host code");
         else if (jit == bare && bare == var)
-            snprintf(reason, sizeof reason, "a variable without __device__ at %s", where_of(log, jit));
+            snprintf(reason, sizeof reason, "a variable without __device__ at %s", nvrtc_log_where(log, jit));
         else if (jit == bare)
             snprintf(reason, sizeof reason,
                      "a function without __device__ at %s; if device code calls it, nvcc's "
                      "--expt-relaxed-constexpr in kernel.options compiles it for the device",
-                     where_of(log, jit));
+                     nvrtc_log_where(log, jit));
         else
             snprintf(reason, sizeof reason, "a __host__ function");
     } else if ((lib = host_library_name(log, name, sizeof name))) {

@@ -18,3 +18,6 @@ const char *nvrtc_headers_digest(void);
  * function or one without an execution space "not allowed in JIT mode") or a __device__ lambda,
  * one line saying so and to set `kernel.compiler: nvcc`; NULL otherwise. Static storage. */
 const char *nvrtc_headers_host_hint(const char *log);
+/* "file(line)" of the compile-log line that holds `at`, its folders left out ("the source" when
+ * the line has no place); static storage. nvcc's front end writes the same form. */
+const char *nvrtc_log_where(const char *log, const char *at);

@@ -8,31 +8,10 @@
  *   - cudaDeviceProp members that CUDA 13 removed (clockRate, deviceOverlap, ...): host code
  *     reads them, and no option maps a member. */
 #include "source_hint.h"
+#include "nvrtc_headers.h"
 
 #include <stdio.h>
 #include <string.h>
-
-/* "file(line)" of the log line that holds `at`, the file's folders left out. */
-static void place_of(const char *log, const char *at, char *out, size_t len)
-{
-    const char *start = at;
-    while (start > log && start[-1] != '\n')
-        start--;
-    const char *open = NULL;
-    for (const char *p = start; p < at; p++)
-        if (*p == '(')
-            open = p;
-    const char *close = open ? strchr(open, ')') : NULL;
-    if (!open || !close || close > at) {
-        snprintf(out, len, "the source");
-        return;
-    }
-    const char *base = start;
-    for (const char *p = start; p < open; p++)
-        if (*p == '/')
-            base = p + 1;
-    snprintf(out, len, "%.*s", (int)(close + 1 - base), base);
-}
 
 const char *cc_removed_feature_hint(const char *log)
 {
@@ -49,13 +28,11 @@ const char *cc_removed_feature_hint(const char *log)
         return NULL;
     const char *tex = strstr(log, "texture is not a template");
     if (tex) {
-        char where[200];
-        place_of(log, tex, where, sizeof where);
         snprintf(hint, sizeof hint,
                  "%s declares a texture reference (texture<T, dim, mode>), which CUDA 12 "
                  "removed: neither nvcc nor NVRTC compiles it; the kernel must read through a "
                  "cudaTextureObject_t parameter, which a `texture:` argument of the space gives "
-                 "(docs/user-kernels.md, Textures)", where);
+                 "(docs/user-kernels.md, Textures)", nvrtc_log_where(log, tex));
         return hint;
     }
     char defs[400] = "";
@@ -93,13 +70,11 @@ const char *cc_removed_feature_hint(const char *log)
             k += (size_t)snprintf(names + k, k < sizeof names ? sizeof names - k : 0, "%s%s",
                                   count++ ? ", " : "", name);
         }
-        char where[200];
-        place_of(log, m, where, sizeof where);
         snprintf(hint + h, sizeof hint - h,
                  "%shost code in the kernel's files (%s) reads cudaDeviceProp's %s, which CUDA "
                  "13 removed, and no option maps a member: that host code does not compile with "
                  "this toolkit; give kernel.source a file that holds the kernel without it",
-                 h ? "; " : "", where, names);
+                 h ? "; " : "", nvrtc_log_where(log, m), names);
         return hint;
     }
     return found ? hint : NULL;

@@ -155,9 +155,8 @@ void vb_first_error(const char *log, char *out, size_t len)
     for (const char *line = log; line && *line && !pick;) {
         const char *nl = strchr(line, '\n');
         size_t n = nl ? (size_t)(nl - line) : strlen(line);
-        for (size_t i = 0; i + 5 <= n && !pick; i++)
-            if (strncasecmp(line + i, "error", 5) == 0)
-                pick = line;
+        if (line_has(line, n, "error"))
+            pick = line;
         if (!pick && n == 0 && first == line)
             first = nl ? nl + 1 : line + n;
         line = nl ? nl + 1 : NULL;
